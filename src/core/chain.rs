@@ -1,0 +1,258 @@
+//! The scalable Bloom filter (Almeida et al.), as RedisBloom's `sb.c`: a chain of
+//! sub-filters where each new one is `growth` times larger and twice as strict, so the
+//! compound false-positive rate stays under the requested one.
+
+use super::filter::Link;
+use super::hash::{HashKind, HashPair};
+use super::sizing::{options, Layout};
+use super::Error;
+
+/// Each new sub-filter's error rate is the previous one's times this (`ERROR_TIGHTENING_RATIO`).
+const TIGHTENING: f64 = 0.5;
+
+/// RedisBloom's `sizeof(SBChain)` and `sizeof(SBLink)`: `MEMORY USAGE` and `BF.INFO Size` count
+/// them, so the figures match RedisBloom's to the byte.
+const CHAIN_OVERHEAD: u64 = 32;
+const LINK_OVERHEAD: u64 = 64;
+
+/// A scalable Bloom filter: the value stored under a key.
+///
+/// Invariants (checked by every constructor): at least one link; every link's layout is
+/// consistent; `items` is the sum of the links' items; `options ⊆ options::ALL`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    links: Vec<Link>,
+    items: u64,
+    options: u32,
+    growth: u32,
+}
+
+/// How a new filter is to be built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// Items the first sub-filter holds.
+    pub capacity: u64,
+    /// The false-positive rate the whole chain keeps to.
+    pub error_rate: f64,
+    /// How much larger each new sub-filter is (stored even when non-scaling, as RedisBloom).
+    pub expansion: u32,
+    /// Never grow: refuse items once full.
+    pub nonscaling: bool,
+}
+
+impl Chain {
+    /// A new, empty filter.
+    pub fn new(params: Params) -> Result<Chain, Error> {
+        let mut opts = options::DEFAULT;
+        let mut first_error = params.error_rate * TIGHTENING;
+        if params.nonscaling {
+            opts |= options::NO_SCALING;
+            first_error = params.error_rate;
+        }
+        let first = Link::new(Layout::new(params.capacity, first_error, opts)?)?;
+        Ok(Chain { links: vec![first], items: 0, options: opts, growth: params.expansion })
+    }
+
+    /// Reassembles a saved filter, enforcing the invariants (RedisBloom's `SB_ValidateIntegrity`).
+    pub fn from_links(items: u64, options: u32, growth: u32, links: Vec<Link>) -> Result<Chain, Error> {
+        let total = links.iter().try_fold(0u64, |sum, link| sum.checked_add(link.items()));
+        if links.is_empty() || options & !options::ALL != 0 || total != Some(items) {
+            return Err(Error::BadEncoding);
+        }
+        Ok(Chain { links, items, options, growth })
+    }
+
+    /// Adds `item`; true when it was not there before (its bits were not all set).
+    ///
+    /// Like RedisBloom, every sub-filter is checked first, and only an item found nowhere
+    /// is counted and written into the newest sub-filter, growing the chain when it is full.
+    pub fn add(&mut self, item: &[u8]) -> Result<bool, Error> {
+        let hash = self.hash(item);
+        if self.contains_hash(hash) {
+            return Ok(false);
+        }
+        if self.newest().is_full() {
+            if self.is_nonscaling() {
+                return Err(Error::Full);
+            }
+            self.grow()?;
+        }
+        let newest = self.links.len() - 1;
+        let added = self.links[newest].insert(hash);
+        if added {
+            self.items += 1;
+        }
+        Ok(added)
+    }
+
+    /// True when `item` may have been added (no false negatives).
+    pub fn contains(&self, item: &[u8]) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+
+    /// Items added (RedisBloom's `size`: `BF.CARD`).
+    pub fn items(&self) -> u64 {
+        self.items
+    }
+
+    /// Items all sub-filters are sized for (`BF.INFO Capacity`).
+    pub fn capacity(&self) -> u64 {
+        self.links.iter().fold(0u64, |sum, l| sum.saturating_add(l.layout().entries))
+    }
+
+    /// Bytes this value holds, counted as RedisBloom counts them (`BF.INFO Size`, `MEMORY USAGE`).
+    pub fn memory_usage(&self) -> u64 {
+        let bits: u64 = self.links.iter().map(|l| l.layout().bytes()).sum();
+        CHAIN_OVERHEAD + LINK_OVERHEAD * self.links.len() as u64 + bits
+    }
+
+    /// The stored option bits.
+    pub fn options(&self) -> u32 {
+        self.options
+    }
+
+    /// The expansion factor.
+    pub fn growth(&self) -> u32 {
+        self.growth
+    }
+
+    /// True for filters that never grow.
+    pub fn is_nonscaling(&self) -> bool {
+        self.options & options::NO_SCALING != 0
+    }
+
+    /// The hash family its items are hashed with.
+    pub fn hash_kind(&self) -> HashKind {
+        if self.options & options::FORCE64 != 0 {
+            HashKind::Murmur64
+        } else {
+            HashKind::Murmur32
+        }
+    }
+
+    /// The sub-filters, oldest first.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// The sub-filters, oldest first, for loading SCANDUMP chunks.
+    pub fn links_mut(&mut self) -> &mut [Link] {
+        &mut self.links
+    }
+
+    fn hash(&self, item: &[u8]) -> HashPair {
+        HashPair::of(item, self.hash_kind())
+    }
+
+    /// Newest first: it is the largest, so the likeliest to hold a member.
+    fn contains_hash(&self, hash: HashPair) -> bool {
+        self.links.iter().rev().any(|link| link.contains(hash))
+    }
+
+    fn newest(&self) -> &Link {
+        // The invariant guarantees a link; `from_links` and `new` never build an empty chain.
+        &self.links[self.links.len() - 1]
+    }
+
+    fn grow(&mut self) -> Result<(), Error> {
+        let last = self.newest().layout();
+        let entries = last.entries.checked_mul(u64::from(self.growth)).ok_or(Error::CannotGrow)?;
+        let layout =
+            Layout::new(entries, last.error * TIGHTENING, self.options).map_err(|_| Error::CannotGrow)?;
+        let link = Link::new(layout).map_err(|_| Error::CannotGrow)?;
+        self.links.try_reserve(1).map_err(|_| Error::CannotGrow)?;
+        self.links.push(link);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(capacity: u64, error_rate: f64, expansion: u32, nonscaling: bool) -> Params {
+        Params { capacity, error_rate, expansion, nonscaling }
+    }
+
+    #[test]
+    fn default_auto_created_filter() {
+        let chain = Chain::new(params(100, 0.01, 2, false)).unwrap();
+        assert_eq!(chain.options(), 5);
+        assert_eq!(chain.memory_usage(), 240);
+        assert_eq!(chain.capacity(), 100);
+    }
+
+    #[test]
+    fn nonscaling_filter_reports_full_after_capacity() {
+        // BF.INSERT … CAPACITY 3 NONSCALING: 64 bits, k = 7, Size 104 (§3.3).
+        let mut chain = Chain::new(params(3, 0.01, 2, true)).unwrap();
+        assert_eq!((chain.options(), chain.memory_usage()), (13, 104));
+        let mut added = 0;
+        let mut full = false;
+        for i in 0..100 {
+            match chain.add(format!("x{i}").as_bytes()) {
+                Ok(true) => added += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    assert_eq!(e, Error::Full);
+                    full = true;
+                    break;
+                }
+            }
+        }
+        assert!(full);
+        assert_eq!(added, 3);
+        assert_eq!(chain.items(), 3);
+    }
+
+    #[test]
+    fn scaling_grows_by_expansion_and_halves_error() {
+        let mut chain = Chain::new(params(4, 0.01, 3, false)).unwrap();
+        for i in 0..200u32 {
+            chain.add(&i.to_le_bytes()).unwrap();
+        }
+        let links = chain.links();
+        assert!(links.len() >= 3);
+        for pair in links.windows(2) {
+            let (old, new) = (pair[0].layout(), pair[1].layout());
+            assert_eq!(new.entries, old.entries * 3);
+            assert_eq!(new.error, old.error * 0.5);
+        }
+        assert_eq!(chain.items(), links.iter().map(Link::items).sum::<u64>());
+        for i in 0..200u32 {
+            assert!(chain.contains(&i.to_le_bytes()), "no false negatives");
+        }
+    }
+
+    #[test]
+    fn false_positive_rate_of_a_full_filter_is_within_ten_percent() {
+        for error_rate in [0.01, 0.001] {
+            let capacity = 100_000u64;
+            let mut chain = Chain::new(params(capacity, error_rate, 2, true)).unwrap();
+            for i in 0..capacity {
+                chain.add(format!("member:{i}").as_bytes()).unwrap();
+            }
+            let trials = 1_000_000u64;
+            let hits = (0..trials).filter(|i| chain.contains(format!("other:{i}").as_bytes())).count();
+            let rate = hits as f64 / trials as f64;
+            assert!((rate - error_rate).abs() <= error_rate * 0.1, "rate {rate} for configured {error_rate}");
+        }
+    }
+
+    #[test]
+    fn growth_zero_cannot_grow() {
+        let mut chain = Chain::new(params(1, 0.01, 0, false)).unwrap();
+        chain.add(b"a").unwrap();
+        assert_eq!(chain.add(b"b"), Err(Error::CannotGrow));
+    }
+
+    #[test]
+    fn from_links_enforces_invariants() {
+        let chain = Chain::new(params(10, 0.01, 2, false)).unwrap();
+        let links = chain.links().to_vec();
+        assert!(Chain::from_links(0, 5, 2, links.clone()).is_ok());
+        assert_eq!(Chain::from_links(1, 5, 2, links.clone()), Err(Error::BadEncoding));
+        assert_eq!(Chain::from_links(0, 16 | 5, 2, links), Err(Error::BadEncoding));
+        assert_eq!(Chain::from_links(0, 5, 2, vec![]), Err(Error::BadEncoding));
+    }
+}

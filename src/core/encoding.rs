@@ -1,0 +1,233 @@
+//! RedisBloom's serialized forms of a chain, byte for byte (`src/sb.c`, `src/rebloom.c`).
+//!
+//! * SCANDUMP: iterator 0 yields a packed little-endian header (20 bytes, then 49 per link);
+//!   later iterators are `1 + byte offset` into the concatenated bit arrays, oldest link
+//!   first, in chunks that never cross a link. LOADCHUNK replays each `(iter, data)` pair.
+//! * RDB (encoding version 4): per chain `size, nfilters, options, growth`, per link
+//!   `entries, error, hashes, bpe, bits, n2, <bit array>, size`. The glue does the I/O field by
+//!   field with these constants; `Layout::is_consistent`, `Link::from_saved` and
+//!   `Chain::from_links` validate what it read.
+
+use super::chain::Chain;
+use super::filter::Link;
+use super::sizing::Layout;
+use super::Error;
+
+/// The RDB encoding version written, as RedisBloom's `BF_MIN_GROWTH_ENC`.
+pub const RDB_ENCODING_VERSION: i32 = 4;
+/// The oldest RDB encoding version loaded. Version 0 sized bits differently and is refused by
+/// RedisBloom's own hardened loader too.
+pub const RDB_OLDEST_ENCODING_VERSION: i32 = 1;
+/// From this version on, an RDB value stores the chain's option bits (before: none, so 32-bit hashing).
+pub const RDB_OPTIONS_SINCE: i32 = 2;
+/// From this version on, an RDB value stores the expansion factor (before: always 2).
+pub const RDB_GROWTH_SINCE: i32 = 4;
+/// The expansion factor of values saved before it was stored.
+pub const RDB_DEFAULT_GROWTH: u32 = 2;
+
+/// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`).
+pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
+
+const HEADER_LEN: usize = 8 + 4 + 4 + 4;
+const LINK_LEN: usize = 8 + 8 + 8 + 8 + 8 + 4 + 8 + 1;
+
+/// The SCANDUMP header of `chain` (what `BF.SCANDUMP key 0` returns).
+pub fn encode_header(chain: &Chain) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + LINK_LEN * chain.links().len());
+    out.extend_from_slice(&chain.items().to_le_bytes());
+    out.extend_from_slice(&(chain.links().len() as u32).to_le_bytes());
+    out.extend_from_slice(&chain.options().to_le_bytes());
+    out.extend_from_slice(&chain.growth().to_le_bytes());
+    for link in chain.links() {
+        let l = link.layout();
+        out.extend_from_slice(&l.bytes().to_le_bytes());
+        out.extend_from_slice(&l.bits.to_le_bytes());
+        out.extend_from_slice(&link.items().to_le_bytes());
+        out.extend_from_slice(&l.error.to_le_bytes());
+        out.extend_from_slice(&l.bpe.to_le_bytes());
+        out.extend_from_slice(&l.hashes.to_le_bytes());
+        out.extend_from_slice(&l.entries.to_le_bytes());
+        out.push(l.n2);
+    }
+    out
+}
+
+/// A chain with zeroed bits from a SCANDUMP header; chunks fill the bits in later.
+pub fn decode_header(data: &[u8]) -> Result<Chain, Error> {
+    let mut r = Reader(data);
+    let items = r.u64()?;
+    let nfilters = r.u32()? as usize;
+    let options = r.u32()?;
+    let growth = r.u32()?;
+    if nfilters == 0 || data.len() != HEADER_LEN + LINK_LEN * nfilters {
+        return Err(Error::BadEncoding);
+    }
+    let mut links = Vec::new();
+    links.try_reserve_exact(nfilters).map_err(|_| Error::OutOfMemory)?;
+    let mut total_bytes = 0u64;
+    for _ in 0..nfilters {
+        let bytes = r.u64()?;
+        let bits = r.u64()?;
+        let link_items = r.u64()?;
+        let error = r.f64()?;
+        let bpe = r.f64()?;
+        let hashes = r.u32()?;
+        let entries = r.u64()?;
+        let n2 = r.u8()?;
+        let layout = Layout { entries, error, bpe, hashes, bits, n2 };
+        if bytes.checked_mul(8) != Some(bits) {
+            return Err(Error::BadEncoding);
+        }
+        // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
+        total_bytes = total_bytes.checked_add(bytes).filter(|t| *t < i64::MAX as u64).ok_or(Error::BadEncoding)?;
+        links.push(Link::zeroed_from_saved(layout, link_items)?);
+    }
+    Chain::from_links(items, options, growth, links)
+}
+
+/// The data chunk at SCANDUMP iterator `iter` (≥ 1) and the iterator after it, or `None`
+/// past the end.
+pub fn chunk_at(chain: &Chain, iter: i64) -> Option<(i64, &[u8])> {
+    let (index, offset) = locate(chain, iter)?;
+    let bytes = chain.links()[index].bytes();
+    let len = (bytes.len() - offset).min(MAX_CHUNK);
+    Some((iter + len as i64, &bytes[offset..offset + len]))
+}
+
+/// Writes a chunk that SCANDUMP returned as `(iter, data)`.
+pub fn load_chunk(chain: &mut Chain, iter: i64, data: &[u8]) -> Result<(), Error> {
+    if iter <= 0 || (iter as u64) < data.len() as u64 {
+        return Err(Error::BadEncoding);
+    }
+    let start = iter - data.len() as i64;
+    let (index, offset) = locate(chain, start).ok_or(Error::NoLinkAtOffset)?;
+    let target = &mut chain.links_mut()[index].bytes_mut()[offset..];
+    if data.len() > target.len() {
+        return Err(Error::ChunkTooBig);
+    }
+    target[..data.len()].copy_from_slice(data);
+    Ok(())
+}
+
+/// The link holding byte `iter - 1` of the concatenated bit arrays, and the offset in it.
+fn locate(chain: &Chain, iter: i64) -> Option<(usize, usize)> {
+    let mut offset = usize::try_from(iter.checked_sub(1)?).ok()?;
+    for (index, link) in chain.links().iter().enumerate() {
+        let len = link.bytes().len();
+        if offset < len {
+            return Some((index, offset));
+        }
+        offset -= len;
+    }
+    None
+}
+
+/// A little-endian cursor that fails instead of reading past the end.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        let (head, rest) = self.0.split_first_chunk::<N>().ok_or(Error::BadEncoding)?;
+        self.0 = rest;
+        Ok(*head)
+    }
+    fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.take::<1>()?[0])
+    }
+    fn u32(&mut self) -> Result<u32, Error> {
+        Ok(u32::from_le_bytes(self.take()?))
+    }
+    fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_le_bytes(self.take()?))
+    }
+    fn f64(&mut self) -> Result<f64, Error> {
+        Ok(f64::from_le_bytes(self.take()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::chain::Params;
+
+    fn docs_example() -> Chain {
+        // `BF.RESERVE bf 0.1 10` then `BF.ADD bf item1`, as in the BF.SCANDUMP docs.
+        let mut chain = Chain::new(Params { capacity: 10, error_rate: 0.1, expansion: 2, nonscaling: false }).unwrap();
+        assert!(chain.add(b"item1").unwrap());
+        chain
+    }
+
+    #[test]
+    fn header_matches_the_documented_bytes() {
+        // The BF.SCANDUMP example of RedisBloom's docs: one link of 8 bytes, 64 bits, k = 5.
+        let documented: &[u8] = b"\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\
+            \x02\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x00\
+            \x01\x00\x00\x00\x00\x00\x00\x00\x9a\x99\x99\x99\x99\x99\xa9?J\xf7\xd4\x9e\xde\xf0\x18@\
+            \x05\x00\x00\x00\n\x00\x00\x00\x00\x00\x00\x00\x00";
+        assert_eq!(encode_header(&docs_example()), documented);
+        assert_eq!(chunk_at(&docs_example(), 1), Some((9, &b"\x01\x08\x00\x80\x00\x04 \x00"[..])));
+    }
+
+    #[test]
+    fn scandump_round_trip_restores_identical_chain() {
+        let mut chain = Chain::new(Params { capacity: 5, error_rate: 0.01, expansion: 2, nonscaling: false }).unwrap();
+        for i in 0..100u32 {
+            chain.add(&i.to_be_bytes()).unwrap();
+        }
+        let mut copy = decode_header(&encode_header(&chain)).unwrap();
+        let mut iter = 1;
+        while let Some((next, data)) = chunk_at(&chain, iter) {
+            load_chunk(&mut copy, next, data).unwrap();
+            iter = next;
+        }
+        assert_eq!(copy, chain);
+        assert_eq!(chunk_at(&chain, 0), None);
+        assert_eq!(chunk_at(&chain, -5), None);
+    }
+
+    #[test]
+    fn chunks_stop_at_link_boundaries() {
+        let mut chain = Chain::new(Params { capacity: 5, error_rate: 0.01, expansion: 2, nonscaling: false }).unwrap();
+        for i in 0..20u32 {
+            chain.add(&i.to_be_bytes()).unwrap();
+        }
+        let first = chain.links()[0].bytes().len();
+        let (next, data) = chunk_at(&chain, 1).unwrap();
+        assert_eq!((next, data.len()), (1 + first as i64, first));
+    }
+
+    #[test]
+    fn bad_chunks_get_redisbloom_errors() {
+        let mut chain = docs_example();
+        assert_eq!(load_chunk(&mut chain, 0, b""), Err(Error::BadEncoding));
+        assert_eq!(load_chunk(&mut chain, 3, b"abcd"), Err(Error::BadEncoding));
+        assert_eq!(load_chunk(&mut chain, 4, b"abcd"), Err(Error::NoLinkAtOffset));
+        assert_eq!(load_chunk(&mut chain, 100, b"abcd"), Err(Error::NoLinkAtOffset));
+        assert_eq!(load_chunk(&mut chain, 10, b"123456789"), Err(Error::ChunkTooBig));
+        assert_eq!(load_chunk(&mut chain, 9, b"12345678"), Ok(()));
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_of_a_header_decodes_without_panicking() {
+        let header = encode_header(&docs_example());
+        for len in 0..header.len() {
+            assert!(decode_header(&header[..len]).is_err());
+        }
+        for byte in 0..header.len() {
+            for bit in 0..8 {
+                let mut corrupt = header.clone();
+                corrupt[byte] ^= 1 << bit;
+                let _ = decode_header(&corrupt);
+            }
+        }
+    }
+
+    #[test]
+    fn absurd_sizes_are_refused_before_allocating() {
+        let mut header = encode_header(&docs_example());
+        // bytes = 2^61 with matching bits would be an exabyte.
+        header[20..28].copy_from_slice(&(1u64 << 61).to_le_bytes());
+        header[28..36].copy_from_slice(&(1u64 << 61).wrapping_mul(8).to_le_bytes());
+        assert!(decode_header(&header).is_err());
+    }
+}

@@ -1,0 +1,20 @@
+//! The filter engine: RedisBloom's scalable Bloom filter, bit-exact, with no Redis types,
+//! no globals and no `unsafe`. Everything a user can reach returns a `Result`.
+//!
+//! * [`sizing`] — bits and probes of a sub-filter from its capacity and error rate;
+//! * [`hash`] — the item hash pair;
+//! * [`filter`] — one sub-filter's bit array;
+//! * [`chain`] — the scalable chain stored under a key;
+//! * [`encoding`] — SCANDUMP header and chunks, RDB layout constants.
+
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+
+pub mod chain;
+pub mod encoding;
+mod error;
+pub mod filter;
+pub mod hash;
+pub mod sizing;
+
+pub use error::Error;

@@ -1,0 +1,2 @@
+//! redis-bf: Bloom-filter commands for Redis and Valkey, compatible with RedisBloom.
+pub mod core;
