@@ -50,16 +50,50 @@ impl Chain {
             first_error = params.error_rate;
         }
         let first = Link::new(Layout::new(params.capacity, first_error, opts)?)?;
-        Ok(Chain { links: vec![first], items: 0, options: opts, growth: params.expansion })
+        Ok(Chain {
+            links: vec![first],
+            items: 0,
+            options: opts,
+            growth: params.expansion,
+        })
     }
 
     /// Reassembles a saved filter, enforcing the invariants (RedisBloom's `SB_ValidateIntegrity`).
-    pub fn from_links(items: u64, options: u32, growth: u32, links: Vec<Link>) -> Result<Chain, Error> {
-        let total = links.iter().try_fold(0u64, |sum, link| sum.checked_add(link.items()));
+    pub fn from_links(
+        items: u64,
+        options: u32,
+        growth: u32,
+        links: Vec<Link>,
+    ) -> Result<Chain, Error> {
+        let total = links
+            .iter()
+            .try_fold(0u64, |sum, link| sum.checked_add(link.items()));
         if links.is_empty() || options & !options::ALL != 0 || total != Some(items) {
             return Err(Error::BadEncoding);
         }
-        Ok(Chain { links, items, options, growth })
+        Ok(Chain {
+            links,
+            items,
+            options,
+            growth,
+        })
+    }
+
+    /// A deep copy (for COPY), or `OutOfMemory` instead of aborting the server.
+    pub fn try_clone(&self) -> Result<Chain, Error> {
+        let mut links = Vec::new();
+        links
+            .try_reserve_exact(self.links.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        for link in &self.links {
+            links.push(link.try_clone()?);
+        }
+        Ok(Chain {
+            links,
+            items: self.items,
+            options: self.options,
+            growth: self.growth,
+        })
     }
 
     /// Adds `item`; true when it was not there before (its bits were not all set).
@@ -71,14 +105,14 @@ impl Chain {
         if self.contains_hash(hash) {
             return Ok(false);
         }
-        if self.newest().is_full() {
+        if self.links.last().is_none_or(Link::is_full) {
             if self.is_nonscaling() {
                 return Err(Error::Full);
             }
             self.grow()?;
         }
-        let newest = self.links.len() - 1;
-        let added = self.links[newest].insert(hash);
+        let newest = self.links.last_mut().ok_or(Error::CannotGrow)?;
+        let added = newest.insert(hash);
         if added {
             self.items += 1;
         }
@@ -97,7 +131,9 @@ impl Chain {
 
     /// Items all sub-filters are sized for (`BF.INFO Capacity`).
     pub fn capacity(&self) -> u64 {
-        self.links.iter().fold(0u64, |sum, l| sum.saturating_add(l.layout().entries))
+        self.links
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.layout().entries))
     }
 
     /// Bytes this value holds, counted as RedisBloom counts them (`BF.INFO Size`, `MEMORY USAGE`).
@@ -149,16 +185,14 @@ impl Chain {
         self.links.iter().rev().any(|link| link.contains(hash))
     }
 
-    fn newest(&self) -> &Link {
-        // The invariant guarantees a link; `from_links` and `new` never build an empty chain.
-        &self.links[self.links.len() - 1]
-    }
-
     fn grow(&mut self) -> Result<(), Error> {
-        let last = self.newest().layout();
-        let entries = last.entries.checked_mul(u64::from(self.growth)).ok_or(Error::CannotGrow)?;
-        let layout =
-            Layout::new(entries, last.error * TIGHTENING, self.options).map_err(|_| Error::CannotGrow)?;
+        let last = self.links.last().ok_or(Error::CannotGrow)?.layout();
+        let entries = last
+            .entries
+            .checked_mul(u64::from(self.growth))
+            .ok_or(Error::CannotGrow)?;
+        let layout = Layout::new(entries, last.error * TIGHTENING, self.options)
+            .map_err(|_| Error::CannotGrow)?;
         let link = Link::new(layout).map_err(|_| Error::CannotGrow)?;
         self.links.try_reserve(1).map_err(|_| Error::CannotGrow)?;
         self.links.push(link);
@@ -171,7 +205,12 @@ mod tests {
     use super::*;
 
     fn params(capacity: u64, error_rate: f64, expansion: u32, nonscaling: bool) -> Params {
-        Params { capacity, error_rate, expansion, nonscaling }
+        Params {
+            capacity,
+            error_rate,
+            expansion,
+            nonscaling,
+        }
     }
 
     #[test]
@@ -233,9 +272,14 @@ mod tests {
                 chain.add(format!("member:{i}").as_bytes()).unwrap();
             }
             let trials = 1_000_000u64;
-            let hits = (0..trials).filter(|i| chain.contains(format!("other:{i}").as_bytes())).count();
+            let hits = (0..trials)
+                .filter(|i| chain.contains(format!("other:{i}").as_bytes()))
+                .count();
             let rate = hits as f64 / trials as f64;
-            assert!((rate - error_rate).abs() <= error_rate * 0.1, "rate {rate} for configured {error_rate}");
+            assert!(
+                (rate - error_rate).abs() <= error_rate * 0.1,
+                "rate {rate} for configured {error_rate}"
+            );
         }
     }
 
@@ -251,8 +295,14 @@ mod tests {
         let chain = Chain::new(params(10, 0.01, 2, false)).unwrap();
         let links = chain.links().to_vec();
         assert!(Chain::from_links(0, 5, 2, links.clone()).is_ok());
-        assert_eq!(Chain::from_links(1, 5, 2, links.clone()), Err(Error::BadEncoding));
-        assert_eq!(Chain::from_links(0, 16 | 5, 2, links), Err(Error::BadEncoding));
+        assert_eq!(
+            Chain::from_links(1, 5, 2, links.clone()),
+            Err(Error::BadEncoding)
+        );
+        assert_eq!(
+            Chain::from_links(0, 16 | 5, 2, links),
+            Err(Error::BadEncoding)
+        );
         assert_eq!(Chain::from_links(0, 5, 2, vec![]), Err(Error::BadEncoding));
     }
 }

@@ -63,7 +63,9 @@ pub fn decode_header(data: &[u8]) -> Result<Chain, Error> {
         return Err(Error::BadEncoding);
     }
     let mut links = Vec::new();
-    links.try_reserve_exact(nfilters).map_err(|_| Error::OutOfMemory)?;
+    links
+        .try_reserve_exact(nfilters)
+        .map_err(|_| Error::OutOfMemory)?;
     let mut total_bytes = 0u64;
     for _ in 0..nfilters {
         let bytes = r.u64()?;
@@ -74,12 +76,22 @@ pub fn decode_header(data: &[u8]) -> Result<Chain, Error> {
         let hashes = r.u32()?;
         let entries = r.u64()?;
         let n2 = r.u8()?;
-        let layout = Layout { entries, error, bpe, hashes, bits, n2 };
+        let layout = Layout {
+            entries,
+            error,
+            bpe,
+            hashes,
+            bits,
+            n2,
+        };
         if bytes.checked_mul(8) != Some(bits) {
             return Err(Error::BadEncoding);
         }
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
-        total_bytes = total_bytes.checked_add(bytes).filter(|t| *t < i64::MAX as u64).ok_or(Error::BadEncoding)?;
+        total_bytes = total_bytes
+            .checked_add(bytes)
+            .filter(|t| *t < i64::MAX as u64)
+            .ok_or(Error::BadEncoding)?;
         links.push(Link::zeroed_from_saved(layout, link_items)?);
     }
     Chain::from_links(items, options, growth, links)
@@ -89,9 +101,9 @@ pub fn decode_header(data: &[u8]) -> Result<Chain, Error> {
 /// past the end.
 pub fn chunk_at(chain: &Chain, iter: i64) -> Option<(i64, &[u8])> {
     let (index, offset) = locate(chain, iter)?;
-    let bytes = chain.links()[index].bytes();
-    let len = (bytes.len() - offset).min(MAX_CHUNK);
-    Some((iter + len as i64, &bytes[offset..offset + len]))
+    let rest = chain.links().get(index)?.bytes().get(offset..)?;
+    let data = rest.get(..rest.len().min(MAX_CHUNK))?;
+    Some((iter + data.len() as i64, data))
 }
 
 /// Writes a chunk that SCANDUMP returned as `(iter, data)`.
@@ -101,15 +113,20 @@ pub fn load_chunk(chain: &mut Chain, iter: i64, data: &[u8]) -> Result<(), Error
     }
     let start = iter - data.len() as i64;
     let (index, offset) = locate(chain, start).ok_or(Error::NoLinkAtOffset)?;
-    let target = &mut chain.links_mut()[index].bytes_mut()[offset..];
-    if data.len() > target.len() {
-        return Err(Error::ChunkTooBig);
-    }
-    target[..data.len()].copy_from_slice(data);
+    let link = chain
+        .links_mut()
+        .get_mut(index)
+        .ok_or(Error::NoLinkAtOffset)?;
+    let target = link
+        .bytes_mut()
+        .get_mut(offset..)
+        .and_then(|rest| rest.get_mut(..data.len()));
+    target.ok_or(Error::ChunkTooBig)?.copy_from_slice(data);
     Ok(())
 }
 
-/// The link holding byte `iter - 1` of the concatenated bit arrays, and the offset in it.
+/// The index of the link holding byte `iter - 1` of the concatenated bit arrays, and the
+/// offset in it.
 fn locate(chain: &Chain, iter: i64) -> Option<(usize, usize)> {
     let mut offset = usize::try_from(iter.checked_sub(1)?).ok()?;
     for (index, link) in chain.links().iter().enumerate() {
@@ -152,7 +169,13 @@ mod tests {
 
     fn docs_example() -> Chain {
         // `BF.RESERVE bf 0.1 10` then `BF.ADD bf item1`, as in the BF.SCANDUMP docs.
-        let mut chain = Chain::new(Params { capacity: 10, error_rate: 0.1, expansion: 2, nonscaling: false }).unwrap();
+        let mut chain = Chain::new(Params {
+            capacity: 10,
+            error_rate: 0.1,
+            expansion: 2,
+            nonscaling: false,
+        })
+        .unwrap();
         assert!(chain.add(b"item1").unwrap());
         chain
     }
@@ -165,12 +188,21 @@ mod tests {
             \x01\x00\x00\x00\x00\x00\x00\x00\x9a\x99\x99\x99\x99\x99\xa9?J\xf7\xd4\x9e\xde\xf0\x18@\
             \x05\x00\x00\x00\n\x00\x00\x00\x00\x00\x00\x00\x00";
         assert_eq!(encode_header(&docs_example()), documented);
-        assert_eq!(chunk_at(&docs_example(), 1), Some((9, &b"\x01\x08\x00\x80\x00\x04 \x00"[..])));
+        assert_eq!(
+            chunk_at(&docs_example(), 1),
+            Some((9, &b"\x01\x08\x00\x80\x00\x04 \x00"[..]))
+        );
     }
 
     #[test]
     fn scandump_round_trip_restores_identical_chain() {
-        let mut chain = Chain::new(Params { capacity: 5, error_rate: 0.01, expansion: 2, nonscaling: false }).unwrap();
+        let mut chain = Chain::new(Params {
+            capacity: 5,
+            error_rate: 0.01,
+            expansion: 2,
+            nonscaling: false,
+        })
+        .unwrap();
         for i in 0..100u32 {
             chain.add(&i.to_be_bytes()).unwrap();
         }
@@ -187,7 +219,13 @@ mod tests {
 
     #[test]
     fn chunks_stop_at_link_boundaries() {
-        let mut chain = Chain::new(Params { capacity: 5, error_rate: 0.01, expansion: 2, nonscaling: false }).unwrap();
+        let mut chain = Chain::new(Params {
+            capacity: 5,
+            error_rate: 0.01,
+            expansion: 2,
+            nonscaling: false,
+        })
+        .unwrap();
         for i in 0..20u32 {
             chain.add(&i.to_be_bytes()).unwrap();
         }
@@ -201,9 +239,18 @@ mod tests {
         let mut chain = docs_example();
         assert_eq!(load_chunk(&mut chain, 0, b""), Err(Error::BadEncoding));
         assert_eq!(load_chunk(&mut chain, 3, b"abcd"), Err(Error::BadEncoding));
-        assert_eq!(load_chunk(&mut chain, 4, b"abcd"), Err(Error::NoLinkAtOffset));
-        assert_eq!(load_chunk(&mut chain, 100, b"abcd"), Err(Error::NoLinkAtOffset));
-        assert_eq!(load_chunk(&mut chain, 10, b"123456789"), Err(Error::ChunkTooBig));
+        assert_eq!(
+            load_chunk(&mut chain, 4, b"abcd"),
+            Err(Error::NoLinkAtOffset)
+        );
+        assert_eq!(
+            load_chunk(&mut chain, 100, b"abcd"),
+            Err(Error::NoLinkAtOffset)
+        );
+        assert_eq!(
+            load_chunk(&mut chain, 10, b"123456789"),
+            Err(Error::ChunkTooBig)
+        );
         assert_eq!(load_chunk(&mut chain, 9, b"12345678"), Ok(()));
     }
 

@@ -25,7 +25,11 @@ impl Link {
     /// A new, empty sub-filter.
     pub fn new(layout: Layout) -> Result<Link, Error> {
         let bytes = zeroed_bytes(layout.bytes())?;
-        Ok(Link { layout, bits: Bits::from_vec(bytes), items: 0 })
+        Ok(Link {
+            layout,
+            bits: Bits::from_vec(bytes),
+            items: 0,
+        })
     }
 
     /// Rebuilds a saved sub-filter. `data` must be exactly the layout's bytes, and the
@@ -34,7 +38,11 @@ impl Link {
         if !layout.is_consistent() || data.len() as u64 != layout.bytes() {
             return Err(Error::BadEncoding);
         }
-        Ok(Link { layout, bits: Bits::from_vec(data), items })
+        Ok(Link {
+            layout,
+            bits: Bits::from_vec(data),
+            items,
+        })
     }
 
     /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks).
@@ -42,7 +50,20 @@ impl Link {
         if !layout.is_consistent() {
             return Err(Error::BadEncoding);
         }
-        Ok(Link { layout, bits: Bits::from_vec(zeroed_bytes(layout.bytes())?), items })
+        Ok(Link {
+            layout,
+            bits: Bits::from_vec(zeroed_bytes(layout.bytes())?),
+            items,
+        })
+    }
+
+    /// A deep copy, or `OutOfMemory` instead of aborting the server.
+    pub fn try_clone(&self) -> Result<Link, Error> {
+        Ok(Link {
+            layout: self.layout,
+            bits: Bits::from_vec(try_copy(self.bytes())?),
+            items: self.items,
+        })
     }
 
     /// Its shape.
@@ -72,7 +93,8 @@ impl Link {
 
     /// True when every probe of `hash` is set (a member, or a false positive).
     pub fn contains(&self, hash: HashPair) -> bool {
-        self.probes(hash).all(|bit| self.bits.get(bit).is_some_and(|b| *b))
+        self.probes(hash)
+            .all(|bit| self.bits.get(bit).is_some_and(|b| *b))
     }
 
     /// Sets every probe of `hash`; true when at least one bit was new, counting the item.
@@ -104,9 +126,20 @@ impl Link {
 fn zeroed_bytes(len: u64) -> Result<Vec<u8>, Error> {
     let len = usize::try_from(len).map_err(|_| Error::OutOfMemory)?;
     let mut bytes = Vec::new();
-    bytes.try_reserve_exact(len).map_err(|_| Error::OutOfMemory)?;
+    bytes
+        .try_reserve_exact(len)
+        .map_err(|_| Error::OutOfMemory)?;
     bytes.resize(len, 0);
     Ok(bytes)
+}
+
+/// A copy of `bytes`, or `OutOfMemory` instead of aborting the server.
+pub fn try_copy(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    let mut copy = Vec::new();
+    copy.try_reserve_exact(bytes.len())
+        .map_err(|_| Error::OutOfMemory)?;
+    copy.extend_from_slice(bytes);
+    Ok(copy)
 }
 
 #[cfg(test)]
@@ -133,7 +166,10 @@ mod tests {
     #[test]
     fn saved_data_must_match_the_layout() {
         let layout = Layout::new(10, 0.05, options::DEFAULT).unwrap();
-        assert_eq!(Link::from_saved(layout, vec![0; 7], 0), Err(Error::BadEncoding));
+        assert_eq!(
+            Link::from_saved(layout, vec![0; 7], 0),
+            Err(Error::BadEncoding)
+        );
         assert!(Link::from_saved(layout, vec![0; 8], 0).is_ok());
     }
 
@@ -142,7 +178,10 @@ mod tests {
         // black_box: an unused allocation may legally be optimised away as if it succeeded.
         for len in [u64::MAX, 1 << 62] {
             let result = zeroed_bytes(std::hint::black_box(len));
-            assert_eq!(std::hint::black_box(&result).as_ref().err(), Some(&Error::OutOfMemory));
+            assert_eq!(
+                std::hint::black_box(&result).as_ref().err(),
+                Some(&Error::OutOfMemory)
+            );
         }
     }
 }

@@ -32,11 +32,17 @@ impl HashPair {
         match kind {
             HashKind::Murmur64 => {
                 let a = murmur64a(item, MURMUR64_SEED);
-                HashPair { a, b: murmur64a(item, a) }
+                HashPair {
+                    a,
+                    b: murmur64a(item, a),
+                }
             }
             HashKind::Murmur32 => {
                 let a = murmur2_32(item, MURMUR32_SEED);
-                HashPair { a: u64::from(a), b: u64::from(murmur2_32(item, a)) }
+                HashPair {
+                    a: u64::from(a),
+                    b: u64::from(murmur2_32(item, a)),
+                }
             }
         }
     }

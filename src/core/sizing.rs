@@ -7,6 +7,7 @@
 use super::Error;
 
 /// ln 2, truncated as RedisBloom writes it.
+#[allow(clippy::approx_constant)] // deliberately RedisBloom's literal, not std's LN_2
 const LN2: f64 = 0.693147180559945;
 /// (ln 2)², truncated as RedisBloom writes it.
 const LN2_SQUARED: f64 = 0.480453013918201;
@@ -76,7 +77,14 @@ impl Layout {
         if hashes > MAX_HASHES {
             return Err(Error::InvalidParameters);
         }
-        Ok(Layout { entries, error, bpe, hashes, bits: whole_words(raw_bits), n2 })
+        Ok(Layout {
+            entries,
+            error,
+            bpe,
+            hashes,
+            bits: whole_words(raw_bits),
+            n2,
+        })
     }
 
     /// Bytes of the bit array.
@@ -132,7 +140,11 @@ fn binary_exponent(x: f64) -> i64 {
         return i64::MIN;
     }
     // Normalise subnormals by scaling, then read the exponent field.
-    let (scaled, shift) = if x < f64::MIN_POSITIVE { (x * 2f64.powi(64), 64) } else { (x, 0) };
+    let (scaled, shift) = if x < f64::MIN_POSITIVE {
+        (x * 2f64.powi(64), 64)
+    } else {
+        (x, 0)
+    };
     ((scaled.to_bits() >> 52) & 0x7ff) as i64 - 1023 - shift
 }
 
@@ -155,7 +167,10 @@ mod tests {
         let auto = sized(100, 0.01 * 0.5);
         assert_eq!((auto.bits, auto.bytes(), auto.hashes), (1152, 144, 8));
         let reserve = sized(100, 0.001 * 0.5);
-        assert_eq!((reserve.bits, reserve.bytes(), reserve.hashes), (1600, 200, 11));
+        assert_eq!(
+            (reserve.bits, reserve.bytes(), reserve.hashes),
+            (1600, 200, 11)
+        );
         let tiny = sized(3, 0.01);
         assert_eq!((tiny.bits, tiny.bytes(), tiny.hashes), (64, 8, 7));
         let docs = sized(10, 0.1 * 0.5);
@@ -180,7 +195,10 @@ mod tests {
     #[test]
     fn rejects_what_redisbloom_rejects() {
         for (entries, error) in [(0, 0.01), (1, 0.0), (1, 1.0), (1, -0.5), (1, f64::NAN)] {
-            assert_eq!(Layout::new(entries, error, options::DEFAULT), Err(Error::InvalidParameters));
+            assert_eq!(
+                Layout::new(entries, error, options::DEFAULT),
+                Err(Error::InvalidParameters)
+            );
         }
     }
 
@@ -195,12 +213,18 @@ mod tests {
         let good = sized(1000, 0.01);
         assert!(good.is_consistent());
         let broken = [
-            Layout { hashes: good.hashes + 1, ..good },
+            Layout {
+                hashes: good.hashes + 1,
+                ..good
+            },
             Layout { bits: 0, ..good },
             Layout { error: 1.5, ..good },
             Layout { n2: 64, ..good },
             Layout { n2: 20, ..good },
-            Layout { bpe: f64::INFINITY, ..good },
+            Layout {
+                bpe: f64::INFINITY,
+                ..good
+            },
         ];
         for layout in broken {
             assert!(!layout.is_consistent(), "{layout:?}");

@@ -1,0 +1,95 @@
+//! `BF.ADD key item` and `BF.MADD key item [item ...]`
+//!
+//! Adds items, auto-creating the filter with the configured defaults. BF.ADD replies with a
+//! boolean (`:1`/`:0` in RESP2): 1 when the item was new. BF.MADD replies with an array of
+//! them. A full non-scaling filter gives `ERR non scaling filter is full` — for BF.MADD as
+//! the last element, ending the array there; a sub-filter that cannot be allocated gives
+//! `ERR problem inserting into filter` for that item and the rest go on (RedisBloom's
+//! `bfInsertCommon`). `WRONGTYPE` on other types. Replicated verbatim; keyspace event `bf.add`.
+
+use super::errors::{self, CommandResult};
+use super::reply::Reply;
+use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess};
+use crate::core::chain::Chain;
+use crate::core::Error;
+
+const ITEM_ARGS: &[ArgSpec] = &[
+    ArgSpec::new("key", ArgKind::Key),
+    ArgSpec::new("item", ArgKind::String),
+];
+
+pub static ADD: CommandSpec = CommandSpec {
+    name: "bf.add",
+    flags: "write deny-oom",
+    arity: 3,
+    key: KeyAccess::Write,
+    acl_categories: "write bloom",
+    summary: "Adds an item to a Bloom Filter",
+    complexity: "O(k), where k is the number of hash functions used by the last sub-filter",
+    since: "1.0.0",
+    tips: None,
+    args: ITEM_ARGS,
+    run: add,
+};
+
+pub static MADD: CommandSpec = CommandSpec {
+    name: "bf.madd",
+    flags: "write deny-oom",
+    arity: -3,
+    key: KeyAccess::Write,
+    acl_categories: "write bloom",
+    summary:
+        "Adds one or more items to a Bloom Filter. A filter will be created if it does not exist",
+    complexity: "O(k * n), where k is the number of hash functions and n is the number of items",
+    since: "1.0.0",
+    tips: None,
+    args: &[
+        ArgSpec::new("key", ArgKind::Key),
+        ArgSpec::new("item", ArgKind::String).multiple(),
+    ],
+    run: madd,
+};
+
+fn add(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 3)?;
+    let key = call.open_for_write()?;
+    let chain = call.existing_or_created(&key, call.defaults.params())?;
+    let added = chain.add(call.arg(2))?;
+    call.finish_write("bf.add");
+    Ok(Reply::Bool(added))
+}
+
+fn madd(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() >= 3)?;
+    let key = call.open_for_write()?;
+    let chain = call.existing_or_created(&key, call.defaults.params())?;
+    let replies = add_items(
+        chain,
+        call.args
+            .get(2..)
+            .unwrap_or(&[])
+            .iter()
+            .map(|a| a.as_slice()),
+    );
+    call.finish_write("bf.add");
+    Ok(Reply::Array(replies))
+}
+
+/// Adds each item, one reply per item; stops after the first "full" error, as RedisBloom.
+pub fn add_items<'a>(
+    chain: &mut Chain,
+    items: impl ExactSizeIterator<Item = &'a [u8]>,
+) -> Vec<Reply> {
+    let mut replies = Vec::with_capacity(items.len());
+    for item in items {
+        match chain.add(item) {
+            Ok(added) => replies.push(Reply::Bool(added)),
+            Err(Error::Full) => {
+                replies.push(Reply::Error(errors::message(Error::Full)));
+                break;
+            }
+            Err(other) => replies.push(Reply::Error(errors::message(other))),
+        }
+    }
+    replies
+}

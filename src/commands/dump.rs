@@ -1,0 +1,80 @@
+//! `BF.SCANDUMP key iterator` and `BF.LOADCHUNK key iterator data`
+//!
+//! Incremental save and restore in RedisBloom's format (see `core::encoding`). SCANDUMP replies
+//! `[next_iterator, data]`: iterator 0 gives the header and 1; the end (or a negative or
+//! out-of-range iterator) gives `[0, ""]`. It checks the key (`ERR not found`, `WRONGTYPE`)
+//! before the iterator (`Second argument must be numeric`, no ERR). LOADCHUNK replays each
+//! pair: on an empty key with iterator 1 the data is the header; otherwise the filter must
+//! exist. Errors: `ERR Second argument must be numeric`, `ERR received bad data`,
+//! `ERR invalid offset - no link found`, `ERR invalid chunk - Too big for current filter`.
+//! LOADCHUNK replies `+OK`, is replicated verbatim and raises keyspace event `bf.loadchunk`.
+//! It is also what AOF rewrites emit.
+
+use super::errors::{self, CommandResult, Failure};
+use super::reply::Reply;
+use super::{parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
+use crate::core::encoding;
+
+pub static SCANDUMP: CommandSpec = CommandSpec {
+    name: "bf.scandump",
+    flags: "readonly",
+    arity: 3,
+    key: KeyAccess::Read,
+    acl_categories: "read bloom",
+    summary: "Begins an incremental save of the bloom filter",
+    complexity: "O(n), where n is the capacity",
+    since: "1.0.0",
+    tips: Some("nondeterministic_output"),
+    args: &[
+        ArgSpec::new("key", ArgKind::Key),
+        ArgSpec::new("iterator", ArgKind::Integer),
+    ],
+    run: scandump,
+};
+
+pub static LOADCHUNK: CommandSpec = CommandSpec {
+    name: "bf.loadchunk",
+    flags: "write deny-oom",
+    arity: 4,
+    key: KeyAccess::Write,
+    acl_categories: "write bloom",
+    summary: "Restores a filter previously saved using SCANDUMP",
+    complexity: "O(n), where n is the capacity",
+    since: "1.0.0",
+    tips: None,
+    args: &[
+        ArgSpec::new("key", ArgKind::Key),
+        ArgSpec::new("iterator", ArgKind::Integer),
+        ArgSpec::new("data", ArgKind::String),
+    ],
+    run: loadchunk,
+};
+
+fn scandump(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 3)?;
+    let key = call.open_for_read()?;
+    let chain = call.lookup_read(&key).existing()?;
+    let iter = parse_integer(call.arg(2))
+        .ok_or(Failure::Message(errors::SCANDUMP_ITERATOR_NOT_NUMERIC))?;
+    let (next, data) = if iter == 0 {
+        (1, encoding::encode_header(chain))
+    } else {
+        encoding::chunk_at(chain, iter)
+            .map_or((0, Vec::new()), |(next, data)| (next, data.to_vec()))
+    };
+    Ok(Reply::Array(vec![Reply::Integer(next), Reply::Bulk(data)]))
+}
+
+fn loadchunk(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 4)?;
+    let iter = parse_integer(call.arg(2))
+        .ok_or(Failure::Message(errors::LOADCHUNK_ITERATOR_NOT_NUMERIC))?;
+    let data = call.arg(3);
+    let key = call.open_for_write()?;
+    match call.lookup(&key) {
+        Lookup::Missing if iter == 1 => call.store(&key, encoding::decode_header(data)?)?,
+        found => encoding::load_chunk(found.existing()?, iter, data)?,
+    }
+    call.finish_write("bf.loadchunk");
+    Ok(Reply::Ok)
+}

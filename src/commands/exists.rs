@@ -1,0 +1,70 @@
+//! `BF.EXISTS key item` and `BF.MEXISTS key item [item ...]`
+//!
+//! Whether items may have been added: a boolean (`:1`/`:0` in RESP2), or an array of them.
+//! A missing key — and, as in RedisBloom, a key of another type — answers 0 for every item
+//! rather than an error. Read-only.
+
+use super::errors::CommandResult;
+use super::reply::Reply;
+use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
+
+pub static EXISTS: CommandSpec = CommandSpec {
+    name: "bf.exists",
+    flags: "readonly fast",
+    arity: 3,
+    key: KeyAccess::Read,
+    acl_categories: "read bloom",
+    summary: "Checks whether an item exists in a Bloom Filter",
+    complexity: "O(k), where k is the number of hash functions used by the last sub-filter",
+    since: "1.0.0",
+    tips: None,
+    args: &[
+        ArgSpec::new("key", ArgKind::Key),
+        ArgSpec::new("item", ArgKind::String),
+    ],
+    run: exists,
+};
+
+pub static MEXISTS: CommandSpec = CommandSpec {
+    name: "bf.mexists",
+    flags: "readonly fast",
+    arity: -3,
+    key: KeyAccess::Read,
+    acl_categories: "read bloom",
+    summary: "Checks whether one or more items exist in a Bloom Filter",
+    complexity: "O(k * n), where k is the number of hash functions and n is the number of items",
+    since: "1.0.0",
+    tips: None,
+    args: &[
+        ArgSpec::new("key", ArgKind::Key),
+        ArgSpec::new("item", ArgKind::String).multiple(),
+    ],
+    run: mexists,
+};
+
+fn exists(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 3)?;
+    Ok(Reply::Bool(check(call, 2..3).pop().unwrap_or(false)))
+}
+
+fn mexists(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() >= 3)?;
+    Ok(Reply::Array(
+        check(call, 2..call.args.len())
+            .into_iter()
+            .map(Reply::Bool)
+            .collect(),
+    ))
+}
+
+/// Membership of the arguments in `items`.
+fn check(call: &Call, items: std::ops::Range<usize>) -> Vec<bool> {
+    let key = match call.open_for_read() {
+        Ok(key) => key,
+        Err(_) => return vec![false; items.len()],
+    };
+    match call.lookup_read(&key) {
+        Lookup::Filter(chain) => items.map(|i| chain.contains(call.arg(i))).collect(),
+        Lookup::Missing | Lookup::WrongType => vec![false; items.len()],
+    }
+}

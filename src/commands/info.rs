@@ -1,0 +1,110 @@
+//! `BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]` and `BF.CARD key`
+//!
+//! BF.INFO replies with five name/value pairs — a map in RESP3, a flat array of 10 in RESP2 —
+//! in RedisBloom's order; `Expansion rate` is null for non-scaling filters. With a field it
+//! replies with that value alone: a one-element array in RESP2, a one-pair map in RESP3.
+//! `ERR not found` / `WRONGTYPE` come before `Invalid information value` (no ERR).
+//! BF.CARD replies with the number of items added; 0 for a missing key, `WRONGTYPE` otherwise.
+
+use super::errors::{self, CommandResult, Failure};
+use super::reply::Reply;
+use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
+use crate::core::chain::Chain;
+
+pub static INFO: CommandSpec = CommandSpec {
+    name: "bf.info",
+    flags: "readonly fast",
+    arity: -2,
+    key: KeyAccess::Read,
+    acl_categories: "read fast bloom",
+    summary: "Returns information about a Bloom Filter",
+    complexity: "O(1)",
+    since: "1.0.0",
+    tips: Some("nondeterministic_output"),
+    args: &[
+        ArgSpec::new("key", ArgKind::Key),
+        ArgSpec::new(
+            "single_value",
+            ArgKind::OneOf(&[
+                ArgSpec::new("capacity", ArgKind::PureToken).token("CAPACITY"),
+                ArgSpec::new("size", ArgKind::PureToken).token("SIZE"),
+                ArgSpec::new("filters", ArgKind::PureToken).token("FILTERS"),
+                ArgSpec::new("items", ArgKind::PureToken).token("ITEMS"),
+                ArgSpec::new("expansion", ArgKind::PureToken).token("EXPANSION"),
+            ]),
+        )
+        .optional(),
+    ],
+    run: info,
+};
+
+pub static CARD: CommandSpec = CommandSpec {
+    name: "bf.card",
+    flags: "readonly fast",
+    arity: 2,
+    key: KeyAccess::Read,
+    acl_categories: "read fast bloom",
+    summary: "Returns the cardinality of a Bloom filter",
+    complexity: "O(1)",
+    since: "2.4.4",
+    tips: None,
+    args: &[ArgSpec::new("key", ArgKind::Key)],
+    run: card,
+};
+
+/// The fields, as (argument keyword, reply name).
+const FIELDS: [(&str, &str); 5] = [
+    ("CAPACITY", "Capacity"),
+    ("SIZE", "Size"),
+    ("FILTERS", "Number of filters"),
+    ("ITEMS", "Number of items inserted"),
+    ("EXPANSION", "Expansion rate"),
+];
+
+fn info(call: &Call) -> CommandResult {
+    call.require_arity((2..=3).contains(&call.args.len()))?;
+    let key = call.open_for_read()?;
+    let chain = call.lookup_read(&key).existing()?;
+    let Some(asked) = call.args.get(2) else {
+        return Ok(Reply::Map(
+            FIELDS
+                .iter()
+                .map(|(word, name)| (*name, field(chain, word)))
+                .collect(),
+        ));
+    };
+    let (word, name) = FIELDS
+        .iter()
+        .find(|(word, _)| asked.as_slice().eq_ignore_ascii_case(word.as_bytes()))
+        .ok_or(Failure::Message(errors::INVALID_INFO_FIELD))?;
+    let value = field(chain, word);
+    Ok(if call.is_resp3() {
+        Reply::Map(vec![(*name, value)])
+    } else {
+        Reply::Array(vec![value])
+    })
+}
+
+fn field(chain: &Chain, word: &str) -> Reply {
+    let int = |n: u64| Reply::Integer(i64::try_from(n).unwrap_or(i64::MAX));
+    match word {
+        "CAPACITY" => int(chain.capacity()),
+        "SIZE" => int(chain.memory_usage()),
+        "FILTERS" => int(chain.links().len() as u64),
+        "ITEMS" => int(chain.items()),
+        _ if chain.is_nonscaling() => Reply::Null,
+        _ => int(u64::from(chain.growth())),
+    }
+}
+
+fn card(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 2)?;
+    let key = call.open_for_read()?;
+    match call.lookup_read(&key) {
+        Lookup::Filter(chain) => Ok(Reply::Integer(
+            i64::try_from(chain.items()).unwrap_or(i64::MAX),
+        )),
+        Lookup::Missing => Ok(Reply::Integer(0)),
+        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
+    }
+}

@@ -1,0 +1,214 @@
+//! Registers every command of `commands::ALL`: `RedisModule_CreateCommand` with the legacy key
+//! range 1/1/1, then — where the server has the API — its ACL categories and its COMMAND
+//! INFO/DOCS metadata (arity, key spec, summary, arguments). Redis copies all of it, so the
+//! C strings built here only need to live through each call.
+
+use std::ffi::CString;
+use std::os::raw::c_int;
+use std::ptr;
+
+use redis_module::raw;
+
+use super::c_string;
+use super::dispatch::HANDLERS;
+use crate::commands::{ArgKind, ArgSpec, CommandSpec, KeyAccess, ALL};
+
+/// The ACL category every BF command belongs to.
+const CATEGORY: &str = "bloom";
+
+static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
+    version: 1,
+    sizeof_historyentry: std::mem::size_of::<raw::RedisModuleCommandHistoryEntry>(),
+    sizeof_keyspec: std::mem::size_of::<raw::RedisModuleCommandKeySpec>(),
+    sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
+};
+
+/// Registers all commands; fails the module load if any cannot be created.
+pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+    let with_category = add_category(ctx);
+    for (spec, handler) in ALL.iter().zip(HANDLERS) {
+        let name = c_string(spec.name);
+        let flags = c_string(spec.flags);
+        // SAFETY: called during OnLoad with the module's context; the strings outlive the calls.
+        let command = unsafe {
+            let create = raw::RedisModule_CreateCommand.ok_or("no RedisModule_CreateCommand")?;
+            if create(ctx, name.as_ptr(), Some(handler), flags.as_ptr(), 1, 1, 1)
+                != raw::REDISMODULE_OK as c_int
+            {
+                return Err(format!("could not create command {}", spec.name));
+            }
+            raw::RedisModule_GetCommand.map_or(ptr::null_mut(), |get| get(ctx, name.as_ptr()))
+        };
+        if command.is_null() {
+            continue; // Servers before 7.0 have no command objects: the command works, without docs.
+        }
+        set_acl_categories(command, spec, with_category)?;
+        set_info(command, spec)?;
+    }
+    Ok(())
+}
+
+/// Creates the `bloom` category where the server supports module categories (Redis ≥ 7.4, Valkey).
+fn add_category(ctx: *mut raw::RedisModuleCtx) -> bool {
+    let category = c_string(CATEGORY);
+    // SAFETY: OnLoad context; the string outlives the call.
+    unsafe {
+        raw::RedisModule_AddACLCategory
+            .is_some_and(|add| add(ctx, category.as_ptr()) == raw::REDISMODULE_OK as c_int)
+    }
+}
+
+/// Sets the command's categories where the server has the API (Redis ≥ 7.2); without our own
+/// category the standard ones still apply.
+fn set_acl_categories(
+    command: *mut raw::RedisModuleCommand,
+    spec: &CommandSpec,
+    with_category: bool,
+) -> Result<(), String> {
+    // SAFETY: reading an API pointer set by RedisModule_Init.
+    let Some(set) = (unsafe { raw::RedisModule_SetCommandACLCategories }) else {
+        return Ok(());
+    };
+    let categories: Vec<&str> = spec
+        .acl_categories
+        .split(' ')
+        .filter(|c| with_category || *c != CATEGORY)
+        .collect();
+    let categories = c_string(&categories.join(" "));
+    // SAFETY: `command` was returned by RedisModule_GetCommand; the string outlives the call.
+    if unsafe { set(command, categories.as_ptr()) } != raw::REDISMODULE_OK as c_int {
+        return Err(format!("could not set the ACL categories of {}", spec.name));
+    }
+    Ok(())
+}
+
+/// Owns every C string and argument array one `SetCommandInfo` call points into.
+#[derive(Default)]
+struct Arena {
+    strings: Vec<CString>,
+    arrays: Vec<Vec<raw::RedisModuleCommandArg>>,
+}
+
+impl Arena {
+    fn text(&mut self, text: &str) -> *const std::os::raw::c_char {
+        self.strings.push(c_string(text));
+        self.strings.last().map_or(ptr::null(), |s| s.as_ptr())
+    }
+
+    fn optional_text(&mut self, text: Option<&str>) -> *const std::os::raw::c_char {
+        text.map_or(ptr::null(), |t| self.text(t))
+    }
+
+    /// A zero-terminated argument array; its address stays put when `arrays` grows.
+    fn args(&mut self, specs: &[ArgSpec]) -> *mut raw::RedisModuleCommandArg {
+        let mut args: Vec<raw::RedisModuleCommandArg> =
+            specs.iter().map(|spec| self.arg(spec)).collect();
+        args.push(zeroed_arg());
+        let pointer = args.as_mut_ptr();
+        self.arrays.push(args);
+        pointer
+    }
+
+    fn arg(&mut self, spec: &ArgSpec) -> raw::RedisModuleCommandArg {
+        let (type_, subargs) = match spec.kind {
+            ArgKind::Key => (
+                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
+                ptr::null_mut(),
+            ),
+            ArgKind::String => (
+                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
+                ptr::null_mut(),
+            ),
+            ArgKind::Integer => (
+                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
+                ptr::null_mut(),
+            ),
+            ArgKind::Double => (
+                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_DOUBLE,
+                ptr::null_mut(),
+            ),
+            ArgKind::PureToken => (
+                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
+                ptr::null_mut(),
+            ),
+            ArgKind::OneOf(choices) => (
+                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
+                self.args(choices),
+            ),
+        };
+        let mut flags = 0;
+        if spec.optional {
+            flags |= raw::REDISMODULE_CMD_ARG_OPTIONAL;
+        }
+        if spec.multiple {
+            flags |= raw::REDISMODULE_CMD_ARG_MULTIPLE;
+        }
+        raw::RedisModuleCommandArg {
+            name: self.text(spec.name),
+            type_,
+            key_spec_index: if matches!(spec.kind, ArgKind::Key) {
+                0
+            } else {
+                -1
+            },
+            token: self.optional_text(spec.token),
+            flags: flags as c_int,
+            subargs,
+            ..zeroed_arg()
+        }
+    }
+}
+
+fn zeroed_arg() -> raw::RedisModuleCommandArg {
+    raw::RedisModuleCommandArg {
+        name: ptr::null(),
+        type_: 0,
+        key_spec_index: 0,
+        token: ptr::null(),
+        summary: ptr::null(),
+        since: ptr::null(),
+        flags: 0,
+        deprecated_since: ptr::null(),
+        subargs: ptr::null_mut(),
+        display_text: ptr::null(),
+    }
+}
+
+fn set_info(command: *mut raw::RedisModuleCommand, spec: &CommandSpec) -> Result<(), String> {
+    // SAFETY: reading an API pointer set by RedisModule_Init.
+    let Some(set) = (unsafe { raw::RedisModule_SetCommandInfo }) else {
+        return Ok(());
+    };
+    let mut arena = Arena::default();
+    let key_flags = match spec.key {
+        KeyAccess::Read => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+        KeyAccess::Write => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
+    };
+    // SAFETY: an all-zero key spec is the array terminator and a valid starting point.
+    let mut key_specs: [raw::RedisModuleCommandKeySpec; 2] = unsafe { std::mem::zeroed() };
+    key_specs[0].flags = u64::from(key_flags);
+    key_specs[0].begin_search_type =
+        raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+    key_specs[0].bs.index.pos = 1;
+    key_specs[0].find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
+    key_specs[0].fk.range.lastkey = 0;
+    key_specs[0].fk.range.keystep = 1;
+    key_specs[0].fk.range.limit = 0;
+    let info = raw::RedisModuleCommandInfo {
+        version: &INFO_VERSION,
+        summary: arena.text(spec.summary),
+        complexity: arena.text(spec.complexity),
+        since: arena.text(spec.since),
+        history: ptr::null_mut(),
+        tips: arena.optional_text(spec.tips),
+        arity: spec.arity,
+        key_specs: key_specs.as_mut_ptr(),
+        args: arena.args(spec.args),
+    };
+    // SAFETY: `command` came from RedisModule_GetCommand during OnLoad; every pointer in `info`
+    // points into `arena` or `key_specs`, which live until after the call.
+    if unsafe { set(command, &info) } != raw::REDISMODULE_OK as c_int {
+        return Err(format!("could not set the command info of {}", spec.name));
+    }
+    Ok(())
+}

@@ -1,0 +1,263 @@
+//! The `bf-error-rate`, `bf-initial-size` and `bf-expansion-factor` configs: defaults for
+//! filters created without explicit parameters. Changing them affects only new filters.
+//!
+//! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE` or the new
+//! names, case-insensitive), in the config file and with CONFIG SET/GET. The names are
+//! registered unprefixed where the server allows it (Redis ≥ 8, as RedisBloom does), and as
+//! `bf.bf-error-rate` etc. where the server requires the module prefix (Redis 7.x, Valkey).
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_void};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+use redis_module::{raw, Context, RedisString};
+
+use super::c_string;
+use crate::commands::{self, Defaults};
+
+/// One config: its value and how it is parsed. Values are stored as u64 (an f64's bits for
+/// the error rate) so that reads need no lock.
+pub struct Setting {
+    name: &'static CStr,
+    /// The RedisBloom module-argument name, accepted with a deprecation warning.
+    legacy_arg: Option<&'static str>,
+    parse: fn(&[u8]) -> Result<u64, &'static str>,
+    show: fn(u64) -> String,
+    value: AtomicU64,
+    /// The string last returned to CONFIG GET: the server copies it but does not free it.
+    shown: AtomicPtr<raw::RedisModuleString>,
+}
+
+static ERROR_RATE: Setting = Setting {
+    name: c"bf-error-rate",
+    legacy_arg: Some("ERROR_RATE"),
+    parse: parse_error_rate,
+    show: |bits| f64::from_bits(bits).to_string(),
+    value: AtomicU64::new(0.01f64.to_bits()),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static INITIAL_SIZE: Setting = Setting {
+    name: c"bf-initial-size",
+    legacy_arg: Some("INITIAL_SIZE"),
+    parse: |text| {
+        parse_in_range(
+            text,
+            1,
+            commands::MAX_CAPACITY,
+            "Value for `bf-initial-size` must be in the range [1, 1073741824]",
+        )
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(100),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static EXPANSION: Setting = Setting {
+    name: c"bf-expansion-factor",
+    legacy_arg: None,
+    parse: |text| {
+        parse_in_range(
+            text,
+            0,
+            commands::MAX_EXPANSION,
+            "Value for `bf-expansion-factor` must be in the range [0, 32768]",
+        )
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(2),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static SETTINGS: [&Setting; 3] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION];
+
+/// Cuckoo-filter settings RedisBloom users may pass; there is no Cuckoo filter here.
+const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];
+
+/// `REDISMODULE_CONFIG_UNPREFIXED`: Redis ≥ 8 only; older servers (and Valkey, which reports
+/// 7.2 here) refuse the flag, so it is asked for only where it exists.
+const CONFIG_UNPREFIXED: u32 = 1 << 9;
+const FIRST_VERSION_UNPREFIXED: (i32, i32) = (8, 0);
+
+/// The current defaults for new filters.
+pub fn defaults() -> Defaults {
+    Defaults {
+        error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
+        capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
+        expansion: u32::try_from(EXPANSION.value.load(Ordering::Relaxed)).unwrap_or(2),
+    }
+}
+
+fn parse_error_rate(text: &[u8]) -> Result<u64, &'static str> {
+    let rate = commands::parse_double(text).ok_or("Invalid value for `bf-error-rate`")?;
+    if !(rate > 0.0 && rate < 1.0) {
+        return Err("Value for `bf-error-rate` must be in the range (0.000000, 1.000000)");
+    }
+    Ok(rate.min(commands::ERROR_RATE_CAP).to_bits())
+}
+
+fn parse_in_range(
+    text: &[u8],
+    min: i64,
+    max: i64,
+    range_error: &'static str,
+) -> Result<u64, &'static str> {
+    let n = commands::parse_integer(text).ok_or(range_error)?;
+    if (min..=max).contains(&n) {
+        Ok(n as u64)
+    } else {
+        Err(range_error)
+    }
+}
+
+/// Applies module arguments (pairs of name and value), as RedisBloom's OnLoad does.
+pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), String> {
+    // A single empty argument is how some packagers load a module with none.
+    let args = if args.len() == 1 && args[0].as_slice().is_empty() {
+        &[]
+    } else {
+        args
+    };
+    if args.len() % 2 != 0 {
+        return Err("Invalid number of arguments passed".into());
+    }
+    for pair in args.chunks_exact(2) {
+        let (name, value) = (pair[0].as_slice(), pair[1].as_slice());
+        let name_text = String::from_utf8_lossy(name);
+        if IGNORED_ARGS
+            .iter()
+            .any(|a| name.eq_ignore_ascii_case(a.as_bytes()))
+        {
+            ctx.log_notice(&format!(
+                "Ignoring '{name_text}': redis-bf has no Cuckoo filter"
+            ));
+            continue;
+        }
+        let setting = SETTINGS
+            .iter()
+            .find(|s| {
+                name.eq_ignore_ascii_case(s.name.to_bytes())
+                    || s.legacy_arg
+                        .is_some_and(|legacy| name.eq_ignore_ascii_case(legacy.as_bytes()))
+            })
+            .ok_or_else(|| format!("Unrecognized option '{name_text}'"))?;
+        if !name.eq_ignore_ascii_case(setting.name.to_bytes()) {
+            ctx.log_warning(&format!(
+                "The '{name_text}' configuration is deprecated. Please use '{}' instead",
+                setting.name.to_string_lossy()
+            ));
+        }
+        let parsed =
+            (setting.parse)(value).map_err(|e| format!("{e} (module argument '{name_text}')"))?;
+        setting.value.store(parsed, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Registers the configs, with the values set so far as their defaults, then loads any
+/// values the config file gives.
+pub fn register(context: &Context) -> Result<(), String> {
+    let ctx = context.ctx;
+    let unprefixed = context
+        .get_redis_version()
+        .is_ok_and(|v| (v.major, v.minor) >= FIRST_VERSION_UNPREFIXED);
+    let flags = if unprefixed { CONFIG_UNPREFIXED } else { 0 };
+    // SAFETY: reading API pointers set by RedisModule_Init.
+    let (Some(register), Some(load)) = (unsafe { raw::RedisModule_RegisterStringConfig }, unsafe {
+        raw::RedisModule_LoadConfigs
+    }) else {
+        return Ok(()); // Servers before 7.0: module arguments only.
+    };
+    for setting in SETTINGS {
+        let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
+        let privdata = ptr::from_ref::<Setting>(setting)
+            .cast_mut()
+            .cast::<c_void>();
+        // SAFETY: OnLoad context; `name` and `default` are NUL-terminated and copied by the
+        // server; `privdata` points to a static that lives as long as the module.
+        let registered = unsafe {
+            register(
+                ctx,
+                setting.name.as_ptr(),
+                default.as_ptr(),
+                flags,
+                Some(get),
+                Some(set),
+                None,
+                privdata,
+            ) == raw::REDISMODULE_OK as c_int
+        };
+        if !registered {
+            return Err(format!(
+                "could not register config {}",
+                setting.name.to_string_lossy()
+            ));
+        }
+    }
+    // SAFETY: OnLoad context, after registering every config.
+    if unsafe { load(ctx) } != raw::REDISMODULE_OK as c_int {
+        return Err("could not load the bf configs".into());
+    }
+    Ok(())
+}
+
+/// # Safety
+/// `privdata` is the `&'static Setting` given at registration.
+unsafe fn setting<'a>(privdata: *mut c_void) -> &'a Setting {
+    // SAFETY: guaranteed by the caller.
+    unsafe { &*privdata.cast::<Setting>() }
+}
+
+unsafe extern "C" fn get(
+    _name: *const c_char,
+    privdata: *mut c_void,
+) -> *mut raw::RedisModuleString {
+    // SAFETY: the server passes back our privdata.
+    let setting = unsafe { setting(privdata) };
+    let text = (setting.show)(setting.value.load(Ordering::Relaxed));
+    // SAFETY: a context-less string is ours to free; the server copied the previous one when
+    // it got it, so freeing it now is safe. Configs are only read on the main thread.
+    unsafe {
+        let (Some(create), Some(free)) =
+            (raw::RedisModule_CreateString, raw::RedisModule_FreeString)
+        else {
+            return ptr::null_mut();
+        };
+        let fresh = create(ptr::null_mut(), text.as_ptr().cast::<c_char>(), text.len());
+        let old = setting.shown.swap(fresh, Ordering::Relaxed);
+        if !old.is_null() {
+            free(ptr::null_mut(), old);
+        }
+        fresh
+    }
+}
+
+unsafe extern "C" fn set(
+    _name: *const c_char,
+    value: *mut raw::RedisModuleString,
+    privdata: *mut c_void,
+    err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    // SAFETY: the server passes back our privdata and a live string.
+    let setting = unsafe { setting(privdata) };
+    match (setting.parse)(RedisString::string_as_slice(value)) {
+        Ok(parsed) => {
+            setting.value.store(parsed, Ordering::Relaxed);
+            raw::REDISMODULE_OK as c_int
+        }
+        Err(message) => {
+            // SAFETY: `err` is the server's out-parameter; it frees the string it receives.
+            unsafe {
+                if let Some(create) = raw::RedisModule_CreateString {
+                    *err = create(
+                        ptr::null_mut(),
+                        message.as_ptr().cast::<c_char>(),
+                        message.len(),
+                    );
+                }
+            }
+            raw::REDISMODULE_ERR as c_int
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! The `MBbloom--` data type: RedisBloom's name and encoding version, so RedisBloom's RDB
+//! files and DUMP payloads load here and ours load there.
+//!
+//! Each callback is a few lines delegating to the core. Values are `Box<Chain>`: created by
+//! `RedisKeyWritable::set_value` (Box::into_raw) and by `rdb_load`/`copy`, released by `free`.
+
+use std::os::raw::{c_char, c_int, c_longlong, c_void};
+use std::ptr;
+
+use redis_module::native_types::RedisType;
+use redis_module::raw;
+
+use super::dispatch::guarded;
+use crate::core::chain::Chain;
+use crate::core::encoding::{
+    self, RDB_DEFAULT_GROWTH, RDB_ENCODING_VERSION, RDB_GROWTH_SINCE, RDB_OPTIONS_SINCE,
+};
+use crate::core::filter::{try_copy, Link};
+use crate::core::sizing::Layout;
+
+pub static BLOOM_TYPE: RedisType = RedisType::new(
+    "MBbloom--",
+    RDB_ENCODING_VERSION,
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load),
+        rdb_save: Some(rdb_save),
+        aof_rewrite: Some(aof_rewrite),
+        mem_usage: Some(mem_usage),
+        digest: Some(digest),
+        free: Some(free),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: Some(free_effort),
+        unlink: None,
+        copy: Some(copy),
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    },
+);
+
+/// The chain behind a value pointer.
+///
+/// # Safety
+/// `value` must be a live `Box<Chain>` pointer handed out by this module.
+unsafe fn chain<'a>(value: *const c_void) -> &'a Chain {
+    // SAFETY: guaranteed by the caller.
+    unsafe { &*value.cast::<Chain>() }
+}
+
+fn into_value(chain: Chain) -> *mut c_void {
+    Box::into_raw(Box::new(chain)).cast()
+}
+
+unsafe extern "C" fn free(value: *mut c_void) {
+    // SAFETY: Redis frees each value once, with the pointer we gave it.
+    drop(unsafe { Box::from_raw(value.cast::<Chain>()) });
+}
+
+unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
+    // SAFETY: Redis passes a live value of this type.
+    usize::try_from(unsafe { chain(value) }.memory_usage()).unwrap_or(usize::MAX)
+}
+
+/// Bigger values are freed by the lazy-free thread (UNLINK, lazyfree-lazy-*): one unit of
+/// effort per 64 KiB, so filters above ~4 MiB pass Redis's threshold of 64.
+unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
+    // SAFETY: Redis passes a live value of this type.
+    let chain = unsafe { chain(value) };
+    let bytes = chain.memory_usage();
+    chain.links().len() + usize::try_from(bytes >> 16).unwrap_or(usize::MAX)
+}
+
+unsafe extern "C" fn copy(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    // SAFETY: Redis passes a live value of this type. A null return makes COPY fail cleanly.
+    let chain = unsafe { chain(value) };
+    guarded(ptr::null_mut(), || {
+        chain.try_clone().map_or(ptr::null_mut(), into_value)
+    })
+}
+
+unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes a live value of this type.
+    let chain = unsafe { chain(value) };
+    raw::save_unsigned(rdb, chain.items());
+    raw::save_unsigned(rdb, chain.links().len() as u64);
+    raw::save_unsigned(rdb, u64::from(chain.options()));
+    raw::save_unsigned(rdb, u64::from(chain.growth()));
+    for link in chain.links() {
+        let l = link.layout();
+        raw::save_unsigned(rdb, l.entries);
+        raw::save_double(rdb, l.error);
+        raw::save_unsigned(rdb, u64::from(l.hashes));
+        raw::save_double(rdb, l.bpe);
+        raw::save_unsigned(rdb, l.bits);
+        raw::save_unsigned(rdb, u64::from(l.n2));
+        raw::save_slice(rdb, link.bytes());
+        raw::save_unsigned(rdb, link.items());
+    }
+}
+
+unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    // A null return fails the load: RESTORE answers `ERR Bad data format`.
+    guarded(ptr::null_mut(), || {
+        load(rdb, encver).map_or(ptr::null_mut(), into_value)
+    })
+}
+
+/// Reads a value field by field, validating each link's layout before reading its bits.
+/// Read errors (truncated payloads) show as `Err` because the module handles I/O errors.
+fn load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
+    if !(encoding::RDB_OLDEST_ENCODING_VERSION..=RDB_ENCODING_VERSION).contains(&encver) {
+        return None;
+    }
+    let unsigned = || raw::load_unsigned(rdb).ok();
+    let items = unsigned()?;
+    let nfilters = unsigned()?;
+    let options = if encver >= RDB_OPTIONS_SINCE {
+        u32::try_from(unsigned()?).ok()?
+    } else {
+        0
+    };
+    let growth = if encver >= RDB_GROWTH_SINCE {
+        u32::try_from(unsigned()?).ok()?
+    } else {
+        RDB_DEFAULT_GROWTH
+    };
+    let mut links = Vec::new();
+    for _ in 0..nfilters {
+        let entries = unsigned()?;
+        let error = raw::load_double(rdb).ok()?;
+        let hashes = u32::try_from(unsigned()?).ok()?;
+        let bpe = raw::load_double(rdb).ok()?;
+        let bits = unsigned()?;
+        let n2 = u8::try_from(unsigned()?).ok()?;
+        let layout = Layout {
+            entries,
+            error,
+            bpe,
+            hashes,
+            bits,
+            n2,
+        };
+        if !layout.is_consistent() {
+            return None;
+        }
+        let data = try_copy(raw::load_string_buffer(rdb).ok()?.as_ref()).ok()?;
+        let link_items = unsigned()?;
+        links.try_reserve(1).ok()?;
+        links.push(Link::from_saved(layout, data, link_items).ok()?);
+    }
+    Chain::from_links(items, options, growth, links).ok()
+}
+
+/// Rewrites the value as the BF.LOADCHUNK sequence BF.SCANDUMP would give (used when the AOF
+/// has no RDB preamble).
+unsafe extern "C" fn aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: Redis passes a live value of this type.
+    let chain = unsafe { chain(value) };
+    let header = encoding::encode_header(chain);
+    emit_loadchunk(aof, key, 1, &header);
+    let mut iter = 1;
+    while let Some((next, data)) = encoding::chunk_at(chain, iter) {
+        emit_loadchunk(aof, key, next, data);
+        iter = next;
+    }
+}
+
+fn emit_loadchunk(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    iter: i64,
+    data: &[u8],
+) {
+    // SAFETY: "slb" takes a RedisModuleString*, a long long and a (pointer, length) buffer,
+    // exactly the arguments passed; all of them outlive the call.
+    unsafe {
+        if let Some(emit) = raw::RedisModule_EmitAOF {
+            emit(
+                aof,
+                c"BF.LOADCHUNK".as_ptr(),
+                c"slb".as_ptr(),
+                key,
+                iter as c_longlong,
+                data.as_ptr().cast::<c_char>(),
+                data.len(),
+            );
+        }
+    }
+}
+
+/// DEBUG DIGEST / DIGEST-VALUE: every field and every bit, so any difference shows.
+unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: Redis passes a live value of this type.
+    let chain = unsafe { chain(value) };
+    let numbers = [
+        u64::from(chain.options()),
+        u64::from(chain.growth()),
+        chain.items(),
+    ];
+    add_numbers(md, &numbers);
+    for link in chain.links() {
+        let l = link.layout();
+        add_numbers(
+            md,
+            &[
+                l.entries,
+                l.error.to_bits(),
+                u64::from(l.hashes),
+                l.bits,
+                u64::from(l.n2),
+                link.items(),
+            ],
+        );
+        // SAFETY: `md` is the digest Redis passed; the slice outlives the call.
+        unsafe {
+            if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
+                add(
+                    md,
+                    link.bytes().as_ptr().cast::<c_char>(),
+                    link.bytes().len(),
+                );
+            }
+        }
+    }
+    // SAFETY: as above.
+    unsafe {
+        if let Some(end) = raw::RedisModule_DigestEndSequence {
+            end(md);
+        }
+    }
+}
+
+fn add_numbers(md: *mut raw::RedisModuleDigest, numbers: &[u64]) {
+    for &n in numbers {
+        // SAFETY: `md` is the digest Redis passed to `digest`.
+        unsafe {
+            if let Some(add) = raw::RedisModule_DigestAddLongLong {
+                add(md, n as c_longlong);
+            }
+        }
+    }
+}

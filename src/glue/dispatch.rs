@@ -1,0 +1,87 @@
+//! The boundary between the server and the commands: one `extern "C"` entry point per
+//! command, each running the command under `catch_unwind`. A panic that crossed into the
+//! server would abort it; here it becomes an error reply and a line in the server log.
+
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use redis_module::{decode_args, raw, Context};
+
+use super::{config, data_type, reply};
+use crate::commands::errors::Failure;
+use crate::commands::{Call, CommandSpec, ALL};
+
+/// A command entry point as `RedisModule_CreateCommand` takes it.
+pub type Handler = unsafe extern "C" fn(
+    *mut raw::RedisModuleCtx,
+    *mut *mut raw::RedisModuleString,
+    c_int,
+) -> c_int;
+
+/// The entry point of `ALL[i]` is `HANDLERS[i]`. Redis passes no user data to a command,
+/// so each command needs its own function; the const parameter makes them.
+pub static HANDLERS: [Handler; ALL.len()] = [
+    dispatch::<0>,
+    dispatch::<1>,
+    dispatch::<2>,
+    dispatch::<3>,
+    dispatch::<4>,
+    dispatch::<5>,
+    dispatch::<6>,
+    dispatch::<7>,
+    dispatch::<8>,
+    dispatch::<9>,
+    dispatch::<10>,
+];
+
+const INTERNAL_ERROR: &str = "ERR internal error in redis-bf, see the server log";
+
+unsafe extern "C" fn dispatch<const I: usize>(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    run(ALL[I], ctx, argv, argc);
+    raw::Status::Ok as c_int
+}
+
+fn run(
+    spec: &CommandSpec,
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) {
+    let context = Context::new(ctx);
+    let args = decode_args(ctx, argv, argc);
+    let call = Call {
+        ctx: &context,
+        args: &args,
+        bloom_type: &data_type::BLOOM_TYPE,
+        defaults: config::defaults(),
+    };
+    match catch_unwind(AssertUnwindSafe(|| (spec.run)(&call))) {
+        Ok(Ok(value)) => reply::send(ctx, &value),
+        Ok(Err(Failure::Message(text))) => reply::error(ctx, text),
+        Ok(Err(Failure::WrongArity)) => {
+            // SAFETY: `ctx` is the live context of this command.
+            unsafe {
+                if let Some(wrong_arity) = raw::RedisModule_WrongArity {
+                    wrong_arity(ctx);
+                }
+            }
+        }
+        Err(_) => reply::error(ctx, INTERNAL_ERROR),
+    }
+}
+
+/// Runs a data-type callback, turning a panic into `fallback` (the hook has logged it).
+pub fn guarded<T>(fallback: T, callback: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(callback)).unwrap_or(fallback)
+}
+
+/// Sends panic messages to the server log: stderr is often /dev/null under a daemonized server.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        redis_module::logging::log_warning(format!("redis-bf: {info}"));
+    }));
+}
