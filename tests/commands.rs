@@ -1,0 +1,663 @@
+//! Every command's replies and error strings, byte for byte as RedisBloom sends them, in
+//! RESP2 and RESP3 (shared/reference/redisbloom-bf.md §1).
+
+mod common;
+
+use common::*;
+
+const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+#[test]
+fn reserve_creates_filters_and_validates_in_redisbloom_order() {
+    let server = Server::start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("BF.RESERVE bf 0.01 1000"), ok());
+    assert_eq!(c.cmd("BF.RESERVE bf 0.01 1000"), err("ERR item exists"));
+    c.cmd("SET str x");
+    assert_eq!(c.cmd("BF.RESERVE str 0.01 1000"), err(WRONGTYPE));
+    // Argument errors come before key errors.
+    assert_eq!(c.cmd("BF.RESERVE bf abc 1000"), err("ERR bad error rate"));
+    for rate in ["0", "1", "-0.5", "1.5", "inf"] {
+        assert_eq!(
+            c.call(&["BF.RESERVE", "x", rate, "100"]),
+            err("ERR error rate must be in the range (0.000000, 1.000000)")
+        );
+    }
+    assert_eq!(c.cmd("BF.RESERVE x 0.01 abc"), err("ERR bad capacity"));
+    assert_eq!(c.cmd("BF.RESERVE x 0.01 1.5"), err("ERR bad capacity"));
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 0"),
+        err("ERR capacity must be in the range [1, 1073741824]")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 1073741825"),
+        err("ERR capacity must be in the range [1, 1073741824]")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 100 EXPANSION"),
+        err("ERR no expansion")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 100 EXPANSION two"),
+        err("ERR bad expansion")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 100 EXPANSION 2 NONSCALING"),
+        err("Nonscaling filters cannot expand")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 100 NONSCALING EXPANSION 3"),
+        err("Nonscaling filters cannot expand")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 100 EXPANSION 32769"),
+        err("ERR expansion must be in the range [0, 32768]")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 100 EXPANSION -1"),
+        err("ERR expansion must be in the range [0, 32768]")
+    );
+    assert_eq!(
+        c.cmd("EXISTS x"),
+        int(0),
+        "a failed RESERVE changes nothing"
+    );
+    // Arity comes from Redis itself, with the lowercase name as RedisBloom registers it.
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01"),
+        err("ERR wrong number of arguments for 'bf.reserve' command")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE x 0.01 100 a b c d"),
+        err("ERR wrong number of arguments for 'bf.reserve' command")
+    );
+    // Unknown extra arguments are ignored, as RedisBloom does.
+    assert_eq!(c.cmd("BF.RESERVE extra 0.01 100 whatever"), ok());
+}
+
+#[test]
+fn reserve_options_shape_the_filter() {
+    let server = Server::start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("BF.RESERVE e0 0.01 100 EXPANSION 0"), ok());
+    assert_eq!(
+        c.cmd("BF.INFO e0 EXPANSION"),
+        Value::Array(vec![Value::Nil])
+    );
+    assert_eq!(c.cmd("BF.RESERVE e5 0.01 100 expansion 5"), ok());
+    assert_eq!(c.cmd("BF.INFO e5 EXPANSION"), ints(&[5]));
+    assert_eq!(c.cmd("BF.RESERVE ns 0.01 100 nonscaling"), ok());
+    assert_eq!(
+        c.cmd("BF.INFO ns EXPANSION"),
+        Value::Array(vec![Value::Nil])
+    );
+    // Error rates above 0.25 are capped, silently: 0.25 · 0.5 per link → same size as 0.25.
+    assert_eq!(c.cmd("BF.RESERVE high 0.9 100"), ok());
+    assert_eq!(c.cmd("BF.RESERVE quarter 0.25 100"), ok());
+    assert_eq!(c.cmd("BF.INFO high SIZE"), c.cmd("BF.INFO quarter SIZE"));
+    // A key named like an option is just a key (RedisBloom would turn NONSCALING on).
+    assert_eq!(c.cmd("BF.RESERVE nonscaling 0.01 100"), ok());
+    assert_eq!(c.cmd("BF.INFO nonscaling EXPANSION"), ints(&[2]));
+}
+
+#[test]
+fn add_and_exists_resp2() {
+    let server = Server::start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("BF.ADD bf item1"), int(1));
+    assert_eq!(c.cmd("BF.ADD bf item1"), int(0));
+    assert_eq!(c.cmd("BF.EXISTS bf item1"), int(1));
+    assert_eq!(c.cmd("BF.EXISTS bf nope"), int(0));
+    assert_eq!(c.cmd("BF.MADD bf a b item1"), ints(&[1, 1, 0]));
+    assert_eq!(c.cmd("BF.MEXISTS bf a b c"), ints(&[1, 1, 0]));
+    // Auto-created with the defaults: capacity 100, error 0.01, expansion 2.
+    assert_eq!(
+        c.cmd("BF.INFO bf"),
+        Value::Array(vec![
+            simple("Capacity"),
+            int(100),
+            simple("Size"),
+            int(240),
+            simple("Number of filters"),
+            int(1),
+            simple("Number of items inserted"),
+            int(3),
+            simple("Expansion rate"),
+            int(2),
+        ])
+    );
+    // Binary-safe items.
+    assert_eq!(c.call_bytes(&[b"BF.ADD", b"bf", b"\x00\xff\r\n"]), int(1));
+    assert_eq!(
+        c.call_bytes(&[b"BF.EXISTS", b"bf", b"\x00\xff\r\n"]),
+        int(1)
+    );
+    assert_eq!(c.call_bytes(&[b"BF.ADD", b"bf", b""]), int(1));
+    assert_eq!(c.call_bytes(&[b"BF.EXISTS", b"bf", b""]), int(1));
+}
+
+#[test]
+fn add_and_exists_resp3_use_booleans() {
+    let server = Server::start();
+    let mut c = server.conn().resp3();
+    assert_eq!(c.cmd("BF.ADD bf x"), Value::Bool(true));
+    assert_eq!(c.cmd("BF.ADD bf x"), Value::Bool(false));
+    assert_eq!(c.cmd("BF.EXISTS bf x"), Value::Bool(true));
+    assert_eq!(c.cmd("BF.EXISTS missing x"), Value::Bool(false));
+    assert_eq!(c.cmd("BF.MADD bf x y"), bools(&[false, true]));
+    assert_eq!(c.cmd("BF.MEXISTS bf x y z"), bools(&[true, true, false]));
+    assert_eq!(c.cmd("BF.INSERT bf ITEMS y w"), bools(&[false, true]));
+    assert_eq!(c.cmd("BF.CARD bf"), int(3));
+}
+
+#[test]
+fn missing_and_wrong_type_keys() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    // EXISTS answers 0 for both, as RedisBloom.
+    assert_eq!(c.cmd("BF.EXISTS missing x"), int(0));
+    assert_eq!(c.cmd("BF.EXISTS str x"), int(0));
+    assert_eq!(c.cmd("BF.MEXISTS missing x y"), ints(&[0, 0]));
+    assert_eq!(c.cmd("BF.MEXISTS str x y"), ints(&[0, 0]));
+    assert_eq!(c.cmd("BF.CARD missing"), int(0));
+    assert_eq!(c.cmd("BF.CARD str"), err(WRONGTYPE));
+    for command in ["BF.INFO", "BF.DEBUG"] {
+        assert_eq!(c.call(&[command, "missing"]), err("ERR not found"));
+        assert_eq!(c.call(&[command, "str"]), err(WRONGTYPE));
+    }
+    assert_eq!(c.cmd("BF.SCANDUMP missing 0"), err("ERR not found"));
+    assert_eq!(c.cmd("BF.SCANDUMP str 0"), err(WRONGTYPE));
+    assert_eq!(c.cmd("BF.ADD str x"), err(WRONGTYPE));
+    assert_eq!(c.cmd("BF.MADD str x"), err(WRONGTYPE));
+    assert_eq!(c.cmd("BF.INSERT str ITEMS x"), err(WRONGTYPE));
+    assert_eq!(c.cmd("BF.LOADCHUNK str 1 x"), err(WRONGTYPE));
+    assert_eq!(
+        c.cmd("GET str"),
+        bulk(b"x"),
+        "wrong-type writes leave the key alone"
+    );
+    assert_eq!(
+        c.cmd("BF.INSERT missing NOCREATE ITEMS x"),
+        err("ERR not found")
+    );
+    assert_eq!(c.cmd("EXISTS missing"), int(0));
+}
+
+#[test]
+fn arity_errors_name_the_lowercase_command() {
+    let server = Server::start();
+    let mut c = server.conn();
+    for (line, name) in [
+        ("BF.ADD k", "bf.add"),
+        ("BF.ADD k a b", "bf.add"),
+        ("BF.MADD k", "bf.madd"),
+        ("BF.EXISTS k", "bf.exists"),
+        ("BF.MEXISTS k", "bf.mexists"),
+        ("BF.INFO", "bf.info"),
+        ("BF.CARD", "bf.card"),
+        ("BF.CARD a b", "bf.card"),
+        ("BF.DEBUG", "bf.debug"),
+        ("BF.SCANDUMP k", "bf.scandump"),
+        ("BF.LOADCHUNK k 1", "bf.loadchunk"),
+        ("BF.INSERT k ITEMS", "bf.insert"),
+    ] {
+        assert_eq!(
+            c.cmd(line),
+            err(&format!(
+                "ERR wrong number of arguments for '{name}' command"
+            )),
+            "{line}"
+        );
+    }
+    // Arity the module checks itself (Redis only knows a minimum).
+    assert_eq!(
+        c.cmd("BF.INFO k CAPACITY extra"),
+        err("ERR wrong number of arguments for 'bf.info' command")
+    );
+}
+
+#[test]
+fn nonscaling_filters_fill_up() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // RedisBloom's test_nonscaling_err: the array ends at the first "full" error.
+    assert_eq!(
+        c.cmd("BF.INSERT n CAPACITY 3 NONSCALING ITEMS a b c d e"),
+        Value::Array(vec![
+            int(1),
+            int(1),
+            int(1),
+            err("ERR non scaling filter is full"),
+        ])
+    );
+    assert_eq!(c.cmd("BF.ADD n d"), err("ERR non scaling filter is full"));
+    assert_eq!(
+        c.cmd("BF.MADD n a d e"),
+        Value::Array(vec![int(0), err("ERR non scaling filter is full")])
+    );
+    assert_eq!(
+        c.cmd("BF.ADD n a"),
+        int(0),
+        "existing items answer 0 even when full"
+    );
+    assert_eq!(
+        c.cmd("BF.INFO n"),
+        Value::Array(vec![
+            simple("Capacity"),
+            int(3),
+            simple("Size"),
+            int(104),
+            simple("Number of filters"),
+            int(1),
+            simple("Number of items inserted"),
+            int(3),
+            simple("Expansion rate"),
+            Value::Nil,
+        ])
+    );
+}
+
+#[test]
+fn scaling_adds_sub_filters() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("BF.RESERVE s 0.01 10 EXPANSION 3");
+    // 100 items fill the links of 10 and 30 and go on into the one of 90.
+    let items: Vec<String> = (0..100).map(|i| format!("item{i}")).collect();
+    let mut args = vec!["BF.MADD", "s"];
+    args.extend(items.iter().map(String::as_str));
+    let added = c
+        .call(&args)
+        .array()
+        .iter()
+        .filter(|v| **v == int(1))
+        .count() as i64;
+    assert_eq!(c.cmd("BF.CARD s"), int(added));
+    assert_eq!(c.cmd("BF.INFO s FILTERS"), ints(&[3]));
+    assert_eq!(c.cmd("BF.INFO s CAPACITY"), ints(&[10 + 30 + 90]));
+    let mut check = vec!["BF.MEXISTS", "s"];
+    check.extend(items.iter().map(String::as_str));
+    assert!(
+        c.call(&check).array().iter().all(|v| *v == int(1)),
+        "no false negatives across links"
+    );
+    let debug = c.cmd("BF.DEBUG s").array();
+    assert_eq!(debug.len(), 4);
+    assert_eq!(
+        debug[1],
+        bulk(b"bytes:16 bits:128 hashes:8 hashwidth:64 capacity:10 size:10 ratio:0.005")
+    );
+    assert_eq!(
+        debug[2],
+        bulk(b"bytes:48 bits:384 hashes:9 hashwidth:64 capacity:30 size:30 ratio:0.0025")
+    );
+}
+
+#[test]
+fn insert_options() {
+    let server = Server::start();
+    let mut c = server.conn();
+    assert_eq!(
+        c.cmd("BF.INSERT a CAPACITY 50000 ERROR 0.001 ITEMS x"),
+        ints(&[1])
+    );
+    // RedisBloom's test_insert debug line.
+    assert_eq!(
+        c.cmd("BF.DEBUG a").array()[1],
+        bulk(b"bytes:98880 bits:791040 hashes:11 hashwidth:64 capacity:50000 size:1 ratio:0.0005")
+    );
+    // Prefixes, as RedisBloom reads them; the last repeat wins; EXPANSION 0 means non-scaling.
+    assert_eq!(
+        c.cmd("BF.INSERT b cap 7 cap 8 er 0.1 exp 4 items x y"),
+        ints(&[1, 1])
+    );
+    assert_eq!(c.cmd("BF.INFO b CAPACITY"), ints(&[8]));
+    assert_eq!(c.cmd("BF.INFO b EXPANSION"), ints(&[4]));
+    assert_eq!(c.cmd("BF.INSERT c EXPANSION 0 ITEMS x"), ints(&[1]));
+    assert_eq!(c.cmd("BF.INFO c EXPANSION"), Value::Array(vec![Value::Nil]));
+    assert_eq!(
+        c.cmd("BF.INSERT d NONSCALING EXPANSION 5 ITEMS x"),
+        ints(&[1]),
+        "NONSCALING wins"
+    );
+    assert_eq!(c.cmd("BF.INFO d EXPANSION"), Value::Array(vec![Value::Nil]));
+    // Options are ignored once the filter exists.
+    assert_eq!(c.cmd("BF.INSERT a CAPACITY 5 ITEMS y"), ints(&[1]));
+    assert_eq!(c.cmd("BF.INFO a CAPACITY"), ints(&[50000]));
+    assert_eq!(c.cmd("BF.INSERT a NOCREATE ITEMS z"), ints(&[1]));
+    // Value errors carry no ERR, as RedisBloom's.
+    for (line, error) in [
+        ("BF.INSERT e ERROR 0 ITEMS x", "Bad error rate"),
+        ("BF.INSERT e ERROR abc ITEMS x", "Bad error rate"),
+        ("BF.INSERT e ERROR 1 ITEMS x", "Bad error rate"),
+        ("BF.INSERT e CAPACITY 0 ITEMS x", "Bad capacity"),
+        ("BF.INSERT e CAPACITY 1073741825 ITEMS x", "Bad capacity"),
+        ("BF.INSERT e EXPANSION -1 ITEMS x", "Bad expansion"),
+        ("BF.INSERT e EXPANSION 32769 ITEMS x", "Bad expansion"),
+        ("BF.INSERT e FOO ITEMS x", "Unknown argument received"),
+        (
+            "BF.INSERT e CAPACITY",
+            "ERR wrong number of arguments for 'bf.insert' command",
+        ),
+        ("BF.INSERT e CAPACITY 10 x", "Unknown argument received"),
+        (
+            "BF.INSERT e CAPACITY 10 NONSCALING",
+            "ERR wrong number of arguments for 'bf.insert' command",
+        ),
+    ] {
+        assert_eq!(c.cmd(line), err(error), "{line}");
+    }
+    assert_eq!(c.cmd("EXISTS e"), int(0));
+}
+
+#[test]
+fn info_fields_resp2_and_resp3() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("BF.RESERVE bf 0.001 100");
+    c.cmd("BF.ADD bf x");
+    for (field, value) in [
+        ("CAPACITY", 100),
+        ("size", 296),
+        ("Filters", 1),
+        ("ITEMS", 1),
+        ("EXPANSION", 2),
+    ] {
+        assert_eq!(c.call(&["BF.INFO", "bf", field]), ints(&[value]), "{field}");
+    }
+    assert_eq!(c.cmd("BF.INFO bf NOPE"), err("Invalid information value"));
+    assert_eq!(
+        c.cmd("BF.INFO missing NOPE"),
+        err("ERR not found"),
+        "the key is checked first"
+    );
+    let mut c3 = server.conn().resp3();
+    assert_eq!(
+        c3.cmd("BF.INFO bf"),
+        Value::Map(vec![
+            (simple("Capacity"), int(100)),
+            (simple("Size"), int(296)),
+            (simple("Number of filters"), int(1)),
+            (simple("Number of items inserted"), int(1)),
+            (simple("Expansion rate"), int(2)),
+        ])
+    );
+    assert_eq!(
+        c3.cmd("BF.INFO bf ITEMS"),
+        Value::Map(vec![(simple("Number of items inserted"), int(1))])
+    );
+    c3.cmd("BF.RESERVE ns 0.01 10 NONSCALING");
+    assert_eq!(
+        c3.cmd("BF.INFO ns EXPANSION"),
+        Value::Map(vec![(simple("Expansion rate"), Value::Null)])
+    );
+}
+
+#[test]
+fn debug_lists_every_link() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("BF.ADD bf x");
+    assert_eq!(
+        c.cmd("BF.DEBUG bf"),
+        Value::Array(vec![
+            bulk(b"size:1"),
+            bulk(b"bytes:144 bits:1152 hashes:8 hashwidth:64 capacity:100 size:1 ratio:0.005"),
+        ])
+    );
+}
+
+#[test]
+fn scandump_matches_the_documented_example() {
+    let server = Server::start();
+    for mut c in [server.conn(), server.conn().resp3()] {
+        c.cmd("DEL bf");
+        c.cmd("BF.RESERVE bf 0.1 10");
+        c.cmd("BF.ADD bf item1");
+        let header = b"\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x02\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x9a\x99\x99\x99\x99\x99\xa9?J\xf7\xd4\x9e\xde\xf0\x18@\x05\x00\x00\x00\n\x00\x00\x00\x00\x00\x00\x00\x00";
+        assert_eq!(
+            c.cmd("BF.SCANDUMP bf 0"),
+            Value::Array(vec![int(1), bulk(header)])
+        );
+        assert_eq!(
+            c.cmd("BF.SCANDUMP bf 1"),
+            Value::Array(vec![int(9), bulk(b"\x01\x08\x00\x80\x00\x04 \x00")])
+        );
+        assert_eq!(
+            c.cmd("BF.SCANDUMP bf 9"),
+            Value::Array(vec![int(0), bulk(b"")])
+        );
+        assert_eq!(
+            c.cmd("BF.SCANDUMP bf -3"),
+            Value::Array(vec![int(0), bulk(b"")])
+        );
+        assert_eq!(
+            c.cmd("BF.SCANDUMP bf 100"),
+            Value::Array(vec![int(0), bulk(b"")])
+        );
+        assert_eq!(
+            c.cmd("BF.SCANDUMP bf x"),
+            err("Second argument must be numeric")
+        );
+    }
+}
+
+/// Copies `from` to `to` with SCANDUMP/LOADCHUNK, as a client would.
+fn scandump_copy(src: &mut Conn, from: &str, dst: &mut Conn, to: &str) {
+    let mut iter = 0i64;
+    loop {
+        let reply = src.call(&["BF.SCANDUMP", from, &iter.to_string()]).array();
+        let next = reply[0].int();
+        if next == 0 {
+            break;
+        }
+        let data = reply[1].bulk();
+        assert_eq!(
+            dst.call_bytes(&[
+                b"BF.LOADCHUNK",
+                to.as_bytes(),
+                next.to_string().as_bytes(),
+                &data
+            ]),
+            ok()
+        );
+        iter = next;
+    }
+}
+
+#[test]
+fn scandump_and_loadchunk_round_trip() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("BF.RESERVE src 0.001 50 EXPANSION 2");
+    for i in 0..500 {
+        c.call(&["BF.ADD", "src", &format!("member{i}")]);
+    }
+    let mut d = server.conn();
+    scandump_copy(&mut c, "src", &mut d, "dst");
+    assert_eq!(
+        c.cmd("DEBUG DIGEST-VALUE src"),
+        c.cmd("DEBUG DIGEST-VALUE dst")
+    );
+    assert_eq!(c.cmd("BF.INFO src"), c.cmd("BF.INFO dst"));
+    for i in 0..500 {
+        assert_eq!(c.call(&["BF.EXISTS", "dst", &format!("member{i}")]), int(1));
+    }
+}
+
+#[test]
+fn loadchunk_rejects_bad_input_and_changes_nothing() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("BF.RESERVE bf 0.1 10");
+    c.cmd("BF.ADD bf item1");
+    let header = c.cmd("BF.SCANDUMP bf 0").array()[1].bulk();
+    assert_eq!(
+        c.cmd("BF.LOADCHUNK x abc data"),
+        err("ERR Second argument must be numeric")
+    );
+    assert_eq!(c.cmd("BF.LOADCHUNK x 9 data"), err("ERR not found"));
+    assert_eq!(
+        c.call_bytes(&[b"BF.LOADCHUNK", b"x", b"1", b"garbage"]),
+        err("ERR received bad data")
+    );
+    assert_eq!(
+        c.call_bytes(&[b"BF.LOADCHUNK", b"x", b"1", &header[..header.len() - 1]]),
+        err("ERR received bad data")
+    );
+    // Every corruption of one byte of the header is refused or yields a consistent filter.
+    for i in 0..header.len() {
+        let mut corrupt = header.clone();
+        corrupt[i] ^= 0x40;
+        let reply = c.call_bytes(&[b"BF.LOADCHUNK", b"fuzz", b"1", &corrupt]);
+        assert!(
+            reply == ok()
+                || reply == err("ERR received bad data")
+                || reply == err("ERR Insufficient memory to create filter"),
+            "{reply:?}"
+        );
+        c.cmd("DEL fuzz");
+    }
+    assert_eq!(c.call_bytes(&[b"BF.LOADCHUNK", b"y", b"1", &header]), ok());
+    // Iterator 1 on an existing key takes the chunk path, as in RedisBloom.
+    assert_eq!(
+        c.call_bytes(&[b"BF.LOADCHUNK", b"y", b"1", &header]),
+        err("ERR received bad data")
+    );
+    assert_eq!(c.cmd("BF.LOADCHUNK y 0 x"), err("ERR received bad data"));
+    assert_eq!(c.cmd("BF.LOADCHUNK y -5 x"), err("ERR received bad data"));
+    assert_eq!(c.cmd("BF.LOADCHUNK y 3 abcd"), err("ERR received bad data"));
+    assert_eq!(
+        c.cmd("BF.LOADCHUNK y 4 abcd"),
+        err("ERR invalid offset - no link found")
+    );
+    assert_eq!(
+        c.cmd("BF.LOADCHUNK y 100 abcd"),
+        err("ERR invalid offset - no link found")
+    );
+    assert_eq!(
+        c.cmd("BF.LOADCHUNK y 10 123456789"),
+        err("ERR invalid chunk - Too big for current filter")
+    );
+    assert_eq!(
+        c.cmd("BF.SCANDUMP y 1").array()[1],
+        bulk(&[0; 8]),
+        "failed chunks wrote nothing"
+    );
+    assert_eq!(
+        c.call_bytes(&[
+            b"BF.LOADCHUNK",
+            b"y",
+            b"9",
+            b"\x01\x08\x00\x80\x00\x04 \x00"
+        ]),
+        ok()
+    );
+    assert_eq!(c.cmd("BF.EXISTS y item1"), int(1));
+}
+
+#[test]
+fn keyspace_notifications_for_writes() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CONFIG SET notify-keyspace-events KEA");
+    let mut sub = server.conn();
+    assert_eq!(
+        sub.cmd("SUBSCRIBE __keyevent@0__:bf.add").array()[0],
+        bulk(b"subscribe")
+    );
+    c.cmd("BF.ADD k x");
+    assert_eq!(
+        sub.read(),
+        Value::Array(vec![
+            bulk(b"message"),
+            bulk(b"__keyevent@0__:bf.add"),
+            bulk(b"k")
+        ])
+    );
+    let mut psub = server.conn();
+    psub.cmd("PSUBSCRIBE __keyspace@0__:*");
+    for line in ["BF.RESERVE r 0.01 10", "BF.MADD k a", "BF.INSERT k ITEMS b"] {
+        c.cmd(line);
+    }
+    let events: Vec<Value> = (0..3).map(|_| psub.read().array()[3].clone()).collect();
+    assert_eq!(
+        events,
+        vec![bulk(b"bf.reserve"), bulk(b"bf.add"), bulk(b"bf.add")]
+    );
+}
+
+#[test]
+fn command_info_and_docs() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let info = c.cmd("COMMAND INFO bf.add").array()[0].array();
+    assert_eq!(info[0], bulk(b"bf.add"));
+    assert_eq!(info[1], int(3));
+    assert_eq!(sorted_texts(&info[2]), ["denyoom", "module", "write"]);
+    assert_eq!((info[3].int(), info[4].int(), info[5].int()), (1, 1, 1));
+    let exists = c.cmd("COMMAND INFO bf.exists").array()[0].array();
+    assert_eq!(sorted_texts(&exists[2]), ["fast", "module", "readonly"]);
+    assert_eq!(exists[1], int(3));
+    assert_eq!(
+        c.cmd("COMMAND GETKEYS BF.MADD mykey a b"),
+        Value::Array(vec![bulk(b"mykey")])
+    );
+    let docs = c.cmd("COMMAND DOCS bf.add").array();
+    let fields = docs[1].array();
+    let summary = fields.iter().position(|v| v.text() == "summary").unwrap();
+    assert_eq!(fields[summary + 1], bulk(b"Adds an item to a Bloom Filter"));
+    // All eleven commands are there.
+    let list = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
+    assert_eq!(list.len(), 11, "{list:?}");
+}
+
+/// The strings of an array or set reply, sorted.
+fn sorted_texts(value: &Value) -> Vec<String> {
+    let mut texts: Vec<String> = value.array().iter().map(Value::text).collect();
+    texts.sort();
+    texts
+}
+
+#[test]
+fn watch_is_not_disturbed_by_reads() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("BF.ADD k x");
+    c.cmd("WATCH k");
+    let mut other = server.conn();
+    for line in [
+        "BF.EXISTS k x",
+        "BF.MEXISTS k x",
+        "BF.INFO k",
+        "BF.CARD k",
+        "BF.DEBUG k",
+        "BF.SCANDUMP k 0",
+    ] {
+        assert!(!other.cmd(line).is_error());
+    }
+    c.cmd("MULTI");
+    c.cmd("PING");
+    assert_eq!(c.cmd("EXEC"), Value::Array(vec![simple("PONG")]));
+    c.cmd("WATCH k");
+    other.cmd("BF.ADD k y");
+    c.cmd("MULTI");
+    c.cmd("PING");
+    assert_eq!(c.cmd("EXEC"), Value::Nil, "a write does touch the key");
+}
+
+#[test]
+fn acl_category_where_supported() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let categories = c.cmd("ACL CAT").array();
+    if categories.contains(&bulk(b"bloom")) {
+        let commands = sorted_texts(&c.cmd("ACL CAT bloom"));
+        assert_eq!(commands.len(), 11, "{commands:?}");
+    } else {
+        // Redis 7.0 gives module commands no ACL categories at all (README: grant them by name).
+        assert_eq!(c.cmd("ACL SETUSER reader on nopass +bf.exists"), ok());
+        assert!(!c.cmd("ACL CAT read").array().contains(&bulk(b"bf.exists")));
+    }
+}

@@ -1,0 +1,494 @@
+//! Test harness: a real server with the module loaded, on a free loopback port, in its own
+//! directory, killed when the test ends; and a minimal RESP2/RESP3 client that keeps every
+//! wire distinction (simple vs bulk strings, errors with or without a code, nulls, booleans,
+//! maps) so replies can be compared byte for byte with RedisBloom's.
+//!
+//! Environment: `BF_TEST_SERVER` picks the server binary for the module under test
+//! (default `redis-server`; set it to a `valkey-server` to run the suite there);
+//! `REDISBLOOM_SO` points at RedisBloom's module for the differential tests
+//! (`scripts/fetch-anchors.sh` fetches it; `make test` does so).
+
+#![allow(dead_code)] // each test binary uses a different part of the harness
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A reply, with every distinction RESP makes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Simple(String),
+    Error(String),
+    Int(i64),
+    Bulk(Vec<u8>),
+    /// RESP2 `$-1` / `*-1`.
+    Nil,
+    /// RESP3 `_`.
+    Null,
+    Bool(bool),
+    Double(String),
+    Array(Vec<Value>),
+    Map(Vec<(Value, Value)>),
+    Set(Vec<Value>),
+    Push(Vec<Value>),
+}
+
+impl Value {
+    pub fn int(&self) -> i64 {
+        match self {
+            Value::Int(n) => *n,
+            other => panic!("expected an integer, got {other:?}"),
+        }
+    }
+    pub fn bulk(&self) -> Vec<u8> {
+        match self {
+            Value::Bulk(b) => b.clone(),
+            other => panic!("expected a bulk string, got {other:?}"),
+        }
+    }
+    pub fn text(&self) -> String {
+        match self {
+            Value::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+            Value::Simple(s) | Value::Error(s) | Value::Double(s) => s.clone(),
+            Value::Int(n) => n.to_string(),
+            other => panic!("expected a string, got {other:?}"),
+        }
+    }
+    pub fn array(&self) -> Vec<Value> {
+        match self {
+            Value::Array(items) | Value::Set(items) | Value::Push(items) => items.clone(),
+            other => panic!("expected an array, got {other:?}"),
+        }
+    }
+    pub fn is_error(&self) -> bool {
+        matches!(self, Value::Error(_))
+    }
+}
+
+/// Shorthands for expected replies.
+pub fn ok() -> Value {
+    Value::Simple("OK".into())
+}
+pub fn err(text: &str) -> Value {
+    Value::Error(text.into())
+}
+pub fn int(n: i64) -> Value {
+    Value::Int(n)
+}
+pub fn ints(ns: &[i64]) -> Value {
+    Value::Array(ns.iter().map(|&n| Value::Int(n)).collect())
+}
+pub fn bools(bs: &[bool]) -> Value {
+    Value::Array(bs.iter().map(|&b| Value::Bool(b)).collect())
+}
+pub fn simple(s: &str) -> Value {
+    Value::Simple(s.into())
+}
+pub fn bulk(s: &[u8]) -> Value {
+    Value::Bulk(s.to_vec())
+}
+
+/// A client connection.
+pub struct Conn {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Conn {
+    pub fn open(port: u16) -> Conn {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(120)))
+            .unwrap();
+        let writer = stream.try_clone().unwrap();
+        Conn {
+            reader: BufReader::new(stream),
+            writer,
+        }
+    }
+
+    /// Sends a command of byte-string arguments and reads the reply.
+    pub fn call_bytes(&mut self, args: &[&[u8]]) -> Value {
+        self.send(args);
+        self.read()
+    }
+
+    /// Sends a command of text arguments and reads the reply.
+    pub fn call(&mut self, args: &[&str]) -> Value {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        self.call_bytes(&args)
+    }
+
+    /// Splits `line` on spaces: `c.cmd("BF.ADD k item")`.
+    pub fn cmd(&mut self, line: &str) -> Value {
+        let args: Vec<&str> = line.split(' ').filter(|a| !a.is_empty()).collect();
+        self.call(&args)
+    }
+
+    pub fn send(&mut self, args: &[&[u8]]) {
+        let mut out = format!("*{}\r\n", args.len()).into_bytes();
+        for arg in args {
+            out.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
+            out.extend_from_slice(arg);
+            out.extend_from_slice(b"\r\n");
+        }
+        self.writer.write_all(&out).expect("send");
+    }
+
+    /// Switches to RESP3.
+    pub fn resp3(mut self) -> Conn {
+        let hello = self.cmd("HELLO 3");
+        assert!(matches!(hello, Value::Map(_)), "HELLO 3 failed: {hello:?}");
+        self
+    }
+
+    pub fn read(&mut self) -> Value {
+        let mut line = Vec::new();
+        self.reader.read_until(b'\n', &mut line).expect("read");
+        assert!(
+            line.ends_with(b"\r\n"),
+            "connection closed or bad line: {line:?}"
+        );
+        let (kind, rest) = (
+            line[0],
+            String::from_utf8_lossy(&line[1..line.len() - 2]).into_owned(),
+        );
+        let count = || rest.parse::<i64>().unwrap();
+        match kind {
+            b'+' => Value::Simple(rest),
+            b'-' => Value::Error(rest),
+            b':' => Value::Int(count()),
+            b',' => Value::Double(rest),
+            b'#' => Value::Bool(rest == "t"),
+            b'_' => Value::Null,
+            b'$' | b'=' if count() < 0 => Value::Nil,
+            b'$' | b'=' => {
+                let mut data = vec![0; count() as usize + 2];
+                self.reader.read_exact(&mut data).expect("read bulk");
+                data.truncate(data.len() - 2);
+                Value::Bulk(data)
+            }
+            b'*' if count() < 0 => Value::Nil,
+            b'*' => Value::Array((0..count()).map(|_| self.read()).collect()),
+            b'~' => Value::Set((0..count()).map(|_| self.read()).collect()),
+            b'>' => Value::Push((0..count()).map(|_| self.read()).collect()),
+            b'%' => Value::Map((0..count()).map(|_| (self.read(), self.read())).collect()),
+            other => panic!("unknown reply type {:?}", other as char),
+        }
+    }
+}
+
+/// A running server.
+pub struct Server {
+    pub port: u16,
+    pub dir: PathBuf,
+    child: Child,
+    /// How it was started, for `restart`.
+    builder: ServerBuilder,
+}
+
+/// Which module a server loads.
+#[derive(Clone)]
+pub enum Module {
+    /// This crate's module.
+    RedisBf,
+    /// RedisBloom's `redisbloom.so`, for differential tests.
+    RedisBloom,
+    /// No module.
+    None,
+}
+
+impl Module {
+    fn path(&self) -> Option<PathBuf> {
+        match self {
+            Module::RedisBf => Some(module_path()),
+            Module::RedisBloom => Some(redisbloom_path()),
+            Module::None => None,
+        }
+    }
+}
+
+/// This crate's module, built by cargo next to the test binaries.
+pub fn module_path() -> PathBuf {
+    if let Ok(path) = std::env::var("REDIS_BF_MODULE") {
+        return path.into();
+    }
+    // target/<profile>/deps/<test binary> → target/<profile>/libredis_bf.so
+    let exe = std::env::current_exe().unwrap();
+    let path = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("libredis_bf.so");
+    assert!(
+        path.exists(),
+        "{} is missing: build the module first (make test)",
+        path.display()
+    );
+    path
+}
+
+/// RedisBloom's module, fetched by scripts/fetch-anchors.sh.
+pub fn redisbloom_path() -> PathBuf {
+    let path: PathBuf = std::env::var("REDISBLOOM_SO")
+        .expect("REDISBLOOM_SO is not set: run the tests with `make test` (scripts/fetch-anchors.sh fetches RedisBloom)")
+        .into();
+    assert!(
+        path.exists(),
+        "REDISBLOOM_SO={} does not exist",
+        path.display()
+    );
+    path
+}
+
+/// The server binary the module is tested on.
+pub fn server_binary() -> String {
+    std::env::var("BF_TEST_SERVER").unwrap_or_else(|_| "redis-server".into())
+}
+
+/// True when the suite runs on Valkey.
+pub fn on_valkey() -> bool {
+    server_binary().contains("valkey")
+}
+
+/// Builds a server: `Server::with(Module::RedisBf).arg("--appendonly yes").start()`.
+#[derive(Clone)]
+pub struct ServerBuilder {
+    binary: String,
+    module: Module,
+    module_args: Vec<String>,
+    args: Vec<String>,
+    dir: Option<PathBuf>,
+}
+
+impl Server {
+    /// A server of the binary under test with our module.
+    pub fn start() -> Server {
+        Server::with(Module::RedisBf).start()
+    }
+
+    pub fn with(module: Module) -> ServerBuilder {
+        ServerBuilder {
+            binary: server_binary(),
+            module,
+            module_args: vec![],
+            args: vec![],
+            dir: None,
+        }
+    }
+
+    pub fn conn(&self) -> Conn {
+        Conn::open(self.port)
+    }
+
+    /// Stops the server (SHUTDOWN NOSAVE would skip a final save: use `conn().cmd("SHUTDOWN")` for one).
+    pub fn stop(mut self) -> PathBuf {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.dir.clone()
+    }
+
+    /// Waits until a `SHUTDOWN` sent by the test has finished.
+    pub fn wait_exit(mut self) -> PathBuf {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if self.child.try_wait().unwrap().is_some() {
+                return self.dir.clone();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("server did not exit");
+    }
+
+    /// The server log, for failure messages.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl ServerBuilder {
+    /// Uses `binary` instead of the one under test (differential tests pin redis-server).
+    pub fn binary(mut self, binary: &str) -> Self {
+        self.binary = binary.into();
+        self
+    }
+    /// A server option, e.g. `.arg("--appendonly yes")` (split on spaces).
+    pub fn arg(mut self, option: &str) -> Self {
+        self.args.extend(option.split(' ').map(String::from));
+        self
+    }
+    /// An argument passed to the module.
+    pub fn module_arg(mut self, arg: &str) -> Self {
+        self.module_args.push(arg.into());
+        self
+    }
+    /// Reuses a directory (restart on the same RDB/AOF files).
+    pub fn dir(mut self, dir: &Path) -> Self {
+        self.dir = Some(dir.into());
+        self
+    }
+
+    pub fn start(self) -> Server {
+        self.try_start()
+            .unwrap_or_else(|log| panic!("server did not start:\n{log}"))
+    }
+
+    /// Starts the server, or returns its log when it exits at once (a refused module load).
+    pub fn try_start(self) -> Result<Server, String> {
+        let dir = self.dir.clone().unwrap_or_else(fresh_dir);
+        let builder = ServerBuilder {
+            dir: Some(dir.clone()),
+            ..self.clone()
+        };
+        std::fs::create_dir_all(&dir).unwrap();
+        for _attempt in 0..5 {
+            let port = free_port();
+            let mut args: Vec<String> = vec![
+                "--port".into(),
+                port.to_string(),
+                "--bind".into(),
+                "127.0.0.1".into(),
+                "--dir".into(),
+                dir.display().to_string(),
+                "--logfile".into(),
+                "server.log".into(),
+                "--save".into(),
+                "".into(),
+                "--enable-debug-command".into(),
+                "local".into(),
+                "--enable-module-command".into(),
+                "local".into(),
+            ];
+            if let Some(path) = self.module.path() {
+                args.push("--loadmodule".into());
+                args.push(path.display().to_string());
+                args.extend(self.module_args.iter().cloned());
+            }
+            args.extend(self.args.iter().cloned());
+            let mut child = Command::new(&self.binary)
+                .args(&args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.binary));
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                if child.try_wait().unwrap().is_some() {
+                    let log = std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
+                    if log.contains("Address already in use") {
+                        break; // another test took the port first: try another
+                    }
+                    return Err(log);
+                }
+                if let Ok(mut conn) =
+                    TcpStream::connect(("127.0.0.1", port)).map(|_| Conn::open(port))
+                {
+                    // Past the loading phase (an RDB or AOF may be loading).
+                    if conn.cmd("PING") == simple("PONG") {
+                        return Ok(Server {
+                            port,
+                            dir,
+                            child,
+                            builder,
+                        });
+                    }
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "server on port {port} did not answer"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        panic!("no free port after several attempts")
+    }
+}
+
+impl Server {
+    /// Stops this server and starts one exactly like it on the same directory (its RDB/AOF).
+    pub fn restart(self) -> Server {
+        let builder = self.builder.clone().dir(&self.dir);
+        drop(self);
+        builder.start()
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn fresh_dir() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let base = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("test-servers");
+    let dir = base.join(format!(
+        "{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Polls `f` until it returns true (replication, background rewrites).
+pub fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The value of `field` in `INFO <section>`.
+pub fn info_field(conn: &mut Conn, section: &str, field: &str) -> String {
+    let info = conn.call(&["INFO", section]).text();
+    info.lines()
+        .find_map(|l| {
+            l.strip_prefix(&format!("{field}:"))
+                .map(|v| v.trim().to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// The full name of one of our configs on this server (`bf.bf-error-rate` where the server
+/// prefixes module configs, `bf-error-rate` where it does not).
+pub fn config_name(conn: &mut Conn, name: &str) -> String {
+    let reply = conn.call(&["CONFIG", "GET", &format!("*{name}")]);
+    let found = match &reply {
+        Value::Map(pairs) => pairs.first().map(|(k, _)| k.text()),
+        Value::Array(items) => items.first().map(Value::text),
+        _ => None,
+    };
+    found.unwrap_or_else(|| panic!("config {name} not found: {reply:?}"))
+}
+
+/// A deterministic pseudo-random generator (xorshift), so failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
