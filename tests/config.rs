@@ -1,0 +1,175 @@
+//! The bf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG SET/GET
+//! with validation, and refusal of bad load arguments. They shape only new filters.
+
+mod common;
+
+use common::*;
+
+/// The BF.DEBUG line of the first link of an auto-created filter.
+fn auto_created(c: &mut Conn) -> Vec<Value> {
+    c.cmd("DEL auto");
+    c.cmd("BF.ADD auto x");
+    c.cmd("BF.DEBUG auto").array()
+}
+
+#[test]
+fn redisbloom_module_arguments() {
+    let server = Server::with(Module::RedisBf)
+        .module_arg("ERROR_RATE")
+        .module_arg("0.02")
+        .module_arg("INITIAL_SIZE")
+        .module_arg("200")
+        .start();
+    let mut c = server.conn();
+    assert_eq!(
+        auto_created(&mut c)[1].text(),
+        "bytes:240 bits:1920 hashes:7 hashwidth:64 capacity:200 size:1 ratio:0.01"
+    );
+    assert!(
+        server.log().contains("deprecated"),
+        "legacy names are accepted with a warning"
+    );
+}
+
+#[test]
+fn new_module_argument_names() {
+    let server = Server::with(Module::RedisBf)
+        .module_arg("bf-error-rate")
+        .module_arg("0.001")
+        .module_arg("BF-INITIAL-SIZE")
+        .module_arg("1000")
+        .module_arg("bf-expansion-factor")
+        .module_arg("0")
+        .module_arg("CF_MAX_EXPANSIONS")
+        .module_arg("32")
+        .start();
+    let mut c = server.conn();
+    let debug = auto_created(&mut c);
+    assert_eq!(
+        debug[1].text(),
+        "bytes:1800 bits:14400 hashes:10 hashwidth:64 capacity:1000 size:1 ratio:0.001"
+    );
+    assert_eq!(
+        c.cmd("BF.INFO auto EXPANSION"),
+        Value::Array(vec![Value::Nil]),
+        "expansion 0: non-scaling"
+    );
+    // With expansion 0 configured, an explicit EXPANSION conflicts, as in RedisBloom.
+    assert_eq!(
+        c.cmd("BF.RESERVE r 0.01 10 EXPANSION 2"),
+        err("Nonscaling filters cannot expand")
+    );
+}
+
+#[test]
+fn bad_module_arguments_fail_the_load() {
+    for (args, message) in [
+        (vec!["ERROR_RATE"], "Invalid number of arguments passed"),
+        (vec!["NOPE", "1"], "Unrecognized option"),
+        (vec!["ERROR_RATE", "2"], "bf-error-rate"),
+        (vec!["ERROR_RATE", "abc"], "bf-error-rate"),
+        (vec!["INITIAL_SIZE", "0"], "bf-initial-size"),
+        (vec!["bf-expansion-factor", "40000"], "bf-expansion-factor"),
+    ] {
+        let mut builder = Server::with(Module::RedisBf);
+        for arg in &args {
+            builder = builder.module_arg(arg);
+        }
+        let log = match builder.try_start() {
+            Ok(_) => panic!("{args:?} loaded"),
+            Err(log) => log,
+        };
+        assert!(log.contains(message), "{args:?}: {log}");
+    }
+}
+
+#[test]
+fn config_set_and_get() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let rate = config_name(&mut c, "bf-error-rate");
+    let size = config_name(&mut c, "bf-initial-size");
+    let expansion = config_name(&mut c, "bf-expansion-factor");
+    let get = |c: &mut Conn, name: &str| match c.call(&["CONFIG", "GET", name]) {
+        Value::Array(items) => items[1].text(),
+        Value::Map(pairs) => pairs[0].1.text(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(get(&mut c, &rate), "0.01");
+    assert_eq!(get(&mut c, &size), "100");
+    assert_eq!(get(&mut c, &expansion), "2");
+    c.cmd("BF.ADD before x");
+    assert_eq!(c.call(&["CONFIG", "SET", &rate, "0.05"]), ok());
+    assert_eq!(c.call(&["CONFIG", "SET", &size, "500"]), ok());
+    assert_eq!(c.call(&["CONFIG", "SET", &expansion, "4"]), ok());
+    assert_eq!(get(&mut c, &rate), "0.05");
+    let debug = auto_created(&mut c);
+    assert_eq!(
+        debug[1].text(),
+        "bytes:480 bits:3840 hashes:6 hashwidth:64 capacity:500 size:1 ratio:0.025"
+    );
+    assert_eq!(c.cmd("BF.INFO auto EXPANSION"), ints(&[4]));
+    assert_eq!(
+        c.cmd("BF.INFO before CAPACITY"),
+        ints(&[100]),
+        "existing filters keep their shape"
+    );
+    // Bad values are refused with a clear error and leave the old value.
+    for (name, value, message) in [
+        (&rate, "0", "must be in the range (0.000000, 1.000000)"),
+        (&rate, "1", "must be in the range (0.000000, 1.000000)"),
+        (&rate, "x", "Invalid value for `bf-error-rate`"),
+        (&size, "0", "must be in the range [1, 1073741824]"),
+        (&size, "1073741825", "must be in the range [1, 1073741824]"),
+        (&expansion, "-1", "must be in the range [0, 32768]"),
+    ] {
+        let reply = c.call(&["CONFIG", "SET", name, value]);
+        assert!(
+            reply.is_error() && reply.text().contains(message),
+            "{name} {value}: {reply:?}"
+        );
+    }
+    assert_eq!(get(&mut c, &rate), "0.05");
+    assert_eq!(get(&mut c, &size), "500");
+    assert_eq!(get(&mut c, &expansion), "4");
+    // Above 0.25 is stored as 0.25, as RedisBloom does.
+    assert_eq!(c.call(&["CONFIG", "SET", &rate, "0.5"]), ok());
+    assert_eq!(get(&mut c, &rate), "0.25");
+}
+
+#[test]
+fn config_directive_at_startup() {
+    let probe = Server::start();
+    let name = config_name(&mut probe.conn(), "bf-initial-size");
+    drop(probe);
+    let server = Server::with(Module::RedisBf)
+        .arg(&format!("--{name} 300"))
+        .start();
+    let mut c = server.conn();
+    assert_eq!(
+        auto_created(&mut c)[1].text(),
+        "bytes:416 bits:3328 hashes:8 hashwidth:64 capacity:300 size:1 ratio:0.005"
+    );
+}
+
+#[test]
+fn example_config_starts_a_working_server() {
+    // The example loads the module from a path relative to the repository, where `make run`
+    // starts; the harness runs servers in their own directory, so that one line is made absolute.
+    let example = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("redis.conf.example"),
+    )
+    .unwrap();
+    let relative = "loadmodule ./target/release/libredis_bf.so";
+    assert!(example.contains(relative));
+    let conf = std::env::temp_dir().join(format!("redis-bf-example-{}.conf", std::process::id()));
+    std::fs::write(
+        &conf,
+        example.replace(relative, &format!("loadmodule {}", module_path().display())),
+    )
+    .unwrap();
+    let server = Server::with(Module::None).config_file(&conf).start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("BF.ADD k v"), int(1));
+    assert_eq!(c.cmd("BF.EXISTS k v"), int(1));
+}

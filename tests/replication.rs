@@ -1,0 +1,87 @@
+//! A replica holds the same filters as its master, bit for bit: after a full sync (RDB,
+//! disk-based and diskless) and through the verbatim stream of every write command.
+
+mod common;
+
+use common::*;
+
+fn writes(c: &mut Conn) {
+    c.cmd("BF.RESERVE r 0.01 10 EXPANSION 2");
+    for i in 0..100 {
+        c.call(&["BF.ADD", "r", &format!("i{i}")]);
+    }
+    c.cmd("BF.MADD m a b c");
+    c.cmd("BF.INSERT n CAPACITY 2 NONSCALING ITEMS a b c");
+    // A filter copied over by SCANDUMP/LOADCHUNK.
+    let mut iter = 0i64;
+    loop {
+        let reply = c.call(&["BF.SCANDUMP", "r", &iter.to_string()]).array();
+        let next = reply[0].int();
+        if next == 0 {
+            break;
+        }
+        c.call_bytes(&[
+            b"BF.LOADCHUNK",
+            b"loaded",
+            next.to_string().as_bytes(),
+            &reply[1].bulk(),
+        ]);
+        iter = next;
+    }
+}
+
+fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {
+    wait_for("the replica link", || {
+        info_field(replica, "replication", "master_link_status") == "up"
+    });
+    wait_for("the replica to catch up", || {
+        let offset = info_field(master, "replication", "master_repl_offset");
+        info_field(replica, "replication", "slave_repl_offset") == offset
+    });
+}
+
+fn check_replica(master_options: &[&str], replica_options: &[&str]) {
+    let mut master_builder = Server::with(Module::RedisBf);
+    for option in master_options {
+        master_builder = master_builder.arg(option);
+    }
+    let master = master_builder.start();
+    let mut m = master.conn();
+    writes(&mut m); // before the replica exists: reaches it by full sync
+    let mut replica_builder =
+        Server::with(Module::RedisBf).arg(&format!("--replicaof 127.0.0.1 {}", master.port));
+    for option in replica_options {
+        replica_builder = replica_builder.arg(option);
+    }
+    let replica = replica_builder.start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut m, &mut r);
+    m.cmd("BF.ADD r after-sync");
+    m.cmd("BF.MADD m d e");
+    m.cmd("BF.INSERT n ITEMS z");
+    m.cmd("BF.RESERVE fresh 0.001 1000");
+    wait_in_sync(&mut m, &mut r);
+    assert_eq!(m.cmd("DEBUG DIGEST"), r.cmd("DEBUG DIGEST"));
+    for key in ["r", "m", "n", "loaded", "fresh"] {
+        assert_eq!(
+            m.call(&["DEBUG", "DIGEST-VALUE", key]),
+            r.call(&["DEBUG", "DIGEST-VALUE", key]),
+            "{key}"
+        );
+    }
+    assert_eq!(r.cmd("BF.EXISTS r after-sync"), int(1));
+    assert!(r.cmd("BF.ADD r x").text().starts_with("READONLY"));
+}
+
+#[test]
+fn replica_matches_master() {
+    check_replica(&[], &[]);
+}
+
+#[test]
+fn diskless_sync_matches_master() {
+    check_replica(
+        &["--repl-diskless-sync yes", "--repl-diskless-sync-delay 0"],
+        &["--repl-diskless-load swapdb"],
+    );
+}
