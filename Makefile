@@ -27,7 +27,7 @@ test: build
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
-	@! grep -rn "redis_module" src/core || { echo "src/core must not use redis_module"; exit 1; }
+	@! grep -rnE "redis_module::|use redis_module" src/core || { echo "src/core must not use redis_module"; exit 1; }
 
 clean:
 	$(CARGO) clean
