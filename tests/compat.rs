@@ -362,3 +362,124 @@ fn redisbloom_2_8_wording_differences() {
         assert_eq!(b.cmd(line), err(EXPECTED_DIFFERENCES[index].1));
     }
 }
+
+/// Redis's CRC-64 (Jones polynomial, reflected), which seals DUMP payloads.
+fn crc64(data: &[u8]) -> u64 {
+    let mut crc = 0u64;
+    for &byte in data {
+        crc ^= u64::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x95ac_9329_ac4b_c9b5
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    crc
+}
+
+/// An RDB length.
+fn rdb_len(n: u64) -> Vec<u8> {
+    match n {
+        0..=63 => vec![n as u8],
+        64..=16383 => vec![0x40 | (n >> 8) as u8, n as u8],
+        16384..=0xffff_ffff => [&[0x80][..], &(n as u32).to_be_bytes()].concat(),
+        _ => [&[0x81][..], &n.to_be_bytes()].concat(),
+    }
+}
+
+/// Module value fields as `RedisModule_Save*` writes them.
+fn unsigned(n: u64) -> Vec<u8> {
+    [vec![2], rdb_len(n)].concat()
+}
+fn double(x: f64) -> Vec<u8> {
+    [vec![4], x.to_le_bytes().to_vec()].concat()
+}
+fn buffer(data: &[u8]) -> Vec<u8> {
+    [vec![5], rdb_len(data.len() as u64), data.to_vec()].concat()
+}
+
+/// A DUMP payload of an empty one-link filter as RedisBloom versions before 2.2 saved it:
+/// `encver` 2 or 3 (no expansion field) and the given option bits — without NOROUND the bits
+/// are a power of two, without FORCE64 items hash with the 32-bit MurmurHash2.
+fn legacy_payload(server: &mut Conn, encver: u8, options: u64) -> Vec<u8> {
+    server.cmd("BF.RESERVE template 0.01 10");
+    let template = server.cmd("DUMP template").bulk();
+    server.cmd("DEL template");
+    // Type byte, then the module id, whose low bits are the encoding version.
+    let mut out = template[..10].to_vec();
+    out[9] = encver;
+    // 100 items at 0.5% (a scaling filter's first link): 1102.8 bits wanted → 2^11.
+    let (entries, error, bpe, hashes, bits, n2) = (
+        185u64,
+        0.005f64,
+        -(0.005f64.ln() / 0.480453013918201),
+        8u64,
+        2048u64,
+        11u64,
+    );
+    for field in [unsigned(0), unsigned(1), unsigned(options)] {
+        out.extend(field);
+    }
+    for field in [
+        unsigned(entries),
+        double(error),
+        unsigned(hashes),
+        double(bpe),
+        unsigned(bits),
+        unsigned(n2),
+        buffer(&vec![0; (bits / 8) as usize]),
+        unsigned(0),
+    ] {
+        out.extend(field);
+    }
+    out.push(0); // end of the module value
+    out.extend_from_slice(&template[template.len() - 10..template.len() - 8]); // RDB version
+    let crc = crc64(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+#[test]
+fn legacy_encodings_and_layouts_behave_identically() {
+    let (ours, theirs) = start_pair();
+    let (mut a, mut b) = (ours.conn(), theirs.conn());
+    for (encver, options) in [(2u8, 0u64), (3, 0), (3, 4), (2, 4 | 8)] {
+        let payload = legacy_payload(&mut b, encver, options);
+        let key = format!("legacy-{encver}-{options}");
+        for c in [&mut a, &mut b] {
+            assert_eq!(
+                c.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
+                ok(),
+                "encver {encver}, options {options}"
+            );
+        }
+        // Fill it past its capacity: the same false positives, and (when scaling) the same
+        // power-of-two growth.
+        for i in 0..400 {
+            let add = ["BF.ADD", &key, &format!("legacy:{i}")];
+            assert_eq!(
+                a.call(&add),
+                b.call(&add),
+                "encver {encver}, options {options}, item {i}"
+            );
+        }
+        let mut probe = vec!["BF.MEXISTS".to_string(), key.clone()];
+        probe.extend((0..2000).map(|i| format!("probe:{i}")));
+        let probe: Vec<&str> = probe.iter().map(String::as_str).collect();
+        assert_eq!(a.call(&probe), b.call(&probe));
+        assert_eq!(a.call(&["BF.DEBUG", &key]), b.call(&["BF.DEBUG", &key]));
+        assert_eq!(scandump(&mut a, &key), scandump(&mut b, &key));
+        // Saved again, it is saved in today's encoding, which both read.
+        let resaved = a.call(&["DUMP", &key]).bulk();
+        assert_eq!(
+            b.call_bytes(&[b"RESTORE", b"resaved", b"0", &resaved, b"REPLACE"]),
+            ok()
+        );
+        assert_eq!(b.cmd("BF.CARD resaved"), a.call(&["BF.CARD", &key]));
+        assert_eq!(scandump(&mut b, "resaved"), scandump(&mut a, &key));
+    }
+    let debug = a.cmd("BF.DEBUG legacy-2-0").array();
+    assert!(debug[1].text().contains("hashwidth:32"), "{debug:?}");
+}
