@@ -329,7 +329,7 @@ fn rdb_files_move_both_ways() {
         let expected: Vec<Vec<Value>> = keys.iter().map(|k| answers(&mut s, k)).collect();
         assert_eq!(s.cmd("SAVE"), ok());
         drop(s);
-        let dir = source.stop();
+        let dir = source.shutdown();
         // The reader starts on the writer's dump.rdb.
         let target = Server::with(reader)
             .binary("redis-server")

@@ -286,23 +286,19 @@ impl Server {
         Conn::open(self.port)
     }
 
-    /// Stops the server (SHUTDOWN NOSAVE would skip a final save: use `conn().cmd("SHUTDOWN")` for one).
-    pub fn stop(mut self) -> PathBuf {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        self.dir.clone()
-    }
-
-    /// Waits until a `SHUTDOWN` sent by the test has finished.
-    pub fn wait_exit(mut self) -> PathBuf {
+    /// Shuts the server down cleanly (see `restart`) and returns its directory.
+    pub fn shutdown(mut self) -> PathBuf {
+        self.conn().send(&[b"SHUTDOWN", b"NOSAVE"]);
         let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            if self.child.try_wait().unwrap().is_some() {
-                return self.dir.clone();
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "server did not shut down:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(10));
         }
-        panic!("server did not exit");
+        self.dir.clone()
     }
 
     /// The server log, for failure messages.
@@ -433,11 +429,13 @@ impl ServerBuilder {
 }
 
 impl Server {
-    /// Stops this server and starts one exactly like it on the same directory (its RDB/AOF).
+    /// Shuts this server down as an operator would (`SHUTDOWN NOSAVE` still flushes and
+    /// fsyncs the AOF; killing it could lose AOF writes the server postponed) and starts one
+    /// exactly like it on the same directory, reading its RDB/AOF.
     pub fn restart(self) -> Server {
-        let builder = self.builder.clone().dir(&self.dir);
-        drop(self);
-        builder.start()
+        let builder = self.builder.clone();
+        let dir = self.shutdown();
+        builder.dir(&dir).start()
     }
 }
 
