@@ -443,29 +443,6 @@ fn scandump_matches_the_documented_example() {
     }
 }
 
-/// Copies `from` to `to` with SCANDUMP/LOADCHUNK, as a client would.
-fn scandump_copy(src: &mut Conn, from: &str, dst: &mut Conn, to: &str) {
-    let mut iter = 0i64;
-    loop {
-        let reply = src.call(&["BF.SCANDUMP", from, &iter.to_string()]).array();
-        let next = reply[0].int();
-        if next == 0 {
-            break;
-        }
-        let data = reply[1].bulk();
-        assert_eq!(
-            dst.call_bytes(&[
-                b"BF.LOADCHUNK",
-                to.as_bytes(),
-                next.to_string().as_bytes(),
-                &data
-            ]),
-            ok()
-        );
-        iter = next;
-    }
-}
-
 #[test]
 fn scandump_and_loadchunk_round_trip() {
     let server = Server::start();
@@ -475,7 +452,7 @@ fn scandump_and_loadchunk_round_trip() {
         c.call(&["BF.ADD", "src", &format!("member{i}")]);
     }
     let mut d = server.conn();
-    scandump_copy(&mut c, "src", &mut d, "dst");
+    loadchunks(&mut d, "dst", &scandump(&mut c, "src"));
     assert_eq!(
         c.cmd("DEBUG DIGEST-VALUE src"),
         c.cmd("DEBUG DIGEST-VALUE dst")

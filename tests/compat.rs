@@ -177,39 +177,6 @@ fn random_command_sequences_reply_identically() {
     );
 }
 
-/// Every (iterator, chunk) pair of a filter, or nothing for a missing key.
-fn scandump(c: &mut Conn, key: &str) -> Vec<(i64, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut iter = 0i64;
-    loop {
-        let reply = c.call(&["BF.SCANDUMP", key, &iter.to_string()]);
-        if reply.is_error() {
-            return out;
-        }
-        let parts = reply.array();
-        let next = parts[0].int();
-        if next == 0 {
-            return out;
-        }
-        out.push((next, parts[1].bulk()));
-        iter = next;
-    }
-}
-
-fn loadchunks(c: &mut Conn, key: &str, chunks: &[(i64, Vec<u8>)]) {
-    for (iter, data) in chunks {
-        assert_eq!(
-            c.call_bytes(&[
-                b"BF.LOADCHUNK",
-                key.as_bytes(),
-                iter.to_string().as_bytes(),
-                data
-            ]),
-            ok()
-        );
-    }
-}
-
 /// Builds the same filters on a server: scaling with several links, non-scaling, tiny and large.
 fn build_filters(c: &mut Conn) -> Vec<&'static str> {
     c.cmd("BF.RESERVE scaled 0.01 50 EXPANSION 2");
@@ -238,25 +205,32 @@ fn answers(c: &mut Conn, key: &str) -> Vec<Value> {
     ]
 }
 
+/// Runs `check(from, to)` with RedisBloom as the source, then with redis-bf, on emptied servers.
+fn both_ways(a: &mut Conn, b: &mut Conn, mut check: impl FnMut(&mut Conn, &mut Conn)) {
+    for redisbloom_first in [true, false] {
+        let (from, to) = if redisbloom_first {
+            (&mut *b, &mut *a)
+        } else {
+            (&mut *a, &mut *b)
+        };
+        from.cmd("FLUSHALL");
+        to.cmd("FLUSHALL");
+        check(from, to);
+    }
+}
+
 #[test]
 fn filters_move_both_ways_by_scandump() {
     let (ours, theirs) = start_pair();
     let (mut a, mut b) = (ours.conn(), theirs.conn());
-    for redisbloom_first in [true, false] {
-        let (from, to) = if redisbloom_first {
-            (&mut b, &mut a)
-        } else {
-            (&mut a, &mut b)
-        };
-        from.cmd("FLUSHALL");
-        to.cmd("FLUSHALL");
+    both_ways(&mut a, &mut b, |from, to| {
         for key in build_filters(from) {
             let chunks = scandump(from, key);
             loadchunks(to, key, &chunks);
             assert_eq!(answers(to, key), answers(from, key), "{key}");
             assert_eq!(scandump(to, key), chunks, "{key}");
         }
-    }
+    });
     // And the same commands give the same bits on both.
     a.cmd("FLUSHALL");
     b.cmd("FLUSHALL");
@@ -281,14 +255,7 @@ fn filters_move_both_ways_by_scandump() {
 fn filters_move_both_ways_by_dump_and_restore() {
     let (ours, theirs) = start_pair();
     let (mut a, mut b) = (ours.conn(), theirs.conn());
-    for redisbloom_first in [true, false] {
-        let (from, to) = if redisbloom_first {
-            (&mut b, &mut a)
-        } else {
-            (&mut a, &mut b)
-        };
-        from.cmd("FLUSHALL");
-        to.cmd("FLUSHALL");
+    both_ways(&mut a, &mut b, |from, to| {
         for key in build_filters(from) {
             let payload = from.call(&["DUMP", key]).bulk();
             assert_eq!(
@@ -307,7 +274,7 @@ fn filters_move_both_ways_by_dump_and_restore() {
                 "{key}"
             );
         }
-    }
+    });
 }
 
 #[test]
@@ -361,22 +328,6 @@ fn redisbloom_2_8_wording_differences() {
         assert_eq!(a.cmd(line), err(EXPECTED_DIFFERENCES[index].0));
         assert_eq!(b.cmd(line), err(EXPECTED_DIFFERENCES[index].1));
     }
-}
-
-/// Redis's CRC-64 (Jones polynomial, reflected), which seals DUMP payloads.
-fn crc64(data: &[u8]) -> u64 {
-    let mut crc = 0u64;
-    for &byte in data {
-        crc ^= u64::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0x95ac_9329_ac4b_c9b5
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
 }
 
 /// An RDB length.

@@ -145,23 +145,6 @@ fn dump_restore_and_copy() {
     assert_eq!(c.cmd("BF.EXISTS scaled-copied only-in-copy"), int(1));
 }
 
-/// Redis's CRC-64 (Jones polynomial, reflected), which seals DUMP payloads.
-fn crc64(data: &[u8]) -> u64 {
-    const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
-    let mut crc = 0u64;
-    for &byte in data {
-        crc ^= u64::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ POLY
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
-}
-
 /// Replaces the body of a DUMP payload, keeping its RDB version and resealing it.
 fn reseal(payload: &[u8], body: &[u8]) -> Vec<u8> {
     let version = &payload[payload.len() - 10..payload.len() - 8];

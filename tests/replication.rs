@@ -13,21 +13,8 @@ fn writes(c: &mut Conn) {
     c.cmd("BF.MADD m a b c");
     c.cmd("BF.INSERT n CAPACITY 2 NONSCALING ITEMS a b c");
     // A filter copied over by SCANDUMP/LOADCHUNK.
-    let mut iter = 0i64;
-    loop {
-        let reply = c.call(&["BF.SCANDUMP", "r", &iter.to_string()]).array();
-        let next = reply[0].int();
-        if next == 0 {
-            break;
-        }
-        c.call_bytes(&[
-            b"BF.LOADCHUNK",
-            b"loaded",
-            next.to_string().as_bytes(),
-            &reply[1].bulk(),
-        ]);
-        iter = next;
-    }
+    let chunks = scandump(c, "r");
+    loadchunks(c, "loaded", &chunks);
 }
 
 fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {

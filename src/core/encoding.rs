@@ -167,6 +167,20 @@ mod tests {
     use super::*;
     use crate::core::chain::Params;
 
+    fn scaling_chain(capacity: u64, items: u32) -> Chain {
+        let params = Params {
+            capacity,
+            error_rate: 0.01,
+            expansion: 2,
+            nonscaling: false,
+        };
+        let mut chain = Chain::new(params).unwrap();
+        for i in 0..items {
+            chain.add(&i.to_be_bytes()).unwrap();
+        }
+        chain
+    }
+
     fn docs_example() -> Chain {
         // `BF.RESERVE bf 0.1 10` then `BF.ADD bf item1`, as in the BF.SCANDUMP docs.
         let mut chain = Chain::new(Params {
@@ -196,16 +210,7 @@ mod tests {
 
     #[test]
     fn scandump_round_trip_restores_identical_chain() {
-        let mut chain = Chain::new(Params {
-            capacity: 5,
-            error_rate: 0.01,
-            expansion: 2,
-            nonscaling: false,
-        })
-        .unwrap();
-        for i in 0..100u32 {
-            chain.add(&i.to_be_bytes()).unwrap();
-        }
+        let chain = scaling_chain(5, 100);
         let mut copy = decode_header(&encode_header(&chain)).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chunk_at(&chain, iter) {
@@ -219,16 +224,7 @@ mod tests {
 
     #[test]
     fn chunks_stop_at_link_boundaries() {
-        let mut chain = Chain::new(Params {
-            capacity: 5,
-            error_rate: 0.01,
-            expansion: 2,
-            nonscaling: false,
-        })
-        .unwrap();
-        for i in 0..20u32 {
-            chain.add(&i.to_be_bytes()).unwrap();
-        }
+        let chain = scaling_chain(5, 20);
         let first = chain.links()[0].bytes().len();
         let (next, data) = chunk_at(&chain, 1).unwrap();
         assert_eq!((next, data.len()), (1 + first as i64, first));
