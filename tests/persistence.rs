@@ -216,6 +216,46 @@ fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
 }
 
 #[test]
+fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // ~190 GB of bits: more than this machine has, refused before allocating.
+    assert_eq!(
+        c.cmd("BF.RESERVE absurd 1e-300 1073741824"),
+        err("ERR Insufficient memory to create filter")
+    );
+    assert_eq!(
+        c.cmd("BF.INSERT absurd ERROR 1e-300 CAPACITY 1073741824 ITEMS x"),
+        err("ERR Insufficient memory to create filter")
+    );
+    assert_eq!(c.cmd("EXISTS absurd"), int(0));
+    // A 1 GiB filter is counted at once but its pages are mapped only as bits are set.
+    let rss = |c: &mut Conn| {
+        info_field(c, "memory", "used_memory_rss")
+            .parse::<i64>()
+            .unwrap()
+    };
+    let before = rss(&mut c);
+    assert_eq!(c.cmd("BF.RESERVE big 0.01 780000000"), ok());
+    let size = c.cmd("BF.INFO big SIZE").array()[0].int();
+    assert!(size > 1 << 30, "{size}");
+    c.cmd("BF.MADD big a b c");
+    let grown = rss(&mut c) - before;
+    assert!(
+        grown < 64 << 20,
+        "RSS grew by {grown} bytes for a {size}-byte filter"
+    );
+    assert!(
+        info_field(&mut c, "memory", "used_memory")
+            .parse::<i64>()
+            .unwrap()
+            > size,
+        "used_memory counts it"
+    );
+    assert_eq!(c.cmd("BF.EXISTS big b"), int(1));
+}
+
+#[test]
 fn unlink_of_a_big_filter_is_lazy() {
     let server = Server::start();
     let mut c = server.conn();

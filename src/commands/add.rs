@@ -11,6 +11,7 @@ use super::errors::{self, CommandResult};
 use super::reply::Reply;
 use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess};
 use crate::core::chain::Chain;
+use crate::core::filter::Zeroed;
 use crate::core::Error;
 
 const ITEM_ARGS: &[ArgSpec] = &[
@@ -54,7 +55,7 @@ fn add(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
     let chain = call.existing_or_created(&key, call.defaults.params())?;
-    let added = chain.add(call.arg(2))?;
+    let added = chain.add(call.arg(2), call.zeroed)?;
     call.finish_write("bf.add");
     Ok(Reply::Bool(added))
 }
@@ -63,14 +64,13 @@ fn madd(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let key = call.open_for_write()?;
     let chain = call.existing_or_created(&key, call.defaults.params())?;
-    let replies = add_items(
-        chain,
-        call.args
-            .get(2..)
-            .unwrap_or(&[])
-            .iter()
-            .map(|a| a.as_slice()),
-    );
+    let items = call
+        .args
+        .get(2..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|a| a.as_slice());
+    let replies = add_items(chain, items, call.zeroed);
     call.finish_write("bf.add");
     Ok(Reply::Array(replies))
 }
@@ -79,10 +79,11 @@ fn madd(call: &Call) -> CommandResult {
 pub fn add_items<'a>(
     chain: &mut Chain,
     items: impl ExactSizeIterator<Item = &'a [u8]>,
+    zeroed: Zeroed,
 ) -> Vec<Reply> {
     let mut replies = Vec::with_capacity(items.len());
     for item in items {
-        match chain.add(item) {
+        match chain.add(item, zeroed) {
             Ok(added) => replies.push(Reply::Bool(added)),
             Err(Error::Full) => {
                 replies.push(Reply::Error(errors::message(Error::Full)));

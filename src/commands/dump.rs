@@ -72,7 +72,9 @@ fn loadchunk(call: &Call) -> CommandResult {
     let data = call.arg(3);
     let key = call.open_for_write()?;
     match call.lookup(&key) {
-        Lookup::Missing if iter == 1 => call.store(&key, encoding::decode_header(data)?)?,
+        Lookup::Missing if iter == 1 => {
+            call.store(&key, encoding::decode_header(data, call.zeroed)?)?
+        }
         found => encoding::load_chunk(found.existing()?, iter, data)?,
     }
     call.finish_write("bf.loadchunk");

@@ -75,7 +75,7 @@ fn insert(call: &Call) -> CommandResult {
         .unwrap_or(&[])
         .iter()
         .map(|a| a.as_slice());
-    let replies = add_items(chain, items);
+    let replies = add_items(chain, items, call.zeroed);
     call.finish_write("bf.add");
     Ok(Reply::Array(replies))
 }

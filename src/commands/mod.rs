@@ -25,6 +25,7 @@ use redis_module::native_types::RedisType;
 use redis_module::{Context, ContextFlags, NotifyEvent, RedisError, RedisString};
 
 use crate::core::chain::{Chain, Params};
+use crate::core::filter::Zeroed;
 use errors::{CommandResult, Failure};
 
 /// Defaults for filters created without explicit parameters (the `bf-*` configs).
@@ -56,6 +57,8 @@ pub struct Call<'a> {
     /// The registered `MBbloom--` type.
     pub bloom_type: &'a RedisType,
     pub defaults: Defaults,
+    /// Where new bit arrays come from.
+    pub zeroed: Zeroed,
 }
 
 /// Whether a command reads or writes its key (for key specs and ACL).
@@ -230,7 +233,7 @@ impl Call<'_> {
             Lookup::Filter(chain) => Ok(chain),
             Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
             Lookup::Missing => {
-                self.store(key, Chain::new(params)?)?;
+                self.store(key, Chain::new(params, self.zeroed)?)?;
                 self.lookup(key).existing()
             }
         }

@@ -48,7 +48,7 @@ fn reserve(call: &Call) -> CommandResult {
     match call.lookup(&key) {
         Lookup::Filter(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
-        Lookup::Missing => call.store(&key, Chain::new(params)?)?,
+        Lookup::Missing => call.store(&key, Chain::new(params, call.zeroed)?)?,
     }
     call.finish_write("bf.reserve");
     Ok(Reply::Ok)

@@ -2,7 +2,7 @@
 //! sub-filters where each new one is `growth` times larger and twice as strict, so the
 //! compound false-positive rate stays under the requested one.
 
-use super::filter::Link;
+use super::filter::{Link, Zeroed};
 use super::hash::{HashKind, HashPair};
 use super::sizing::{options, Layout};
 use super::Error;
@@ -41,15 +41,15 @@ pub struct Params {
 }
 
 impl Chain {
-    /// A new, empty filter.
-    pub fn new(params: Params) -> Result<Chain, Error> {
+    /// A new, empty filter, its bits from `zeroed`.
+    pub fn new(params: Params, zeroed: Zeroed) -> Result<Chain, Error> {
         let mut opts = options::DEFAULT;
         let mut first_error = params.error_rate * TIGHTENING;
         if params.nonscaling {
             opts |= options::NO_SCALING;
             first_error = params.error_rate;
         }
-        let first = Link::new(Layout::new(params.capacity, first_error, opts)?)?;
+        let first = Link::new(Layout::new(params.capacity, first_error, opts)?, zeroed)?;
         Ok(Chain {
             links: vec![first],
             items: 0,
@@ -99,8 +99,9 @@ impl Chain {
     /// Adds `item`; true when it was not there before (its bits were not all set).
     ///
     /// Like RedisBloom, every sub-filter is checked first, and only an item found nowhere
-    /// is counted and written into the newest sub-filter, growing the chain when it is full.
-    pub fn add(&mut self, item: &[u8]) -> Result<bool, Error> {
+    /// is counted and written into the newest sub-filter, growing the chain (with bits from
+    /// `zeroed`) when it is full.
+    pub fn add(&mut self, item: &[u8], zeroed: Zeroed) -> Result<bool, Error> {
         let hash = self.hash(item);
         if self.contains_hash(hash) {
             return Ok(false);
@@ -109,7 +110,7 @@ impl Chain {
             if self.is_nonscaling() {
                 return Err(Error::Full);
             }
-            self.grow()?;
+            self.grow(zeroed)?;
         }
         let newest = self.links.last_mut().ok_or(Error::CannotGrow)?;
         let added = newest.insert(hash);
@@ -185,7 +186,7 @@ impl Chain {
         self.links.iter().rev().any(|link| link.contains(hash))
     }
 
-    fn grow(&mut self) -> Result<(), Error> {
+    fn grow(&mut self, zeroed: Zeroed) -> Result<(), Error> {
         let last = self.links.last().ok_or(Error::CannotGrow)?.layout();
         let entries = last
             .entries
@@ -193,7 +194,7 @@ impl Chain {
             .ok_or(Error::CannotGrow)?;
         let layout = Layout::new(entries, last.error * TIGHTENING, self.options)
             .map_err(|_| Error::CannotGrow)?;
-        let link = Link::new(layout).map_err(|_| Error::CannotGrow)?;
+        let link = Link::new(layout, zeroed).map_err(|_| Error::CannotGrow)?;
         self.links.try_reserve(1).map_err(|_| Error::CannotGrow)?;
         self.links.push(link);
         Ok(())
@@ -203,6 +204,7 @@ impl Chain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::filter::eager_zeroed;
 
     fn params(capacity: u64, error_rate: f64, expansion: u32, nonscaling: bool) -> Params {
         Params {
@@ -215,7 +217,7 @@ mod tests {
 
     #[test]
     fn default_auto_created_filter() {
-        let chain = Chain::new(params(100, 0.01, 2, false)).unwrap();
+        let chain = Chain::new(params(100, 0.01, 2, false), eager_zeroed).unwrap();
         assert_eq!(chain.options(), 5);
         assert_eq!(chain.memory_usage(), 240);
         assert_eq!(chain.capacity(), 100);
@@ -224,12 +226,12 @@ mod tests {
     #[test]
     fn nonscaling_filter_reports_full_after_capacity() {
         // BF.INSERT … CAPACITY 3 NONSCALING: 64 bits, k = 7, Size 104 (§3.3).
-        let mut chain = Chain::new(params(3, 0.01, 2, true)).unwrap();
+        let mut chain = Chain::new(params(3, 0.01, 2, true), eager_zeroed).unwrap();
         assert_eq!((chain.options(), chain.memory_usage()), (13, 104));
         let mut added = 0;
         let mut full = false;
         for i in 0..100 {
-            match chain.add(format!("x{i}").as_bytes()) {
+            match chain.add(format!("x{i}").as_bytes(), eager_zeroed) {
                 Ok(true) => added += 1,
                 Ok(false) => {}
                 Err(e) => {
@@ -246,9 +248,9 @@ mod tests {
 
     #[test]
     fn scaling_grows_by_expansion_and_halves_error() {
-        let mut chain = Chain::new(params(4, 0.01, 3, false)).unwrap();
+        let mut chain = Chain::new(params(4, 0.01, 3, false), eager_zeroed).unwrap();
         for i in 0..200u32 {
-            chain.add(&i.to_le_bytes()).unwrap();
+            chain.add(&i.to_le_bytes(), eager_zeroed).unwrap();
         }
         let links = chain.links();
         assert!(links.len() >= 3);
@@ -267,9 +269,12 @@ mod tests {
     fn false_positive_rate_of_a_full_filter_is_within_ten_percent() {
         for error_rate in [0.01, 0.001] {
             let capacity = 100_000u64;
-            let mut chain = Chain::new(params(capacity, error_rate, 2, true)).unwrap();
+            let mut chain =
+                Chain::new(params(capacity, error_rate, 2, true), eager_zeroed).unwrap();
             for i in 0..capacity {
-                chain.add(format!("member:{i}").as_bytes()).unwrap();
+                chain
+                    .add(format!("member:{i}").as_bytes(), eager_zeroed)
+                    .unwrap();
             }
             let trials = 1_000_000u64;
             let hits = (0..trials)
@@ -285,14 +290,14 @@ mod tests {
 
     #[test]
     fn growth_zero_cannot_grow() {
-        let mut chain = Chain::new(params(1, 0.01, 0, false)).unwrap();
-        chain.add(b"a").unwrap();
-        assert_eq!(chain.add(b"b"), Err(Error::CannotGrow));
+        let mut chain = Chain::new(params(1, 0.01, 0, false), eager_zeroed).unwrap();
+        chain.add(b"a", eager_zeroed).unwrap();
+        assert_eq!(chain.add(b"b", eager_zeroed), Err(Error::CannotGrow));
     }
 
     #[test]
     fn from_links_enforces_invariants() {
-        let chain = Chain::new(params(10, 0.01, 2, false)).unwrap();
+        let chain = Chain::new(params(10, 0.01, 2, false), eager_zeroed).unwrap();
         let links = chain.links().to_vec();
         assert!(Chain::from_links(0, 5, 2, links.clone()).is_ok());
         assert_eq!(

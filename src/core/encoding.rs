@@ -9,7 +9,7 @@
 //!   `Chain::from_links` validate what it read.
 
 use super::chain::Chain;
-use super::filter::Link;
+use super::filter::{Link, Zeroed};
 use super::sizing::Layout;
 use super::Error;
 
@@ -52,8 +52,8 @@ pub fn encode_header(chain: &Chain) -> Vec<u8> {
     out
 }
 
-/// A chain with zeroed bits from a SCANDUMP header; chunks fill the bits in later.
-pub fn decode_header(data: &[u8]) -> Result<Chain, Error> {
+/// A chain with zeroed bits (from `zeroed`) from a SCANDUMP header; chunks fill the bits in later.
+pub fn decode_header(data: &[u8], zeroed: Zeroed) -> Result<Chain, Error> {
     let mut r = Reader(data);
     let items = r.u64()?;
     let nfilters = r.u32()? as usize;
@@ -92,7 +92,7 @@ pub fn decode_header(data: &[u8]) -> Result<Chain, Error> {
             .checked_add(bytes)
             .filter(|t| *t < i64::MAX as u64)
             .ok_or(Error::BadEncoding)?;
-        links.push(Link::zeroed_from_saved(layout, link_items)?);
+        links.push(Link::zeroed_from_saved(layout, link_items, zeroed)?);
     }
     Chain::from_links(items, options, growth, links)
 }
@@ -166,6 +166,7 @@ impl Reader<'_> {
 mod tests {
     use super::*;
     use crate::core::chain::Params;
+    use crate::core::filter::eager_zeroed;
 
     fn scaling_chain(capacity: u64, items: u32) -> Chain {
         let params = Params {
@@ -174,23 +175,26 @@ mod tests {
             expansion: 2,
             nonscaling: false,
         };
-        let mut chain = Chain::new(params).unwrap();
+        let mut chain = Chain::new(params, eager_zeroed).unwrap();
         for i in 0..items {
-            chain.add(&i.to_be_bytes()).unwrap();
+            chain.add(&i.to_be_bytes(), eager_zeroed).unwrap();
         }
         chain
     }
 
     fn docs_example() -> Chain {
         // `BF.RESERVE bf 0.1 10` then `BF.ADD bf item1`, as in the BF.SCANDUMP docs.
-        let mut chain = Chain::new(Params {
-            capacity: 10,
-            error_rate: 0.1,
-            expansion: 2,
-            nonscaling: false,
-        })
+        let mut chain = Chain::new(
+            Params {
+                capacity: 10,
+                error_rate: 0.1,
+                expansion: 2,
+                nonscaling: false,
+            },
+            eager_zeroed,
+        )
         .unwrap();
-        assert!(chain.add(b"item1").unwrap());
+        assert!(chain.add(b"item1", eager_zeroed).unwrap());
         chain
     }
 
@@ -211,7 +215,7 @@ mod tests {
     #[test]
     fn scandump_round_trip_restores_identical_chain() {
         let chain = scaling_chain(5, 100);
-        let mut copy = decode_header(&encode_header(&chain)).unwrap();
+        let mut copy = decode_header(&encode_header(&chain), eager_zeroed).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chunk_at(&chain, iter) {
             load_chunk(&mut copy, next, data).unwrap();
@@ -254,13 +258,13 @@ mod tests {
     fn every_truncation_and_bit_flip_of_a_header_decodes_without_panicking() {
         let header = encode_header(&docs_example());
         for len in 0..header.len() {
-            assert!(decode_header(&header[..len]).is_err());
+            assert!(decode_header(&header[..len], eager_zeroed).is_err());
         }
         for byte in 0..header.len() {
             for bit in 0..8 {
                 let mut corrupt = header.clone();
                 corrupt[byte] ^= 1 << bit;
-                let _ = decode_header(&corrupt);
+                let _ = decode_header(&corrupt, eager_zeroed);
             }
         }
     }
@@ -271,6 +275,6 @@ mod tests {
         // bytes = 2^61 with matching bits would be an exabyte.
         header[20..28].copy_from_slice(&(1u64 << 61).to_le_bytes());
         header[28..36].copy_from_slice(&(1u64 << 61).wrapping_mul(8).to_le_bytes());
-        assert!(decode_header(&header).is_err());
+        assert!(decode_header(&header, eager_zeroed).is_err());
     }
 }

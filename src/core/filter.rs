@@ -12,6 +12,20 @@ use super::Error;
 /// The bit array of one sub-filter.
 pub type Bits = BitVec<u8, Lsb0>;
 
+/// Supplies the zero-filled bytes of a new bit array, or `None` when that much memory cannot
+/// be had. It is a parameter, not a global: the server glue passes one that maps fresh,
+/// lazily zeroed pages and refuses sizes beyond the machine's memory; [`eager_zeroed`] serves
+/// where there is no server.
+pub type Zeroed = fn(usize) -> Option<Vec<u8>>;
+
+/// Zeroed bytes from a fallible reservation, written eagerly.
+pub fn eager_zeroed(len: usize) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(len).ok()?;
+    bytes.resize(len, 0);
+    Some(bytes)
+}
+
 /// One sub-filter: its layout, its bits and how many items were added to it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
@@ -23,11 +37,11 @@ pub struct Link {
 
 impl Link {
     /// A new, empty sub-filter.
-    pub fn new(layout: Layout) -> Result<Link, Error> {
-        let bytes = zeroed_bytes(layout.bytes())?;
+    pub fn new(layout: Layout, zeroed: Zeroed) -> Result<Link, Error> {
+        let bits = zeroed_bits(layout, zeroed)?;
         Ok(Link {
             layout,
-            bits: Bits::from_vec(bytes),
+            bits,
             items: 0,
         })
     }
@@ -46,13 +60,13 @@ impl Link {
     }
 
     /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks).
-    pub fn zeroed_from_saved(layout: Layout, items: u64) -> Result<Link, Error> {
+    pub fn zeroed_from_saved(layout: Layout, items: u64, zeroed: Zeroed) -> Result<Link, Error> {
         if !layout.is_consistent() {
             return Err(Error::BadEncoding);
         }
         Ok(Link {
             layout,
-            bits: Bits::from_vec(zeroed_bytes(layout.bytes())?),
+            bits: zeroed_bits(layout, zeroed)?,
             items,
         })
     }
@@ -121,16 +135,13 @@ impl Link {
     }
 }
 
-/// A zero-filled buffer, or `OutOfMemory` instead of aborting the server: the reservation
-/// is fallible, where `vec![0; n]` would abort on a size the machine cannot hold.
-fn zeroed_bytes(len: u64) -> Result<Vec<u8>, Error> {
-    let len = usize::try_from(len).map_err(|_| Error::OutOfMemory)?;
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(len)
-        .map_err(|_| Error::OutOfMemory)?;
-    bytes.resize(len, 0);
-    Ok(bytes)
+/// The cleared bit array of `layout`.
+fn zeroed_bits(layout: Layout, zeroed: Zeroed) -> Result<Bits, Error> {
+    let len = usize::try_from(layout.bytes()).map_err(|_| Error::OutOfMemory)?;
+    let bytes = zeroed(len)
+        .filter(|b| b.len() == len)
+        .ok_or(Error::OutOfMemory)?;
+    Ok(Bits::from_vec(bytes))
 }
 
 /// A copy of `bytes`, or `OutOfMemory` instead of aborting the server.
@@ -153,7 +164,7 @@ mod tests {
         // shared/reference/redisbloom-bf.md §3.4: 64 bits, k=5 → bytes 01 08 00 80 00 04 20 00.
         let layout = Layout::new(10, 0.05, options::DEFAULT).unwrap();
         assert_eq!((layout.bits, layout.hashes), (64, 5));
-        let mut link = Link::new(layout).unwrap();
+        let mut link = Link::new(layout, eager_zeroed).unwrap();
         let h = HashPair::of(b"item1", HashKind::Murmur64);
         assert!(!link.contains(h));
         assert!(link.insert(h));
@@ -175,13 +186,16 @@ mod tests {
 
     #[test]
     fn impossible_sizes_fail_cleanly() {
-        // black_box: an unused allocation may legally be optimised away as if it succeeded.
-        for len in [u64::MAX, 1 << 62] {
-            let result = zeroed_bytes(std::hint::black_box(len));
-            assert_eq!(
-                std::hint::black_box(&result).as_ref().err(),
-                Some(&Error::OutOfMemory)
-            );
-        }
+        // Bits for 2^62 entries: an exabyte array. black_box: an unused allocation may
+        // legally be optimised away as if it had succeeded.
+        let layout = Layout::new(1 << 62, 0.01, options::DEFAULT).unwrap();
+        let result = Link::new(std::hint::black_box(layout), eager_zeroed);
+        assert_eq!(
+            std::hint::black_box(&result).as_ref().err(),
+            Some(&Error::OutOfMemory)
+        );
+        let refused: Zeroed = |_| None;
+        let small = Layout::new(10, 0.01, options::DEFAULT).unwrap();
+        assert_eq!(Link::new(small, refused).err(), Some(Error::OutOfMemory));
     }
 }

@@ -15,7 +15,7 @@ use crate::core::chain::Chain;
 use crate::core::encoding::{
     self, RDB_DEFAULT_GROWTH, RDB_ENCODING_VERSION, RDB_GROWTH_SINCE, RDB_OPTIONS_SINCE,
 };
-use crate::core::filter::{try_copy, Link};
+use crate::core::filter::Link;
 use crate::core::sizing::Layout;
 
 pub static BLOOM_TYPE: RedisType = RedisType::new(
@@ -153,12 +153,32 @@ fn load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
         if !layout.is_consistent() {
             return None;
         }
-        let data = try_copy(raw::load_string_buffer(rdb).ok()?.as_ref()).ok()?;
+        let data = load_bytes(rdb)?;
         let link_items = unsigned()?;
         links.try_reserve(1).ok()?;
         links.push(Link::from_saved(layout, data, link_items).ok()?);
     }
     Chain::from_links(items, options, growth, links).ok()
+}
+
+/// The next string of the value, as a Vec that takes over the buffer Redis read it into: a
+/// big bit array is not copied, so loading needs no second copy of it in memory.
+fn load_bytes(rdb: *mut raw::RedisModuleIO) -> Option<Vec<u8>> {
+    let mut len = 0usize;
+    // SAFETY: `rdb` is the I/O handle Redis passed to rdb_load.
+    let buffer = unsafe { raw::RedisModule_LoadStringBuffer?(rdb, &mut len) }.cast::<u8>();
+    if buffer.is_null() || raw::is_io_error(rdb) {
+        return None;
+    }
+    if len == 0 {
+        // SAFETY: Redis gave us this allocation to free.
+        unsafe { raw::RedisModule_Free?(buffer.cast()) };
+        return Some(Vec::new());
+    }
+    // SAFETY: Redis allocated `len` bytes at `buffer` with its allocator and hands them to us.
+    // The global allocator (glue::alloc) allocates and frees with that same allocator, and a
+    // byte array needs no alignment, so the Vec can own and later free them.
+    Some(unsafe { Vec::from_raw_parts(buffer, len, len) })
 }
 
 /// Rewrites the value as the BF.LOADCHUNK sequence BF.SCANDUMP would give (used when the AOF

@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use redis_module::{decode_args, raw, Context};
 
-use super::{config, data_type, reply};
+use super::{alloc, config, data_type, reply};
 use crate::commands::errors::Failure;
 use crate::commands::{Call, CommandSpec, ALL};
 
@@ -58,6 +58,7 @@ fn run(
         args: &args,
         bloom_type: &data_type::BLOOM_TYPE,
         defaults: config::defaults(),
+        zeroed: alloc::lazy_zeroed,
     };
     match catch_unwind(AssertUnwindSafe(|| (spec.run)(&call))) {
         Ok(Ok(value)) => reply::send(ctx, &value),
