@@ -11,7 +11,10 @@ pub mod core;
 mod glue;
 
 #[cfg(not(test))]
-use glue::{data_type::BLOOM_TYPE, init};
+use glue::{
+    data_type::{BLOOM_TYPE, FAST_TYPE},
+    init,
+};
 
 // Unit tests run without a server, so the module (and its server-backed allocator) exists
 // only outside them.
@@ -20,6 +23,6 @@ redis_module::redis_module! {
     name: "bf",
     version: 100,
     allocator: (glue::alloc::BloomAlloc, glue::alloc::BloomAlloc),
-    data_types: [BLOOM_TYPE],
+    data_types: [BLOOM_TYPE, FAST_TYPE],
     init: init,
 }

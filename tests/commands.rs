@@ -625,6 +625,68 @@ fn watch_is_not_disturbed_by_reads() {
 }
 
 #[test]
+fn fast_layout_filters() {
+    let server = Server::start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("BF.RESERVE f 0.01 1000 LAYOUT FAST"), ok());
+    assert_eq!(c.cmd("TYPE f"), simple("bfblocked"));
+    assert_eq!(c.cmd("BF.MADD f a b a"), ints(&[1, 1, 0]));
+    assert_eq!(c.cmd("BF.MEXISTS f a b c"), ints(&[1, 1, 0]));
+    assert_eq!(c.cmd("BF.CARD f"), int(2));
+    // 1000 items at 0.5% (the first link of a scaling filter): 12,288 bits in 24 blocks.
+    let info = c.cmd("BF.INFO f").array();
+    assert_eq!(info.len(), 12, "{info:?}");
+    assert_eq!(&info[10..], &[simple("Layout"), bulk(b"fast")]);
+    assert_eq!(c.cmd("BF.INFO f LAYOUT"), Value::Array(vec![bulk(b"fast")]));
+    let debug = c.cmd("BF.DEBUG f").array();
+    assert!(
+        debug[1]
+            .text()
+            .contains("hashwidth:128 capacity:1000 size:2 ratio:0.005"),
+        "{debug:?}"
+    );
+    assert_eq!(
+        c.cmd("BF.INSERT g LAYOUT fast CAPACITY 3 NONSCALING ITEMS x y z w"),
+        Value::Array(vec![
+            int(1),
+            int(1),
+            int(1),
+            err("ERR non scaling filter is full"),
+        ])
+    );
+    assert_eq!(c.cmd("TYPE g"), simple("bfblocked"));
+    // Classic filters are unchanged: no Layout pair in the full reply.
+    c.cmd("BF.RESERVE classic 0.01 1000 LAYOUT CLASSIC");
+    assert_eq!(c.cmd("TYPE classic"), simple("MBbloom--"));
+    assert_eq!(c.cmd("BF.INFO classic").array().len(), 10);
+    assert_eq!(
+        c.cmd("BF.INFO classic LAYOUT"),
+        Value::Array(vec![bulk(b"classic")])
+    );
+    for line in [
+        "BF.RESERVE x 0.01 100 LAYOUT",
+        "BF.RESERVE x 0.01 100 LAYOUT SLOW",
+        "BF.INSERT x LAYOUT SLOW ITEMS a",
+    ] {
+        assert_eq!(
+            c.cmd(line),
+            err("ERR layout must be CLASSIC or FAST"),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        c.cmd("BF.RESERVE f 0.01 10 LAYOUT FAST"),
+        err("ERR item exists")
+    );
+    // The RESP3 map gains the pair too.
+    let mut c3 = server.conn().resp3();
+    let Value::Map(pairs) = c3.cmd("BF.INFO f") else {
+        panic!()
+    };
+    assert_eq!(pairs.last(), Some(&(simple("Layout"), bulk(b"fast"))));
+}
+
+#[test]
 fn acl_category_where_supported() {
     let server = Server::start();
     let mut c = server.conn();

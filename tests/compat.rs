@@ -434,3 +434,41 @@ fn legacy_encodings_and_layouts_behave_identically() {
     let debug = a.cmd("BF.DEBUG legacy-2-0").array();
     assert!(debug[1].text().contains("hashwidth:32"), "{debug:?}");
 }
+
+#[test]
+fn redisbloom_refuses_fast_filters_cleanly() {
+    let (ours, theirs) = start_pair();
+    let (mut a, mut b) = (ours.conn(), theirs.conn());
+    a.cmd("BF.RESERVE fast 0.01 100 LAYOUT FAST");
+    a.cmd("BF.MADD fast x y z");
+    let payload = a.cmd("DUMP fast").bulk();
+    assert_eq!(
+        b.call_bytes(&[b"RESTORE", b"fast", b"0", &payload]),
+        err("ERR Bad data format")
+    );
+    let chunks = scandump(&mut a, "fast");
+    let (iter, header) = &chunks[0];
+    assert_eq!(
+        b.call_bytes(&[
+            b"BF.LOADCHUNK",
+            b"fast",
+            iter.to_string().as_bytes(),
+            header
+        ]),
+        err("ERR received bad data")
+    );
+    assert_eq!(b.cmd("DBSIZE"), int(0));
+    assert_eq!(b.cmd("PING"), simple("PONG"));
+    // An RDB file holding one: RedisBloom's server refuses to start rather than misread it.
+    assert_eq!(a.cmd("SAVE"), ok());
+    drop(a);
+    let dir = ours.shutdown();
+    let refused = Server::with(Module::RedisBloom)
+        .binary("redis-server")
+        .dir(&dir)
+        .try_start();
+    let log = refused
+        .err()
+        .expect("RedisBloom must not load a fast filter");
+    assert!(log.contains("bfblocked"), "{log}");
+}

@@ -138,6 +138,26 @@ fn config_set_and_get() {
 }
 
 #[test]
+fn default_layout() {
+    let server = Server::with(Module::RedisBf)
+        .module_arg("bf-layout")
+        .module_arg("fast")
+        .start();
+    let mut c = server.conn();
+    c.cmd("BF.ADD auto x");
+    assert_eq!(c.cmd("TYPE auto"), simple("bfblocked"));
+    let layout = config_name(&mut c, "bf-layout");
+    assert_eq!(c.call(&["CONFIG", "SET", &layout, "CLASSIC"]), ok());
+    c.cmd("BF.ADD later x");
+    assert_eq!(c.cmd("TYPE later"), simple("MBbloom--"));
+    let reply = c.call(&["CONFIG", "SET", &layout, "slow"]);
+    assert!(
+        reply.is_error() && reply.text().contains("must be classic or fast"),
+        "{reply:?}"
+    );
+}
+
+#[test]
 fn config_directive_at_startup() {
     let probe = Server::start();
     let name = config_name(&mut probe.conn(), "bf-initial-size");

@@ -16,9 +16,13 @@ fn populate(c: &mut Conn) {
     c.cmd("BF.MADD fixed a b c d");
     c.cmd("BF.INSERT zero EXPANSION 0 ITEMS x y");
     c.call_bytes(&[b"BF.ADD", b"binary", b"\x00\x01\xff"]);
+    assert_eq!(c.cmd("BF.RESERVE fast 0.001 30 LAYOUT FAST"), ok());
+    for i in 0..200 {
+        c.call(&["BF.ADD", "fast", &format!("s{i}")]);
+    }
 }
 
-const KEYS: [&str; 4] = ["scaled", "fixed", "zero", "binary"];
+const KEYS: [&str; 5] = ["scaled", "fixed", "zero", "binary", "fast"];
 
 /// What must not change: digests, INFO and membership.
 fn snapshot(c: &mut Conn) -> Vec<Value> {
@@ -29,9 +33,11 @@ fn snapshot(c: &mut Conn) -> Vec<Value> {
         seen.push(c.call(&["BF.DEBUG", key]));
     }
     let probes: Vec<String> = (0..300).map(|i| format!("s{i}")).collect();
-    let mut mexists = vec!["BF.MEXISTS", "scaled"];
-    mexists.extend(probes.iter().map(String::as_str));
-    seen.push(c.call(&mexists));
+    for key in ["scaled", "fast"] {
+        let mut mexists = vec!["BF.MEXISTS", key];
+        mexists.extend(probes.iter().map(String::as_str));
+        seen.push(c.call(&mexists));
+    }
     seen.push(c.call_bytes(&[b"BF.EXISTS", b"binary", b"\x00\x01\xff"]));
     seen
 }
@@ -253,6 +259,34 @@ fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
         "used_memory counts it"
     );
     assert_eq!(c.cmd("BF.EXISTS big b"), int(1));
+}
+
+#[test]
+fn big_fast_filters_are_saved_in_chunks() {
+    // ~21 MB of bits: more than one 16 MiB string in the RDB, and in SCANDUMP.
+    let server = Server::start();
+    let mut c = server.conn();
+    assert_eq!(
+        c.cmd("BF.RESERVE big 0.01 17000000 NONSCALING LAYOUT FAST"),
+        ok()
+    );
+    let members: Vec<String> = (0..5000).map(|i| format!("member{i}")).collect();
+    let mut madd = vec!["BF.MADD", "big"];
+    madd.extend(members.iter().map(String::as_str));
+    c.call(&madd);
+    let digest = c.cmd("DEBUG DIGEST-VALUE big");
+    assert_eq!(
+        scandump(&mut c, "big").len(),
+        3,
+        "the header and two chunks"
+    );
+    assert_eq!(c.cmd("SAVE"), ok());
+    let server = server.restart();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("DEBUG DIGEST-VALUE big"), digest);
+    let mut mexists = vec!["BF.MEXISTS", "big"];
+    mexists.extend(members.iter().map(String::as_str));
+    assert!(c.call(&mexists).array().iter().all(|v| *v == int(1)));
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `BF.DEBUG key`
 //!
 //! An array of bulk strings: `size:<items>`, then one line per sub-filter, oldest first,
-//! `bytes:<n> bits:<n> hashes:<k> hashwidth:<64|32> capacity:<n> size:<n> ratio:<error %g>`.
+//! `bytes:<n> bits:<n> hashes:<k> hashwidth:<64|32> capacity:<n> size:<n> ratio:<error %g>`
+//! (hashwidth 128 for the fast layout).
 //! `ERR not found` / `WRONGTYPE`.
 
 use super::errors::CommandResult;
@@ -30,19 +31,20 @@ fn debug(call: &Call) -> CommandResult {
     let hashwidth = match chain.hash_kind() {
         HashKind::Murmur64 => 64,
         HashKind::Murmur32 => 32,
+        HashKind::Xxh3 => 128,
     };
     let mut lines = vec![Reply::Bulk(format!("size:{}", chain.items()).into_bytes())];
     for link in chain.links() {
-        let l = link.layout();
+        let shape = link.shape();
         let line = format!(
             "bytes:{} bits:{} hashes:{} hashwidth:{} capacity:{} size:{} ratio:{}",
-            l.bytes(),
-            l.bits,
-            l.hashes,
+            shape.bytes(),
+            shape.bytes() * 8,
+            shape.hashes(),
             hashwidth,
-            l.entries,
+            shape.entries(),
             link.items(),
-            format_g(l.error)
+            format_g(shape.error())
         );
         lines.push(Reply::Bulk(line.into_bytes()));
     }

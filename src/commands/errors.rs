@@ -34,6 +34,9 @@ pub const INSERT_BAD_CAPACITY: &str = "Bad capacity";
 pub const INSERT_BAD_EXPANSION: &str = "Bad expansion";
 pub const UNKNOWN_ARGUMENT: &str = "Unknown argument received";
 
+/// Ours: RedisBloom has no layouts.
+pub const BAD_LAYOUT: &str = "ERR layout must be CLASSIC or FAST";
+
 pub const INVALID_INFO_FIELD: &str = "Invalid information value";
 
 pub const SCANDUMP_ITERATOR_NOT_NUMERIC: &str = "Second argument must be numeric";

@@ -1,7 +1,8 @@
-//! `BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]` and `BF.CARD key`
+//! `BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION | LAYOUT]` and `BF.CARD key`
 //!
 //! BF.INFO replies with five name/value pairs — a map in RESP3, a flat array of 10 in RESP2 —
-//! in RedisBloom's order; `Expansion rate` is null for non-scaling filters. With a field it
+//! in RedisBloom's order; `Expansion rate` is null for non-scaling filters. Fast-layout
+//! filters add a sixth, `Layout` (`fast`); `BF.INFO key LAYOUT` answers for every filter. With a field it
 //! replies with that value alone: a one-element array in RESP2, a one-pair map in RESP3.
 //! `ERR not found` / `WRONGTYPE` come before `Invalid information value` (no ERR).
 //! BF.CARD replies with the number of items added; 0 for a missing key, `WRONGTYPE` otherwise.
@@ -9,7 +10,7 @@
 use super::errors::{self, CommandResult, Failure};
 use super::reply::Reply;
 use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
-use crate::core::chain::Chain;
+use crate::core::chain::{Chain, LayoutKind};
 
 pub static INFO: CommandSpec = CommandSpec {
     name: "bf.info",
@@ -31,6 +32,7 @@ pub static INFO: CommandSpec = CommandSpec {
                 ArgSpec::new("filters", ArgKind::PureToken).token("FILTERS"),
                 ArgSpec::new("items", ArgKind::PureToken).token("ITEMS"),
                 ArgSpec::new("expansion", ArgKind::PureToken).token("EXPANSION"),
+                ArgSpec::new("layout", ArgKind::PureToken).token("LAYOUT"),
             ]),
         )
         .optional(),
@@ -53,12 +55,15 @@ pub static CARD: CommandSpec = CommandSpec {
 };
 
 /// The fields, as (argument keyword, reply name).
-const FIELDS: [(&str, &str); 5] = [
+/// The last, `LAYOUT`, is ours: the full reply shows it only for fast-layout filters, so a
+/// classic filter's reply stays RedisBloom's.
+const FIELDS: [(&str, &str); 6] = [
     ("CAPACITY", "Capacity"),
     ("SIZE", "Size"),
     ("FILTERS", "Number of filters"),
     ("ITEMS", "Number of items inserted"),
     ("EXPANSION", "Expansion rate"),
+    ("LAYOUT", "Layout"),
 ];
 
 fn info(call: &Call) -> CommandResult {
@@ -66,12 +71,16 @@ fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
     let chain = call.lookup_read(&key).existing()?;
     let Some(asked) = call.args.get(2) else {
-        return Ok(Reply::Map(
-            FIELDS
-                .iter()
-                .map(|(word, name)| (*name, field(chain, word)))
-                .collect(),
-        ));
+        let shown = if chain.layout() == LayoutKind::Fast {
+            FIELDS.len()
+        } else {
+            FIELDS.len() - 1
+        };
+        let pairs = FIELDS
+            .iter()
+            .take(shown)
+            .map(|(word, name)| (*name, field(chain, word)));
+        return Ok(Reply::Map(pairs.collect()));
     };
     let (word, name) = FIELDS
         .iter()
@@ -92,6 +101,10 @@ fn field(chain: &Chain, word: &str) -> Reply {
         "SIZE" => int(chain.memory_usage()),
         "FILTERS" => int(chain.links().len() as u64),
         "ITEMS" => int(chain.items()),
+        "LAYOUT" => Reply::Bulk(match chain.layout() {
+            LayoutKind::Classic => b"classic".to_vec(),
+            LayoutKind::Fast => b"fast".to_vec(),
+        }),
         _ if chain.is_nonscaling() => Reply::Null,
         _ => int(u64::from(chain.growth())),
     }

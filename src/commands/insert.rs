@@ -7,6 +7,7 @@
 //! an option without its value); `Bad error rate`, `Bad capacity`, `Bad expansion`,
 //! `Unknown argument received` (all without ERR); `ERR not found` with NOCREATE; `WRONGTYPE`.
 //! NONSCALING with a non-zero EXPANSION is accepted (NONSCALING wins), unlike BF.RESERVE.
+//! `LAYOUT CLASSIC|FAST` (ours) picks the layout of a new filter.
 //! Replicated verbatim; keyspace event `bf.add`.
 
 use super::add::add_items;
@@ -15,7 +16,7 @@ use super::reply::Reply;
 use super::{
     capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
 };
-use super::{MAX_CAPACITY, MAX_EXPANSION};
+use super::{parse_layout, MAX_CAPACITY, MAX_EXPANSION};
 use crate::core::chain::Params;
 
 pub static INSERT: CommandSpec = CommandSpec {
@@ -45,6 +46,9 @@ pub static INSERT: CommandSpec = CommandSpec {
             .optional(),
         ArgSpec::new("nonscaling", ArgKind::PureToken)
             .token("NONSCALING")
+            .optional(),
+        ArgSpec::new("layout", ArgKind::String)
+            .token("LAYOUT")
             .optional(),
         ArgSpec::new("items", ArgKind::PureToken).token("ITEMS"),
         ArgSpec::new("item", ArgKind::String).multiple(),
@@ -87,6 +91,7 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
     let mut expansion = defaults.expansion;
     let mut nonscaling = false;
     let mut nocreate = false;
+    let mut layout = defaults.layout;
     let mut i = 2;
     let first_item = loop {
         let Some(option) = call.args.get(i).map(|a| a.as_slice().to_ascii_lowercase()) else {
@@ -118,6 +123,10 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
                 capacity = cap.ok_or(Failure::Message(errors::INSERT_BAD_CAPACITY))? as u64;
                 i += 2;
             }
+            (Some(b'l'), _, _) => {
+                layout = parse_layout(value()?)?;
+                i += 2;
+            }
             (Some(b'n'), _, Some(b'c')) => {
                 nocreate = true;
                 i += 1;
@@ -137,6 +146,7 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
         error_rate,
         expansion,
         nonscaling: nonscaling || expansion == 0,
+        layout,
     };
     Ok(InsertArgs {
         params,

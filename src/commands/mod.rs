@@ -24,7 +24,7 @@ use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::native_types::RedisType;
 use redis_module::{Context, ContextFlags, NotifyEvent, RedisError, RedisString};
 
-use crate::core::chain::{Chain, Params};
+use crate::core::chain::{Chain, LayoutKind, Params};
 use crate::core::filter::Zeroed;
 use errors::{CommandResult, Failure};
 
@@ -35,6 +35,7 @@ pub struct Defaults {
     pub capacity: u64,
     /// 0 means new filters are non-scaling.
     pub expansion: u32,
+    pub layout: LayoutKind,
 }
 
 impl Defaults {
@@ -45,6 +46,7 @@ impl Defaults {
             error_rate: self.error_rate,
             expansion: self.expansion,
             nonscaling: self.expansion == 0,
+            layout: self.layout,
         }
     }
 }
@@ -54,8 +56,10 @@ pub struct Call<'a> {
     pub ctx: &'a Context,
     /// The arguments, the command name first.
     pub args: &'a [RedisString],
-    /// The registered `MBbloom--` type.
+    /// The registered `MBbloom--` type: RedisBloom's, for classic filters.
     pub bloom_type: &'a RedisType,
+    /// The registered type of fast-layout filters.
+    pub fast_type: &'a RedisType,
     pub defaults: Defaults,
     /// Where new bit arrays come from.
     pub zeroed: Zeroed,
@@ -172,6 +176,14 @@ impl<F> Lookup<F> {
         }
     }
 
+    /// This, unless it is a wrong type: then what `other` finds (a key holds one of two types).
+    fn or_else(self, other: impl FnOnce() -> Self) -> Self {
+        match self {
+            Lookup::WrongType => other(),
+            found => found,
+        }
+    }
+
     /// The filter, or `ERR not found` / `WRONGTYPE`.
     fn existing(self) -> Result<F, Failure> {
         match self {
@@ -216,11 +228,13 @@ impl Call<'_> {
     /// What a key opened for writing holds.
     fn lookup<'k>(&self, key: &'k RedisKeyWritable) -> Lookup<&'k mut Chain> {
         Lookup::from_value(key.get_value::<Chain>(self.bloom_type))
+            .or_else(|| Lookup::from_value(key.get_value::<Chain>(self.fast_type)))
     }
 
     /// What a key opened for reading holds.
     fn lookup_read<'k>(&self, key: &'k RedisKey) -> Lookup<&'k Chain> {
         Lookup::from_value(key.get_value::<Chain>(self.bloom_type))
+            .or_else(|| Lookup::from_value(key.get_value::<Chain>(self.fast_type)))
     }
 
     /// The filter at the key, created with `params` when the key is empty.
@@ -241,7 +255,11 @@ impl Call<'_> {
 
     /// Puts a new filter under an empty key.
     fn store(&self, key: &RedisKeyWritable, chain: Chain) -> Result<(), Failure> {
-        key.set_value(self.bloom_type, chain)
+        let data_type = match chain.layout() {
+            LayoutKind::Classic => self.bloom_type,
+            LayoutKind::Fast => self.fast_type,
+        };
+        key.set_value(data_type, chain)
             .map_err(|_| Failure::Message(errors::WRONG_TYPE))
     }
 
@@ -296,6 +314,17 @@ pub(crate) const ERROR_RATE_CAP: f64 = 0.25;
 pub(crate) const MAX_CAPACITY: i64 = 1 << 30;
 /// Expansion limit of RESERVE/INSERT and the config.
 pub(crate) const MAX_EXPANSION: i64 = 32768;
+
+/// A `LAYOUT` value.
+fn parse_layout(text: &[u8]) -> Result<LayoutKind, Failure> {
+    if text.eq_ignore_ascii_case(b"CLASSIC") {
+        Ok(LayoutKind::Classic)
+    } else if text.eq_ignore_ascii_case(b"FAST") {
+        Ok(LayoutKind::Fast)
+    } else {
+        Err(Failure::Message(errors::BAD_LAYOUT))
+    }
+}
 
 /// Applies RedisBloom's error-rate cap, telling the log as it does.
 fn capped_error_rate(ctx: &Context, error_rate: f64) -> f64 {

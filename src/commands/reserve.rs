@@ -5,8 +5,9 @@
 //! silently); `ERR bad capacity` / `ERR capacity must be in the range [1, 1073741824]`;
 //! `ERR no expansion`, `ERR bad expansion`, `Nonscaling filters cannot expand` (no ERR),
 //! `ERR expansion must be in the range [0, 32768]`; then `WRONGTYPE` or `ERR item exists`.
-//! Unknown extra arguments are ignored, as RedisBloom does. Replicated verbatim; keyspace
-//! event `bf.reserve`.
+//! `LAYOUT CLASSIC|FAST` (ours; default: the `bf-layout` config) picks the layout, or
+//! `ERR layout must be CLASSIC or FAST`. Unknown extra arguments are ignored, as RedisBloom
+//! does. Replicated verbatim; keyspace event `bf.reserve`.
 
 use super::errors::{self, CommandResult, Failure};
 use super::reply::Reply;
@@ -14,7 +15,7 @@ use super::{
     capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
     Lookup,
 };
-use super::{MAX_CAPACITY, MAX_EXPANSION};
+use super::{parse_layout, MAX_CAPACITY, MAX_EXPANSION};
 use crate::core::chain::{Chain, Params};
 
 pub static RESERVE: CommandSpec = CommandSpec {
@@ -36,6 +37,9 @@ pub static RESERVE: CommandSpec = CommandSpec {
             .optional(),
         ArgSpec::new("nonscaling", ArgKind::PureToken)
             .token("NONSCALING")
+            .optional(),
+        ArgSpec::new("layout", ArgKind::String)
+            .token("LAYOUT")
             .optional(),
     ],
     run: reserve,
@@ -90,10 +94,15 @@ fn parse(call: &Call) -> Result<Params, Failure> {
             .filter(|e| i64::from(*e) <= MAX_EXPANSION)
             .ok_or(Failure::Message(errors::EXPANSION_RANGE))?;
     }
+    let layout = match (0..options.len()).find(|&i| is(i, "LAYOUT")) {
+        Some(at) => parse_layout(options.get(at + 1).map_or(&[][..], |v| v.as_slice()))?,
+        None => call.defaults.layout,
+    };
     Ok(Params {
         capacity: capacity as u64,
         error_rate: capped_error_rate(call.ctx, error_rate),
         expansion,
         nonscaling,
+        layout,
     })
 }

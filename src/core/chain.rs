@@ -2,7 +2,8 @@
 //! sub-filters where each new one is `growth` times larger and twice as strict, so the
 //! compound false-positive rate stays under the requested one.
 
-use super::filter::{Link, Zeroed};
+use super::blocked::Blocked;
+use super::filter::{Link, Shape, Zeroed};
 use super::hash::{HashKind, HashPair};
 use super::sizing::{options, Layout};
 use super::Error;
@@ -17,8 +18,9 @@ const LINK_OVERHEAD: u64 = 64;
 
 /// A scalable Bloom filter: the value stored under a key.
 ///
-/// Invariants (checked by every constructor): at least one link; every link's layout is
-/// consistent; `items` is the sum of the links' items; `options ⊆ options::ALL`.
+/// Invariants (checked by every constructor): at least one link; every link's shape is
+/// valid and of the chain's layout; `items` is the sum of the links' items; `options` holds
+/// only known bits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chain {
     links: Vec<Link>,
@@ -38,6 +40,17 @@ pub struct Params {
     pub expansion: u32,
     /// Never grow: refuse items once full.
     pub nonscaling: bool,
+    /// How sub-filters lay out their bits.
+    pub layout: LayoutKind,
+}
+
+/// The two layouts a filter can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayoutKind {
+    /// RedisBloom's, bit-exact: the default, and the only one RedisBloom can read.
+    Classic,
+    /// Cache-line-blocked with xxh3: one memory access per item per sub-filter.
+    Fast,
 }
 
 impl Chain {
@@ -49,7 +62,10 @@ impl Chain {
             opts |= options::NO_SCALING;
             first_error = params.error_rate;
         }
-        let first = Link::new(Layout::new(params.capacity, first_error, opts)?, zeroed)?;
+        if params.layout == LayoutKind::Fast {
+            opts |= options::FAST;
+        }
+        let first = Link::new(shape_for(opts, params.capacity, first_error)?, zeroed)?;
         Ok(Chain {
             links: vec![first],
             items: 0,
@@ -68,7 +84,15 @@ impl Chain {
         let total = links
             .iter()
             .try_fold(0u64, |sum, link| sum.checked_add(link.items()));
-        if links.is_empty() || options & !options::ALL != 0 || total != Some(items) {
+        let fast = options & options::FAST != 0;
+        let shapes_match = links
+            .iter()
+            .all(|l| matches!(l.shape(), Shape::Blocked(_)) == fast);
+        if links.is_empty()
+            || options & !options::KNOWN != 0
+            || total != Some(items)
+            || !shapes_match
+        {
             return Err(Error::BadEncoding);
         }
         Ok(Chain {
@@ -134,12 +158,12 @@ impl Chain {
     pub fn capacity(&self) -> u64 {
         self.links
             .iter()
-            .fold(0u64, |sum, l| sum.saturating_add(l.layout().entries))
+            .fold(0u64, |sum, l| sum.saturating_add(l.shape().entries()))
     }
 
     /// Bytes this value holds, counted as RedisBloom counts them (`BF.INFO Size`, `MEMORY USAGE`).
     pub fn memory_usage(&self) -> u64 {
-        let bits: u64 = self.links.iter().map(|l| l.layout().bytes()).sum();
+        let bits: u64 = self.links.iter().map(|l| l.shape().bytes()).sum();
         CHAIN_OVERHEAD + LINK_OVERHEAD * self.links.len() as u64 + bits
     }
 
@@ -158,9 +182,20 @@ impl Chain {
         self.options & options::NO_SCALING != 0
     }
 
+    /// Its layout.
+    pub fn layout(&self) -> LayoutKind {
+        if self.options & options::FAST != 0 {
+            LayoutKind::Fast
+        } else {
+            LayoutKind::Classic
+        }
+    }
+
     /// The hash family its items are hashed with.
     pub fn hash_kind(&self) -> HashKind {
-        if self.options & options::FORCE64 != 0 {
+        if self.options & options::FAST != 0 {
+            HashKind::Xxh3
+        } else if self.options & options::FORCE64 != 0 {
             HashKind::Murmur64
         } else {
             HashKind::Murmur32
@@ -187,17 +222,26 @@ impl Chain {
     }
 
     fn grow(&mut self, zeroed: Zeroed) -> Result<(), Error> {
-        let last = self.links.last().ok_or(Error::CannotGrow)?.layout();
+        let last = self.links.last().ok_or(Error::CannotGrow)?.shape();
         let entries = last
-            .entries
+            .entries()
             .checked_mul(u64::from(self.growth))
             .ok_or(Error::CannotGrow)?;
-        let layout = Layout::new(entries, last.error * TIGHTENING, self.options)
+        let shape = shape_for(self.options, entries, last.error() * TIGHTENING)
             .map_err(|_| Error::CannotGrow)?;
-        let link = Link::new(layout, zeroed).map_err(|_| Error::CannotGrow)?;
+        let link = Link::new(shape, zeroed).map_err(|_| Error::CannotGrow)?;
         self.links.try_reserve(1).map_err(|_| Error::CannotGrow)?;
         self.links.push(link);
         Ok(())
+    }
+}
+
+/// The shape of a new sub-filter of a chain with `options`.
+fn shape_for(options: u32, entries: u64, error: f64) -> Result<Shape, Error> {
+    if options & options::FAST != 0 {
+        Ok(Shape::Blocked(Blocked::new(entries, error)?))
+    } else {
+        Ok(Shape::Classic(Layout::new(entries, error, options)?))
     }
 }
 
@@ -212,6 +256,7 @@ mod tests {
             error_rate,
             expansion,
             nonscaling,
+            layout: LayoutKind::Classic,
         }
     }
 
@@ -255,9 +300,9 @@ mod tests {
         let links = chain.links();
         assert!(links.len() >= 3);
         for pair in links.windows(2) {
-            let (old, new) = (pair[0].layout(), pair[1].layout());
-            assert_eq!(new.entries, old.entries * 3);
-            assert_eq!(new.error, old.error * 0.5);
+            let (old, new) = (pair[0].shape(), pair[1].shape());
+            assert_eq!(new.entries(), old.entries() * 3);
+            assert_eq!(new.error(), old.error() * 0.5);
         }
         assert_eq!(chain.items(), links.iter().map(Link::items).sum::<u64>());
         for i in 0..200u32 {
@@ -309,5 +354,52 @@ mod tests {
             Err(Error::BadEncoding)
         );
         assert_eq!(Chain::from_links(0, 5, 2, vec![]), Err(Error::BadEncoding));
+    }
+
+    #[test]
+    fn fast_chains_scale_and_keep_the_compound_rate() {
+        let fast = Params {
+            layout: LayoutKind::Fast,
+            ..params(1000, 0.01, 2, false)
+        };
+        let mut chain = Chain::new(fast, eager_zeroed).unwrap();
+        assert_eq!(
+            (chain.layout(), chain.hash_kind()),
+            (LayoutKind::Fast, HashKind::Xxh3)
+        );
+        for i in 0..30_000u32 {
+            chain
+                .add(format!("member:{i}").as_bytes(), eager_zeroed)
+                .unwrap();
+        }
+        assert!(chain.links().len() >= 5, "{} links", chain.links().len());
+        assert!(chain
+            .links()
+            .iter()
+            .all(|l| matches!(l.shape(), Shape::Blocked(_))));
+        assert!((0..30_000u32).all(|i| chain.contains(format!("member:{i}").as_bytes())));
+        let trials = 200_000;
+        let hits = (0..trials)
+            .filter(|i| chain.contains(format!("other:{i}").as_bytes()))
+            .count();
+        assert!(
+            (hits as f64 / trials as f64) <= 0.01,
+            "{hits} false positives in {trials}"
+        );
+    }
+
+    #[test]
+    fn links_must_match_the_layout_bit() {
+        let fast = Params {
+            layout: LayoutKind::Fast,
+            ..params(10, 0.01, 2, false)
+        };
+        let chain = Chain::new(fast, eager_zeroed).unwrap();
+        let links = chain.links().to_vec();
+        assert!(Chain::from_links(0, chain.options(), 2, links.clone()).is_ok());
+        assert_eq!(
+            Chain::from_links(0, options::DEFAULT, 2, links),
+            Err(Error::BadEncoding)
+        );
     }
 }

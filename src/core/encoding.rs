@@ -1,6 +1,7 @@
 //! RedisBloom's serialized forms of a chain, byte for byte (`src/sb.c`, `src/rebloom.c`).
 //!
-//! * SCANDUMP: iterator 0 yields a packed little-endian header (20 bytes, then 49 per link);
+//! * SCANDUMP: iterator 0 yields a packed little-endian header (20 bytes, then 53 per link;
+//!   fast-layout filters add an 8-byte trailer, which RedisBloom's exact length check refuses);
 //!   later iterators are `1 + byte offset` into the concatenated bit arrays, oldest link
 //!   first, in chunks that never cross a link. LOADCHUNK replays each `(iter, data)` pair.
 //! * RDB (encoding version 4): per chain `size, nfilters, options, growth`, per link
@@ -8,8 +9,9 @@
 //!   field with these constants; `Layout::is_consistent`, `Link::from_saved` and
 //!   `Chain::from_links` validate what it read.
 
-use super::chain::Chain;
-use super::filter::{Link, Zeroed};
+use super::blocked::{Blocked, BLOCK_BYTES};
+use super::chain::{Chain, LayoutKind};
+use super::filter::{Link, Shape, Zeroed};
 use super::sizing::Layout;
 use super::Error;
 
@@ -25,11 +27,20 @@ pub const RDB_GROWTH_SINCE: i32 = 4;
 /// The expansion factor of values saved before it was stored.
 pub const RDB_DEFAULT_GROWTH: u32 = 2;
 
-/// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`).
+/// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`), and the largest string of a
+/// fast-layout RDB value.
 pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
+
+/// The RDB encoding version of fast-layout filters (their own data type). Per chain `size,
+/// nfilters, options, growth`; per link `entries, error, hashes, blocks, size`, then the bit
+/// array in strings of at most `MAX_CHUNK` bytes: saving never needs a compression buffer of
+/// the whole array, and loading writes each string into place, never holding a second copy.
+pub const FAST_RDB_ENCODING_VERSION: i32 = 1;
 
 const HEADER_LEN: usize = 8 + 4 + 4 + 4;
 const LINK_LEN: usize = 8 + 8 + 8 + 8 + 8 + 4 + 8 + 1;
+/// Ends the header of a fast-layout filter.
+const FAST_TRAILER: &[u8; 8] = b"bf:fast1";
 
 /// The SCANDUMP header of `chain` (what `BF.SCANDUMP key 0` returns).
 pub fn encode_header(chain: &Chain) -> Vec<u8> {
@@ -39,15 +50,19 @@ pub fn encode_header(chain: &Chain) -> Vec<u8> {
     out.extend_from_slice(&chain.options().to_le_bytes());
     out.extend_from_slice(&chain.growth().to_le_bytes());
     for link in chain.links() {
-        let l = link.layout();
-        out.extend_from_slice(&l.bytes().to_le_bytes());
-        out.extend_from_slice(&l.bits.to_le_bytes());
+        let shape = link.shape();
+        let (bpe, n2) = shape.stored_bpe_and_n2();
+        out.extend_from_slice(&shape.bytes().to_le_bytes());
+        out.extend_from_slice(&(shape.bytes() * 8).to_le_bytes());
         out.extend_from_slice(&link.items().to_le_bytes());
-        out.extend_from_slice(&l.error.to_le_bytes());
-        out.extend_from_slice(&l.bpe.to_le_bytes());
-        out.extend_from_slice(&l.hashes.to_le_bytes());
-        out.extend_from_slice(&l.entries.to_le_bytes());
-        out.push(l.n2);
+        out.extend_from_slice(&shape.error().to_le_bytes());
+        out.extend_from_slice(&bpe.to_le_bytes());
+        out.extend_from_slice(&shape.hashes().to_le_bytes());
+        out.extend_from_slice(&shape.entries().to_le_bytes());
+        out.push(n2);
+    }
+    if matches!(chain.layout(), LayoutKind::Fast) {
+        out.extend_from_slice(FAST_TRAILER);
     }
     out
 }
@@ -59,7 +74,12 @@ pub fn decode_header(data: &[u8], zeroed: Zeroed) -> Result<Chain, Error> {
     let nfilters = r.u32()? as usize;
     let options = r.u32()?;
     let growth = r.u32()?;
-    if nfilters == 0 || data.len() != HEADER_LEN + LINK_LEN * nfilters {
+    let classic_len = nfilters
+        .checked_mul(LINK_LEN)
+        .and_then(|n| n.checked_add(HEADER_LEN))
+        .ok_or(Error::BadEncoding)?;
+    let fast = data.len() == classic_len + FAST_TRAILER.len() && data.ends_with(FAST_TRAILER);
+    if nfilters == 0 || !(data.len() == classic_len || fast) {
         return Err(Error::BadEncoding);
     }
     let mut links = Vec::new();
@@ -76,23 +96,32 @@ pub fn decode_header(data: &[u8], zeroed: Zeroed) -> Result<Chain, Error> {
         let hashes = r.u32()?;
         let entries = r.u64()?;
         let n2 = r.u8()?;
-        let layout = Layout {
-            entries,
-            error,
-            bpe,
-            hashes,
-            bits,
-            n2,
-        };
-        if bytes.checked_mul(8) != Some(bits) {
+        if bytes.checked_mul(8) != Some(bits) || (fast && bytes % BLOCK_BYTES != 0) {
             return Err(Error::BadEncoding);
         }
+        let shape = if fast {
+            Shape::Blocked(Blocked {
+                entries,
+                error,
+                hashes,
+                blocks: bytes / BLOCK_BYTES,
+            })
+        } else {
+            Shape::Classic(Layout {
+                entries,
+                error,
+                bpe,
+                hashes,
+                bits,
+                n2,
+            })
+        };
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
         total_bytes = total_bytes
             .checked_add(bytes)
             .filter(|t| *t < i64::MAX as u64)
             .ok_or(Error::BadEncoding)?;
-        links.push(Link::zeroed_from_saved(layout, link_items, zeroed)?);
+        links.push(Link::zeroed_from_saved(shape, link_items, zeroed)?);
     }
     Chain::from_links(items, options, growth, links)
 }
@@ -165,15 +194,16 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::chain::Params;
+    use crate::core::chain::{LayoutKind, Params};
     use crate::core::filter::eager_zeroed;
 
-    fn scaling_chain(capacity: u64, items: u32) -> Chain {
+    fn scaling_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chain {
         let params = Params {
             capacity,
             error_rate: 0.01,
             expansion: 2,
             nonscaling: false,
+            layout,
         };
         let mut chain = Chain::new(params, eager_zeroed).unwrap();
         for i in 0..items {
@@ -190,6 +220,7 @@ mod tests {
                 error_rate: 0.1,
                 expansion: 2,
                 nonscaling: false,
+                layout: LayoutKind::Classic,
             },
             eager_zeroed,
         )
@@ -214,7 +245,7 @@ mod tests {
 
     #[test]
     fn scandump_round_trip_restores_identical_chain() {
-        let chain = scaling_chain(5, 100);
+        let chain = scaling_chain(5, 100, LayoutKind::Classic);
         let mut copy = decode_header(&encode_header(&chain), eager_zeroed).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chunk_at(&chain, iter) {
@@ -228,7 +259,7 @@ mod tests {
 
     #[test]
     fn chunks_stop_at_link_boundaries() {
-        let chain = scaling_chain(5, 20);
+        let chain = scaling_chain(5, 20, LayoutKind::Classic);
         let first = chain.links()[0].bytes().len();
         let (next, data) = chunk_at(&chain, 1).unwrap();
         assert_eq!((next, data.len()), (1 + first as i64, first));
@@ -276,5 +307,34 @@ mod tests {
         header[20..28].copy_from_slice(&(1u64 << 61).to_le_bytes());
         header[28..36].copy_from_slice(&(1u64 << 61).wrapping_mul(8).to_le_bytes());
         assert!(decode_header(&header, eager_zeroed).is_err());
+    }
+
+    #[test]
+    fn fast_filters_round_trip_and_carry_a_trailer_redisbloom_refuses() {
+        let chain = scaling_chain(50, 400, LayoutKind::Fast);
+        let header = encode_header(&chain);
+        let links = chain.links().len();
+        // RedisBloom accepts exactly 20 + 53·n bytes; ours are 8 longer.
+        assert_eq!(
+            header.len(),
+            HEADER_LEN + LINK_LEN * links + FAST_TRAILER.len()
+        );
+        let mut copy = decode_header(&header, eager_zeroed).unwrap();
+        let mut iter = 1;
+        while let Some((next, data)) = chunk_at(&chain, iter) {
+            load_chunk(&mut copy, next, data).unwrap();
+            iter = next;
+        }
+        assert_eq!(copy, chain);
+        // Without the trailer, or with a classic header's options, it is refused.
+        assert!(decode_header(&header[..header.len() - 8], eager_zeroed).is_err());
+        let mut wrong_trailer = header.clone();
+        let end = wrong_trailer.len() - 1;
+        wrong_trailer[end] ^= 1;
+        assert!(decode_header(&wrong_trailer, eager_zeroed).is_err());
+        let classic_header = encode_header(&scaling_chain(50, 400, LayoutKind::Classic));
+        let mut classic_with_trailer = classic_header.clone();
+        classic_with_trailer.extend_from_slice(FAST_TRAILER);
+        assert!(decode_header(&classic_with_trailer, eager_zeroed).is_err());
     }
 }

@@ -19,6 +19,8 @@ pub enum HashKind {
     Murmur64,
     /// Two 32-bit MurmurHash2 passes: filters made before that, still loadable from old RDBs.
     Murmur32,
+    /// One xxh3-128 pass: the fast (blocked) layout, `a` choosing the block, `b` the bits.
+    Xxh3,
 }
 
 /// The seed of the first MurmurHash64A pass (RedisBloom reuses the algorithm's multiplier).
@@ -42,6 +44,13 @@ impl HashPair {
                 HashPair {
                     a: u64::from(a),
                     b: u64::from(murmur2_32(item, a)),
+                }
+            }
+            HashKind::Xxh3 => {
+                let h = xxhash_rust::xxh3::xxh3_128(item);
+                HashPair {
+                    a: (h >> 64) as u64,
+                    b: h as u64,
                 }
             }
         }

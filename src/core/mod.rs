@@ -3,7 +3,8 @@
 //!
 //! * [`sizing`] — bits and probes of a sub-filter from its capacity and error rate;
 //! * [`hash`] — the item hash pair;
-//! * [`filter`] — one sub-filter's bit array;
+//! * [`filter`] — one sub-filter's bit array, in RedisBloom's layout or [`blocked`];
+//! * [`blocked`] — the fast, cache-line-blocked layout;
 //! * [`chain`] — the scalable chain stored under a key;
 //! * [`encoding`] — SCANDUMP header and chunks, RDB layout constants.
 
@@ -18,7 +19,9 @@
     )
 )]
 
+pub mod blocked;
 pub mod chain;
+mod divisor;
 pub mod encoding;
 mod error;
 pub mod filter;

@@ -26,8 +26,13 @@ pub mod options {
     pub const FORCE64: u32 = 4;
     /// The chain never grows: a full filter refuses new items.
     pub const NO_SCALING: u32 = 8;
-    /// Every bit RedisBloom knows; any other bit makes a payload invalid.
+    /// Every bit RedisBloom knows (its loaders reject others).
     pub const ALL: u32 = NOROUND | ENTS_IS_BITS | FORCE64 | NO_SCALING;
+    /// redis-bf's own: the fast, blocked layout, which RedisBloom cannot read. Such filters
+    /// are stored under a data type of their own, so RedisBloom never sees this bit.
+    pub const FAST: u32 = 16;
+    /// Every bit a stored chain may carry.
+    pub const KNOWN: u32 = ALL | FAST;
     /// What every filter created by a command gets.
     pub const DEFAULT: u32 = NOROUND | FORCE64;
 }

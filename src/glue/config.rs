@@ -1,5 +1,6 @@
-//! The `bf-error-rate`, `bf-initial-size` and `bf-expansion-factor` configs: defaults for
-//! filters created without explicit parameters. Changing them affects only new filters.
+//! The `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and (ours) `bf-layout`
+//! configs: defaults for filters created without explicit parameters. Changing them affects
+//! only new filters.
 //!
 //! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE` or the new
 //! names, case-insensitive), in the config file and with CONFIG SET/GET. The names are
@@ -15,6 +16,7 @@ use redis_module::{raw, Context, RedisString};
 
 use super::c_string;
 use crate::commands::{self, Defaults};
+use crate::core::chain::LayoutKind;
 
 /// One config: its value and how it is parsed. Values are stored as u64 (an f64's bits for
 /// the error rate) so that reads need no lock.
@@ -70,7 +72,31 @@ static EXPANSION: Setting = Setting {
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
-static SETTINGS: [&Setting; 3] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION];
+/// Ours: the layout of filters created without `LAYOUT` (RedisBloom's by default).
+static LAYOUT: Setting = Setting {
+    name: c"bf-layout",
+    legacy_arg: None,
+    parse: |text| {
+        if text.eq_ignore_ascii_case(b"classic") {
+            Ok(0)
+        } else if text.eq_ignore_ascii_case(b"fast") {
+            Ok(1)
+        } else {
+            Err("Value for `bf-layout` must be classic or fast")
+        }
+    },
+    show: |fast| {
+        if fast == 1 {
+            "fast".into()
+        } else {
+            "classic".into()
+        }
+    },
+    value: AtomicU64::new(0),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static SETTINGS: [&Setting; 4] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION, &LAYOUT];
 
 /// Cuckoo-filter settings RedisBloom users may pass; there is no Cuckoo filter here.
 const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];
@@ -86,6 +112,11 @@ pub fn defaults() -> Defaults {
         error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
         capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
         expansion: u32::try_from(EXPANSION.value.load(Ordering::Relaxed)).unwrap_or(2),
+        layout: if LAYOUT.value.load(Ordering::Relaxed) == 1 {
+            LayoutKind::Fast
+        } else {
+            LayoutKind::Classic
+        },
     }
 }
 

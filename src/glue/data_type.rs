@@ -1,5 +1,9 @@
-//! The `MBbloom--` data type: RedisBloom's name and encoding version, so RedisBloom's RDB
-//! files and DUMP payloads load here and ours load there.
+//! The two data types, with the same callbacks but their own RDB format:
+//!
+//! * `MBbloom--`, encoding version 4: RedisBloom's name and format, for classic filters, so
+//!   RedisBloom's RDB files and DUMP payloads load here and ours load there;
+//! * `bfblocked`, encoding version 1: fast-layout filters. RedisBloom has no such type, so it
+//!   refuses them cleanly instead of misreading them.
 //!
 //! Each callback is a few lines delegating to the core. Values are `Box<Chain>`: created by
 //! `RedisKeyWritable::set_value` (Box::into_raw) and by `rdb_load`/`copy`, released by `free`.
@@ -10,17 +14,31 @@ use std::ptr;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
+use super::alloc::lazy_zeroed;
 use super::dispatch::guarded;
+use crate::core::blocked::{Blocked, BLOCK_BYTES};
 use crate::core::chain::Chain;
-use crate::core::encoding::{
-    self, RDB_DEFAULT_GROWTH, RDB_ENCODING_VERSION, RDB_GROWTH_SINCE, RDB_OPTIONS_SINCE,
-};
-use crate::core::filter::Link;
+use crate::core::encoding::{self, FAST_RDB_ENCODING_VERSION, MAX_CHUNK, RDB_DEFAULT_GROWTH};
+use crate::core::encoding::{RDB_ENCODING_VERSION, RDB_GROWTH_SINCE, RDB_OPTIONS_SINCE};
+use crate::core::filter::{Link, Shape};
 use crate::core::sizing::Layout;
 
 pub static BLOOM_TYPE: RedisType = RedisType::new(
     "MBbloom--",
     RDB_ENCODING_VERSION,
+    methods(rdb_load, rdb_save),
+);
+
+pub static FAST_TYPE: RedisType = RedisType::new(
+    "bfblocked",
+    FAST_RDB_ENCODING_VERSION,
+    methods(fast_rdb_load, fast_rdb_save),
+);
+
+type LoadFn = unsafe extern "C" fn(*mut raw::RedisModuleIO, c_int) -> *mut c_void;
+type SaveFn = unsafe extern "C" fn(*mut raw::RedisModuleIO, *mut c_void);
+
+const fn methods(rdb_load: LoadFn, rdb_save: SaveFn) -> raw::RedisModuleTypeMethods {
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
         rdb_load: Some(rdb_load),
@@ -41,8 +59,8 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
         unlink2: None,
         copy2: None,
         aux_save2: None,
-    },
-);
+    }
+}
 
 /// The chain behind a value pointer.
 ///
@@ -72,8 +90,7 @@ unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
 unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
     // SAFETY: Redis passes a live value of this type.
     let chain = unsafe { chain(value) };
-    let bytes = chain.memory_usage();
-    chain.links().len() + usize::try_from(bytes >> 16).unwrap_or(usize::MAX)
+    chain.links().len() + usize::try_from(chain.memory_usage() >> 16).unwrap_or(usize::MAX)
 }
 
 unsafe extern "C" fn copy(
@@ -88,23 +105,46 @@ unsafe extern "C" fn copy(
     })
 }
 
-unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
-    // SAFETY: Redis passes a live value of this type.
-    let chain = unsafe { chain(value) };
+/// Saves the chain fields both formats start with.
+fn save_chain_fields(rdb: *mut raw::RedisModuleIO, chain: &Chain) {
     raw::save_unsigned(rdb, chain.items());
     raw::save_unsigned(rdb, chain.links().len() as u64);
     raw::save_unsigned(rdb, u64::from(chain.options()));
     raw::save_unsigned(rdb, u64::from(chain.growth()));
+}
+
+unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes a live value of this type.
+    let chain = unsafe { chain(value) };
+    save_chain_fields(rdb, chain);
     for link in chain.links() {
-        let l = link.layout();
-        raw::save_unsigned(rdb, l.entries);
-        raw::save_double(rdb, l.error);
-        raw::save_unsigned(rdb, u64::from(l.hashes));
-        raw::save_double(rdb, l.bpe);
-        raw::save_unsigned(rdb, l.bits);
-        raw::save_unsigned(rdb, u64::from(l.n2));
+        let shape = link.shape();
+        let (bpe, n2) = shape.stored_bpe_and_n2();
+        raw::save_unsigned(rdb, shape.entries());
+        raw::save_double(rdb, shape.error());
+        raw::save_unsigned(rdb, u64::from(shape.hashes()));
+        raw::save_double(rdb, bpe);
+        raw::save_unsigned(rdb, shape.bytes() * 8);
+        raw::save_unsigned(rdb, u64::from(n2));
         raw::save_slice(rdb, link.bytes());
         raw::save_unsigned(rdb, link.items());
+    }
+}
+
+unsafe extern "C" fn fast_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes a live value of this type.
+    let chain = unsafe { chain(value) };
+    save_chain_fields(rdb, chain);
+    for link in chain.links() {
+        let shape = link.shape();
+        raw::save_unsigned(rdb, shape.entries());
+        raw::save_double(rdb, shape.error());
+        raw::save_unsigned(rdb, u64::from(shape.hashes()));
+        raw::save_unsigned(rdb, shape.bytes() / BLOCK_BYTES);
+        raw::save_unsigned(rdb, link.items());
+        for chunk in link.bytes().chunks(MAX_CHUNK) {
+            raw::save_slice(rdb, chunk);
+        }
     }
 }
 
@@ -115,8 +155,14 @@ unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *m
     })
 }
 
-/// Reads a value field by field, validating each link's layout before reading its bits.
-/// Read errors (truncated payloads) show as `Err` because the module handles I/O errors.
+unsafe extern "C" fn fast_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    guarded(ptr::null_mut(), || {
+        fast_load(rdb, encver).map_or(ptr::null_mut(), into_value)
+    })
+}
+
+/// Reads a classic value field by field, validating each link's layout before reading its
+/// bits. Read errors (truncated payloads) show as `None` because the module handles I/O errors.
 fn load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
     if !(encoding::RDB_OLDEST_ENCODING_VERSION..=RDB_ENCODING_VERSION).contains(&encver) {
         return None;
@@ -156,7 +202,49 @@ fn load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
         let data = load_bytes(rdb)?;
         let link_items = unsigned()?;
         links.try_reserve(1).ok()?;
-        links.push(Link::from_saved(layout, data, link_items).ok()?);
+        links.push(Link::from_saved(Shape::Classic(layout), data, link_items).ok()?);
+    }
+    Chain::from_links(items, options, growth, links).ok()
+}
+
+/// Reads a fast-layout value: each link's bit array is allocated once (lazily zeroed) and its
+/// strings are copied into place one at a time.
+fn fast_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
+    if encver != FAST_RDB_ENCODING_VERSION {
+        return None;
+    }
+    let unsigned = || raw::load_unsigned(rdb).ok();
+    let items = unsigned()?;
+    let nfilters = unsigned()?;
+    let options = u32::try_from(unsigned()?).ok()?;
+    let growth = u32::try_from(unsigned()?).ok()?;
+    let mut links = Vec::new();
+    for _ in 0..nfilters {
+        let entries = unsigned()?;
+        let error = raw::load_double(rdb).ok()?;
+        let hashes = u32::try_from(unsigned()?).ok()?;
+        let blocks = unsigned()?;
+        let link_items = unsigned()?;
+        let shape = Shape::Blocked(Blocked {
+            entries,
+            error,
+            hashes,
+            blocks,
+        });
+        let mut link = Link::zeroed_from_saved(shape, link_items, lazy_zeroed).ok()?;
+        let mut filled = 0;
+        while filled < link.bytes().len() {
+            let chunk = load_bytes(rdb)?;
+            let end = filled + chunk.len();
+            let target = link
+                .bytes_mut()
+                .get_mut(filled..end)
+                .filter(|_| !chunk.is_empty())?;
+            target.copy_from_slice(&chunk);
+            filled = end;
+        }
+        links.try_reserve(1).ok()?;
+        links.push(link);
     }
     Chain::from_links(items, options, growth, links).ok()
 }
@@ -226,22 +314,23 @@ fn emit_loadchunk(
 unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
     // SAFETY: Redis passes a live value of this type.
     let chain = unsafe { chain(value) };
-    let numbers = [
-        u64::from(chain.options()),
-        u64::from(chain.growth()),
-        chain.items(),
-    ];
-    add_numbers(md, &numbers);
+    add_numbers(
+        md,
+        &[
+            u64::from(chain.options()),
+            u64::from(chain.growth()),
+            chain.items(),
+        ],
+    );
     for link in chain.links() {
-        let l = link.layout();
+        let shape = link.shape();
         add_numbers(
             md,
             &[
-                l.entries,
-                l.error.to_bits(),
-                u64::from(l.hashes),
-                l.bits,
-                u64::from(l.n2),
+                shape.entries(),
+                shape.error().to_bits(),
+                u64::from(shape.hashes()),
+                shape.bytes(),
                 link.items(),
             ],
         );

@@ -57,6 +57,7 @@ fn run(
         ctx: &context,
         args: &args,
         bloom_type: &data_type::BLOOM_TYPE,
+        fast_type: &data_type::FAST_TYPE,
         defaults: config::defaults(),
         zeroed: alloc::lazy_zeroed,
     };
