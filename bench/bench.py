@@ -28,6 +28,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,7 +238,8 @@ class Server:
             self.proc.wait(timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             self.kill()
-        LIVE_SERVERS.remove(self)
+        if self in LIVE_SERVERS:
+            LIVE_SERVERS.remove(self)
 
     def kill(self) -> None:
         if self.alive():
@@ -549,15 +551,16 @@ def measure_throughput(work: list[Workload], ports: dict[str, int], rounds: int,
     return {cell: statistics.median(rps) * cell[0].items for cell, rps in samples.items()}
 
 
-def throughput_rows(work: list[Workload], medians, fast: bool) -> list[Row]:
+def throughput_rows(work: list[Workload], medians) -> list[Row]:
     rows = []
     for w in work:
+        unit = "items/s" if any(cmd.items > 1 for cmd in w.commands.values()) else "rps"
         for depth in (1, 16):
             values = {name: medians[cmd, depth] for name, cmd in w.commands.items()}
-            row = Row("throughput", w.title, depth, "items/s" if "items/s" in w.title else "rps",
-                      values, list(w.baselines), w.targets.get(depth, []))
-            if w.per_server_ref:
-                row.raw, row.unit = values, "ratio"
+            row = Row("throughput", w.title, depth, unit, values, list(w.baselines),
+                      w.targets.get(depth, []))
+            if w.per_server_ref:  # the row shows ratios; the CSV keeps the rps behind them
+                row.raw, row.unit = {f"{name} (rps)": rps for name, rps in values.items()}, "ratio"
                 row.values = {name: values[name] / values[ref]
                               for name, ref in w.per_server_ref.items()} | {"1-link": 1.0}
             row.values.setdefault("fast", None)  # n/a when there is no fast layout (yet)
@@ -669,7 +672,7 @@ def measure_rdb(workdir: Path, module: Path, redisbloom: Path, fast: bool) -> li
     cases = {"redis-bf": (module, ()), "RedisBloom": (redisbloom, ())}
     if fast:
         cases["fast"] = (module, ("LAYOUT", "FAST"))
-    results = {name: rdb_round_trip(name, workdir, so, lambda c, l=layout: make_big_filter(c, "big", l))
+    results = {name: rdb_round_trip(name, workdir, so, partial(make_big_filter, key="big", layout=layout))
                for name, (so, layout) in cases.items()}
     results["strings"] = rdb_round_trip("strings", workdir, None, fill_strings)
 
@@ -719,7 +722,7 @@ def target_text(targets: list[Target], values: dict) -> str:
     parts = []
     for t in targets:
         measured = t.measure(values)
-        shown = "n/a" if measured is None else f"{measured:.2f}" if t.ref else f"{measured:g}"
+        shown = "n/a" if measured is None else f"{measured:.2f}" if t.ref else f"{measured:.3g}"
         parts.append(f"{t.label} ({shown})")
     return "; ".join(parts)
 
@@ -774,16 +777,18 @@ def csv_records(rows: list[Row]):
     """Every measured value, then every ratio (the table's and the targets'), with the target
     and verdict where one applies."""
     def spec(t: Target) -> str:
-        return f"{'=' if t.op == '==' else t.op}{'±' if t.op == 'within' else ''}{t.limit:g}"
+        return {"within": "±"}.get(t.op, t.op) + f"{t.limit:g}"
 
     for row in rows:
         depth = row.pipeline or ""
         absolute = {t.subject: t for t in row.targets if t.ref is None}
-        for name, value in (row.raw | row.values).items():
+        for name, value in row.values.items():
             if value is not None:
-                t = absolute.get(name) if name in row.values else None
-                yield [row.title, name, depth, value, "rps" if name in row.raw and name not in row.values
-                       else row.unit, spec(t) if t else "", t.verdict(row.values) if t else ""]
+                t = absolute.get(name)
+                yield [row.title, name, depth, value, row.unit,
+                       spec(t) if t else "", t.verdict(row.values) if t else ""]
+        for name, value in row.raw.items():
+            yield [row.title, name, depth, value, "rps", "", ""]
         relative = {(t.subject, t.ref): t for t in row.targets if t.ref}
         pairs = [("redis-bf", "RedisBloom")] + [(v, b) for b in row.baselines for v in VARIANTS]
         for subject, ref in dict.fromkeys(pairs + list(relative)):
@@ -828,27 +833,35 @@ def write_chart(rows: list[Row], path: Path, title: str) -> None:
     groups = [row for row in rows if row.section == "throughput"]
     fig, ax = plt.subplots(figsize=(max(12, 1.3 * len(groups)), 7.5), dpi=110)
     width = 0.18
+    labelled = set()
+
+    def once(label: str) -> str | None:
+        """A legend entry for the first bar of each kind only."""
+        if label in labelled:
+            return None
+        labelled.add(label)
+        return label
+
     for x, row in enumerate(groups):
         base = row.values[row.baselines[0]]
-        bars = [(v, v, BAR_COLOURS[v]) for v in VARIANTS if row.values[v] is not None]
-        bars += [(b, "baseline" if n == 0 else "second baseline", BAR_COLOURS["baseline" if n == 0
-                  else "second baseline"]) for n, b in enumerate(row.baselines)]
+        bars = [(v, v) for v in VARIANTS if row.values[v] is not None]
+        bars += [(b, "baseline" if n == 0 else "second baseline") for n, b in enumerate(row.baselines)]
         offsets = {}
-        for n, (name, legend, colour) in enumerate(bars):
-            offset = x + (n - (len(bars) - 1) / 2) * width
-            offsets[name] = offset
+        for n, (name, kind) in enumerate(bars):
+            offsets[name] = offset = x + (n - (len(bars) - 1) / 2) * width
             height = row.values[name] / base
-            ax.bar(offset, height, width, color=colour, edgecolor="black", linewidth=0.4,
-                   label=legend if legend not in ax.get_legend_handles_labels()[1] else None)
+            legend = {"baseline": "baseline (named under each group)",
+                      "second baseline": f"{name} (2nd baseline)"}.get(kind, kind)
+            ax.bar(offset, height, width, color=BAR_COLOURS[kind], edgecolor="black",
+                   linewidth=0.4, label=once(legend))
             ax.text(offset, height + 0.02, f"{height:.2f}", ha="center", va="bottom",
                     fontsize=6.5, rotation=90)
-        for t in row.targets:  # a target is a threshold on the subject's bar
+        for t in row.targets:  # a target is a threshold drawn across its subject's bar
             ref = row.values.get(t.ref)
             if t.subject in offsets and ref is not None:
-                level = t.limit * ref / base
-                ax.hlines(level, offsets[t.subject] - width / 2, offsets[t.subject] + width / 2,
-                          colors="black", linewidth=2.2,
-                          label="target" if "target" not in ax.get_legend_handles_labels()[1] else None)
+                ax.hlines(t.limit * ref / base, offsets[t.subject] - width / 2,
+                          offsets[t.subject] + width / 2, colors="black", linewidth=2.2,
+                          label=once("target"))
     ax.axhline(1.0, color="black", linestyle="--", linewidth=0.9)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([f"{r.title.replace(', ', chr(10))}\n-P{r.pipeline} vs {r.baselines[0]}"
@@ -914,6 +927,7 @@ def fetch_redisbloom() -> Path:
 
 def run(args: argparse.Namespace, workdir: Path) -> None:
     facts = machine_facts()
+    facts["date"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     # A private copy: the other engineer may rebuild the module while this runs, and every
     # redis-bf server of the run (restarts included) must load the same build.
     module = workdir / "libredis_bf.so"
@@ -933,16 +947,17 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
     work = workloads(setup, fast, args.big)
     medians = measure_throughput(work, {"redis-bf": bf_server.port, "RedisBloom": rb_server.port},
                                  3 if args.quick else 5, args.quick)
-    rows = throughput_rows(work, medians, fast)
+    rows = throughput_rows(work, medians)
     rows += measure_memory(bf, rb, fast)
     if args.big:
         rows += measure_main_thread(bf, rb, fast)
-    bf.close(), rb.close()
-    bf_server.stop(), rb_server.stop()  # free their memory before the RDB servers start
+    bf.close()
+    rb.close()
+    bf_server.stop()  # frees its memory before the RDB servers start
+    rb_server.stop()
     if args.big:
         rows += measure_rdb(workdir, module, redisbloom, fast)
 
-    facts["date"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     report(rows, facts)
 
 
@@ -981,19 +996,21 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwind through the finally
     workdir = TMP_ROOT / f"run-{os.getpid()}"
     workdir.mkdir(parents=True)
+    failed = True
     try:
         run(args, workdir)
+        failed = False
     except (BenchError, RespError, OSError, subprocess.SubprocessError) as error:
         print(f"bench: {type(error).__name__}: {error}", file=sys.stderr)
-        print(f"bench: server directories kept in {workdir}", file=sys.stderr)
-        return 1
-    else:
-        shutil.rmtree(workdir)
-        return 0
     finally:
         kill_all_servers()
-        for leftover in workdir.glob("*/dump.rdb"):
-            leftover.unlink()  # up to a GiB each
+        if failed:  # keep the logs for a look, not the RDB files of up to a GiB each
+            for leftover in workdir.glob("*/dump.rdb"):
+                leftover.unlink()
+            print(f"bench: server directories kept in {workdir}", file=sys.stderr)
+        else:
+            shutil.rmtree(workdir)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

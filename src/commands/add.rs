@@ -82,8 +82,8 @@ pub fn add_items<'a>(
     zeroed: Zeroed,
 ) -> Vec<Reply> {
     let mut replies = Vec::with_capacity(items.len());
-    for item in items {
-        match chain.add(item, zeroed) {
+    for hash in chain.hash_all(items) {
+        match chain.add_hashed(hash, zeroed) {
             Ok(added) => replies.push(Reply::Bool(added)),
             Err(Error::Full) => {
                 replies.push(Reply::Error(errors::message(Error::Full)));

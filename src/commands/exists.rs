@@ -44,27 +44,27 @@ pub static MEXISTS: CommandSpec = CommandSpec {
 
 fn exists(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
-    Ok(Reply::Bool(check(call, 2..3).pop().unwrap_or(false)))
+    let key = call.open_for_read()?;
+    let found = match call.lookup_read(&key) {
+        Lookup::Filter(chain) => chain.contains(call.arg(2)),
+        Lookup::Missing | Lookup::WrongType => false,
+    };
+    Ok(Reply::Bool(found))
 }
 
 fn mexists(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
-    Ok(Reply::Array(
-        check(call, 2..call.args.len())
-            .into_iter()
-            .map(Reply::Bool)
-            .collect(),
-    ))
-}
-
-/// Membership of the arguments in `items`.
-fn check(call: &Call, items: std::ops::Range<usize>) -> Vec<bool> {
-    let key = match call.open_for_read() {
-        Ok(key) => key,
-        Err(_) => return vec![false; items.len()],
+    let items = call.args.get(2..).unwrap_or(&[]);
+    let key = call.open_for_read()?;
+    let found = match call.lookup_read(&key) {
+        Lookup::Filter(chain) => {
+            let hashes = chain.hash_all(items.iter().map(|a| a.as_slice()));
+            hashes
+                .into_iter()
+                .map(|h| Reply::Bool(chain.contains_hashed(h)))
+                .collect()
+        }
+        Lookup::Missing | Lookup::WrongType => vec![Reply::Bool(false); items.len()],
     };
-    match call.lookup_read(&key) {
-        Lookup::Filter(chain) => items.map(|i| chain.contains(call.arg(i))).collect(),
-        Lookup::Missing | Lookup::WrongType => vec![false; items.len()],
-    }
+    Ok(Reply::Array(found))
 }

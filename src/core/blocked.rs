@@ -107,6 +107,11 @@ impl Blocked {
         any_new
     }
 
+    /// The first bit of the item's block.
+    pub fn block_first_bit(&self, hash: HashPair) -> u64 {
+        self.block_start(hash) as u64 * 8
+    }
+
     fn block<'a>(&self, bytes: &'a [u8], hash: HashPair) -> Option<&'a [u8]> {
         let start = self.block_start(hash);
         bytes.get(start..start + BLOCK_BYTES as usize)

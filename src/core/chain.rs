@@ -126,8 +126,12 @@ impl Chain {
     /// is counted and written into the newest sub-filter, growing the chain (with bits from
     /// `zeroed`) when it is full.
     pub fn add(&mut self, item: &[u8], zeroed: Zeroed) -> Result<bool, Error> {
-        let hash = self.hash(item);
-        if self.contains_hash(hash) {
+        self.add_hashed(self.hash(item), zeroed)
+    }
+
+    /// [`Chain::add`] of an item already hashed by [`Chain::hash_all`].
+    pub fn add_hashed(&mut self, hash: HashPair, zeroed: Zeroed) -> Result<bool, Error> {
+        if self.contains_hashed(hash) {
             return Ok(false);
         }
         if self.links.last().is_none_or(Link::is_full) {
@@ -146,7 +150,29 @@ impl Chain {
 
     /// True when `item` may have been added (no false negatives).
     pub fn contains(&self, item: &[u8]) -> bool {
-        self.contains_hash(self.hash(item))
+        self.contains_hashed(self.hash(item))
+    }
+
+    /// Hashes a batch of items (BF.MADD, BF.MEXISTS) and reads each one's first probed byte
+    /// in every sub-filter before any is checked: the reads do not depend on each other, so
+    /// on filters larger than the caches their memory latencies overlap instead of adding up.
+    pub fn hash_all<'a>(&self, items: impl Iterator<Item = &'a [u8]>) -> Vec<HashPair> {
+        let hashes: Vec<HashPair> = items.map(|item| self.hash(item)).collect();
+        let mut touched = 0u8;
+        for link in &self.links {
+            for &hash in &hashes {
+                touched ^= link.first_probed_byte(hash);
+            }
+        }
+        // Keeps the reads from being optimised away; the value itself means nothing.
+        std::hint::black_box(touched);
+        hashes
+    }
+
+    /// [`Chain::contains`] of an item already hashed by [`Chain::hash_all`]: newest
+    /// sub-filter first, as it is the largest, so the likeliest to hold a member.
+    pub fn contains_hashed(&self, hash: HashPair) -> bool {
+        self.links.iter().rev().any(|link| link.contains(hash))
     }
 
     /// Items added (RedisBloom's `size`: `BF.CARD`).
@@ -214,11 +240,6 @@ impl Chain {
 
     fn hash(&self, item: &[u8]) -> HashPair {
         HashPair::of(item, self.hash_kind())
-    }
-
-    /// Newest first: it is the largest, so the likeliest to hold a member.
-    fn contains_hash(&self, hash: HashPair) -> bool {
-        self.links.iter().rev().any(|link| link.contains(hash))
     }
 
     fn grow(&mut self, zeroed: Zeroed) -> Result<(), Error> {

@@ -179,6 +179,21 @@ impl Link {
         }
     }
 
+    /// The byte holding the first bit `hash` probes. Reading it ahead of the real check pulls
+    /// the item's (first) cache line in: batches of items read ahead this way have their
+    /// memory accesses overlap, a prefetch in safe code.
+    pub fn first_probed_byte(&self, hash: HashPair) -> u8 {
+        let bit = match &self.shape {
+            Shape::Classic(_) => self.modulus.remainder(hash.a),
+            Shape::Blocked(b) => b.block_first_bit(hash),
+        };
+        usize::try_from(bit / 8)
+            .ok()
+            .and_then(|i| self.bytes().get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Sets every bit of `hash`; true when at least one bit was new, counting the item.
     pub fn insert(&mut self, hash: HashPair) -> bool {
         let any_new = match self.shape {
