@@ -308,6 +308,11 @@ def count_hits(client: Client, key: str, count: int, prefix: str) -> int:
     return sum(sum(raise_errors(reply)) for reply in client.pipeline(batches))
 
 
+def info_field(client: Client, key: str, name: str):
+    """BF.INFO key FIELD, which answers a one-element array, as RedisBloom does."""
+    return client.call("BF.INFO", key, name)[0]
+
+
 def filter_bytes(client: Client, key: str) -> int:
     """The bit array's byte count: BF.DEBUG's second line, field bytes: (one sub-filter)."""
     return int(re.search(rb"bytes:(\d+)", client.call("BF.DEBUG", key)[1]).group(1))
@@ -334,7 +339,7 @@ def fast_layout_available(client: Client) -> bool:
     extra BF.RESERVE words but refuse BF.INFO … LAYOUT)."""
     try:
         client.call("BF.RESERVE", "probe", "0.01", "100", "LAYOUT", "FAST")
-        layout = client.call("BF.INFO", "probe", "LAYOUT")
+        layout = info_field(client, "probe", "LAYOUT")
         log(f"fast layout available (BF.INFO probe LAYOUT: {layout!r})")
         return True
     except RespError as error:
@@ -372,7 +377,7 @@ def load_data(bf: Client, rb: Client, fast: bool, quick: bool, big: bool) -> Set
         client.call("BF.RESERVE", "s1", "0.01", "1023000", "NONSCALING")
         add_all(client, "BF.MADD", "s10", CHAIN_MEMBERS)
         add_all(client, "BF.MADD", "s1", CHAIN_MEMBERS)
-        log(f"{name}: s10 has {client.call('BF.INFO', 's10', 'FILTERS')} sub-filters")
+        log(f"{name}: s10 has {info_field(client, 's10', 'FILTERS')} sub-filters")
 
     log(f"redis-bf: baselines (foo, set s of {SET_MEMBERS:,}, bitmap, Lua script)")
     bf.call("SET", "foo", "bar")
@@ -583,7 +588,7 @@ def measure_memory(bf: Client, rb: Client, fast: bool) -> list[Row]:
         for name, (client, suffix, layout) in variants.items():
             log(f"memory and FPR: {name} {key} (error {error:g})")
             client.call("BF.RESERVE", key + suffix, error, FPR_ITEMS, "NONSCALING", *layout)
-            bits[name] = client.call("BF.INFO", key + suffix, "SIZE") * 8 / FPR_ITEMS
+            bits[name] = info_field(client, key + suffix, "SIZE") * 8 / FPR_ITEMS
             add_all(client, "BF.MADD", key + suffix, FPR_ITEMS)
             usage[name] = client.call("MEMORY", "USAGE", key + suffix)
             fpr[name] = count_hits(client, key + suffix, FPR_PROBES, "never") / FPR_PROBES
