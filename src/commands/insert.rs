@@ -16,7 +16,7 @@ use super::reply::Reply;
 use super::{
     capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
 };
-use super::{parse_layout, MAX_CAPACITY, MAX_EXPANSION};
+use super::{parse_layout, EXPANSION_ARG, LAYOUT_ARG, MAX_CAPACITY, MAX_EXPANSION, NONSCALING_ARG};
 use crate::core::chain::Params;
 
 pub static INSERT: CommandSpec = CommandSpec {
@@ -38,18 +38,12 @@ pub static INSERT: CommandSpec = CommandSpec {
         ArgSpec::new("error", ArgKind::Double)
             .token("ERROR")
             .optional(),
-        ArgSpec::new("expansion", ArgKind::Integer)
-            .token("EXPANSION")
-            .optional(),
+        EXPANSION_ARG,
         ArgSpec::new("nocreate", ArgKind::PureToken)
             .token("NOCREATE")
             .optional(),
-        ArgSpec::new("nonscaling", ArgKind::PureToken)
-            .token("NONSCALING")
-            .optional(),
-        ArgSpec::new("layout", ArgKind::String)
-            .token("LAYOUT")
-            .optional(),
+        NONSCALING_ARG,
+        LAYOUT_ARG,
         ArgSpec::new("items", ArgKind::PureToken).token("ITEMS"),
         ArgSpec::new("item", ArgKind::String).multiple(),
     ],

@@ -125,6 +125,17 @@ impl ArgSpec {
     }
 }
 
+/// Options BF.RESERVE and BF.INSERT share.
+const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
+    .token("EXPANSION")
+    .optional();
+const NONSCALING_ARG: ArgSpec = ArgSpec::new("nonscaling", ArgKind::PureToken)
+    .token("NONSCALING")
+    .optional();
+const LAYOUT_ARG: ArgSpec = ArgSpec::new("layout", ArgKind::String)
+    .token("LAYOUT")
+    .optional();
+
 /// Everything Redis is told about a command, declared once next to its code.
 pub struct CommandSpec {
     pub name: &'static str,

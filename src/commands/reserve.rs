@@ -15,7 +15,7 @@ use super::{
     capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
     Lookup,
 };
-use super::{parse_layout, MAX_CAPACITY, MAX_EXPANSION};
+use super::{parse_layout, EXPANSION_ARG, LAYOUT_ARG, MAX_CAPACITY, MAX_EXPANSION, NONSCALING_ARG};
 use crate::core::chain::{Chain, Params};
 
 pub static RESERVE: CommandSpec = CommandSpec {
@@ -32,15 +32,9 @@ pub static RESERVE: CommandSpec = CommandSpec {
         ArgSpec::new("key", ArgKind::Key),
         ArgSpec::new("error_rate", ArgKind::Double),
         ArgSpec::new("capacity", ArgKind::Integer),
-        ArgSpec::new("expansion", ArgKind::Integer)
-            .token("EXPANSION")
-            .optional(),
-        ArgSpec::new("nonscaling", ArgKind::PureToken)
-            .token("NONSCALING")
-            .optional(),
-        ArgSpec::new("layout", ArgKind::String)
-            .token("LAYOUT")
-            .optional(),
+        EXPANSION_ARG,
+        NONSCALING_ARG,
+        LAYOUT_ARG,
     ],
     run: reserve,
 };
