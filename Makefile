@@ -7,7 +7,9 @@
 CARGO ?= cargo
 SERVER ?= redis-server
 # The integration suites that run on every supported server (compat pins redis-server).
-PORTABLE_SUITES := --test commands --test persistence --test replication --test config
+PORTABLE_SUITES := --test commands --test persistence --test replication --test config --test clients
+# redis-py for tests/clients, installed into the build directory, not the system.
+PYTHON_DEPS := target/python
 
 .PHONY: build run test lint clean
 
@@ -17,12 +19,16 @@ build:
 run: build
 	$(SERVER) redis.conf.example
 
-test: build
+test: build $(PYTHON_DEPS)
 	@eval "$$(scripts/fetch-anchors.sh)" && export REDISBLOOM_SO VALKEY_SERVER && \
+	export PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) && \
 	echo "== unit and integration tests on $$(redis-server --version | cut -d' ' -f1-3)" && \
 	$(CARGO) test --release && \
 	echo "== integration tests on $$($$VALKEY_SERVER --version | cut -d' ' -f1-3)" && \
 	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES)
+
+$(PYTHON_DEPS):
+	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@ "redis==8.1.0"
 
 lint:
 	$(CARGO) fmt --check

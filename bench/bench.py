@@ -419,12 +419,16 @@ def who(subject: str) -> str:
     return "" if subject == "redis-bf" else f"{subject} "
 
 
+def factor_text(factor: float) -> str:
+    return f"{factor:.1f}" if factor == int(factor) and factor < 10 else f"{factor:g}"
+
+
 def at_least(factor: float, ref: str, ref_label: str, subject: str = "redis-bf") -> Target:
-    return Target(subject, ">=", factor, ref, f"{who(subject)}≥{factor:g}×{ref_label}")
+    return Target(subject, ">=", factor, ref, f"{who(subject)}≥{factor_text(factor)}×{ref_label}")
 
 
 def at_most(factor: float, ref: str, ref_label: str, subject: str = "redis-bf") -> Target:
-    return Target(subject, "<=", factor, ref, f"{who(subject)}≤{factor:g}×{ref_label}")
+    return Target(subject, "<=", factor, ref, f"{who(subject)}≤{factor_text(factor)}×{ref_label}")
 
 
 def no_more_than(limit: float, unit: str, subject: str = "redis-bf") -> Target:
@@ -468,6 +472,7 @@ class Workload:
     commands: dict[str, Cmd]  # by variant or baseline name
     baselines: list[str]
     targets: dict[int, list[Target]] = field(default_factory=dict)  # by pipeline depth
+    compares_fast: bool = False  # has a fast-layout variant (n/a when that is unavailable)
     # s10 vs s1: each variant's value is divided by this command's, on the same server
     per_server_ref: dict[str, str] = field(default_factory=dict)
 
@@ -492,11 +497,11 @@ def workloads(setup: Setup, fast: bool, big: bool) -> list[Workload]:
         Workload("BF.EXISTS 10M, members",
                  both("BF.EXISTS", "f10m", "__rand_int__", keyspace=setup.prefill,
                       fast_args=("BF.EXISTS", "f10m_fast", "__rand_int__")) | get,
-                 ["GET"], exists_targets),
+                 ["GET"], exists_targets, compares_fast=True),
         Workload("BF.EXISTS 10M, non-members",
                  both("BF.EXISTS", "f10m", "x__rand_int__", keyspace=setup.prefill,
                       fast_args=("BF.EXISTS", "f10m_fast", "x__rand_int__")) | get,
-                 ["GET"], exists_targets),
+                 ["GET"], exists_targets, compares_fast=True),
         Workload("BF.ADD new items",
                  both("BF.ADD", "adds", "a__rand_int__", keyspace=RANDOM_RANGE)
                  | {"SET": Cmd("redis-bf", ("SET", "foo", "__rand_int__"), RANDOM_RANGE)},
@@ -507,7 +512,8 @@ def workloads(setup: Setup, fast: bool, big: bool) -> list[Workload]:
             "BF.EXISTS ~1 GiB, members",
             both("BF.EXISTS", "big", "__rand_int__", keyspace=BIG_MEMBERS,
                  fast_args=("BF.EXISTS", "big_fast", "__rand_int__")) | get,
-            ["GET"], both_depths([vs_rb(1.2), at_least(0.80, "GET", "GET", "fast")])))
+            ["GET"], both_depths([vs_rb(1.2), at_least(0.80, "GET", "GET", "fast")]),
+            compares_fast=True))
     found += [
         Workload("BF.MEXISTS ×100, items/s",
                  both("BF.MEXISTS", "f10m", *rand100, keyspace=2 * setup.prefill, items=100) | smis,
@@ -568,7 +574,8 @@ def throughput_rows(work: list[Workload], medians) -> list[Row]:
                 row.raw, row.unit = {f"{name} (rps)": rps for name, rps in values.items()}, "ratio"
                 row.values = {name: values[name] / values[ref]
                               for name, ref in w.per_server_ref.items()} | {"1-link": 1.0}
-            row.values.setdefault("fast", None)  # n/a when there is no fast layout (yet)
+            if w.compares_fast:
+                row.values.setdefault("fast", None)  # the fast layout is unavailable: n/a
             rows.append(row)
     return rows
 
@@ -592,7 +599,7 @@ def measure_memory(bf: Client, rb: Client, fast: bool) -> list[Row]:
             add_all(client, "BF.MADD", key + suffix, FPR_ITEMS)
             usage[name] = client.call("MEMORY", "USAGE", key + suffix)
             fpr[name] = count_hits(client, key + suffix, FPR_PROBES, "never") / FPR_PROBES
-        label = f"{error:.1%} error, 1M capacity"
+        label = f"error {error:.1%}"
         rows += [
             Row("memory", f"bits/item, {label}", None, "bits/item", bits, [],
                 [Target("redis-bf", "==", 1.0, "RedisBloom", "classic = RB"),
@@ -727,7 +734,7 @@ def target_text(targets: list[Target], values: dict) -> str:
     parts = []
     for t in targets:
         measured = t.measure(values)
-        shown = "n/a" if measured is None else f"{measured:.2f}" if t.ref else f"{measured:.3g}"
+        shown = "n/a" if measured is None else f"{measured:.2f}" if t.ref else f"{measured:.4g}"
         parts.append(f"{t.label} ({shown})")
     return "; ".join(parts)
 
@@ -745,7 +752,8 @@ def table_lines(rows: list[Row]) -> list[list[str]]:
         for n, base in enumerate(row.baselines or [None]):
             # Targets against RedisBloom or an absolute limit go with the main baseline's line.
             targets = [t for t in row.targets if t.ref == base or (n == 0 and t.ref not in row.baselines)]
-            own = [fmt(row.values.get(v), row.unit, configured) for v in VARIANTS]
+            own = [fmt(row.values[v], row.unit, configured) if v in row.values else "-"
+                   for v in VARIANTS]
             base_value = row.values.get(base) if base else None
             lines.append([
                 row.title if n == 0 else f"  └ vs {base}",
@@ -849,7 +857,7 @@ def write_chart(rows: list[Row], path: Path, title: str) -> None:
 
     for x, row in enumerate(groups):
         base = row.values[row.baselines[0]]
-        bars = [(v, v) for v in VARIANTS if row.values[v] is not None]
+        bars = [(v, v) for v in VARIANTS if row.values.get(v) is not None]
         bars += [(b, "baseline" if n == 0 else "second baseline") for n, b in enumerate(row.baselines)]
         offsets = {}
         for n, (name, kind) in enumerate(bars):
