@@ -3,6 +3,9 @@
 #   make test   unit tests, then the integration suite on Redis and again on Valkey,
 #               and the differential tests against RedisBloom (fetched from PyPI)
 #   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
+#   make bench  side-by-side throughput, memory and big-filter figures against RedisBloom and
+#               plain Redis commands (bench/README.md); BENCH_ARGS="--quick --no-big" for a
+#               short run
 
 CARGO ?= cargo
 SERVER ?= redis-server
@@ -11,7 +14,7 @@ PORTABLE_SUITES := --test commands --test persistence --test replication --test 
 # redis-py for tests/clients, installed into the build directory, not the system.
 PYTHON_DEPS := target/python
 
-.PHONY: build run test lint clean
+.PHONY: build run test lint bench clean
 
 build:
 	$(CARGO) build --release
@@ -34,6 +37,9 @@ lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@! grep -rnE "redis_module::|use redis_module" src/core || { echo "src/core must not use redis_module"; exit 1; }
+
+bench: build
+	python3 bench/bench.py $(BENCH_ARGS)
 
 clean:
 	$(CARGO) clean

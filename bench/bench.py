@@ -25,6 +25,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import textwrap
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -48,16 +49,21 @@ BATCH = 1000  # items per pipelined BF.MADD / BF.MEXISTS / SADD when loading dat
 PREFILL_FULL, PREFILL_QUICK = 5_000_000, 500_000
 SET_MEMBERS = 1_000_000  # members of the SMISMEMBER baseline set
 BIG_MEMBERS = 1_000_000  # members added to the ~1 GiB filters
-BIG_CAPACITY = 780_000_000
+BIG_CAPACITY = 896_000_000
 CHAIN_MEMBERS = 520_000  # makes s10 (capacity 1000, expansion 2) grow to 10 sub-filters
 BITMAP_BITS = 95_850_000  # the Lua SETBIT baseline's bitmap
 RANDOM_RANGE = 100_000_000  # -r for commands that add new items
 FPR_ITEMS, FPR_PROBES = 1_000_000, 2_000_000
 STRINGS = 64  # 64 strings of 16 MiB: the plain-Redis RDB baseline
 
+# The go-zero-style baseline: 7 SETBITs per item from a Lua script. h * 2654435761 exceeds 2^53,
+# so Lua's double `%` is off by a few units for 16 of the 10^8 possible h, once in a while
+# giving a negative offset (SETBIT fails and redis-benchmark stops); the second `%` of the then
+# small number puts it back in range, for the cost of one arithmetic operation.
 LUA_SETBIT = (
     "local h = tonumber(ARGV[1]) for i = 1, 7 do "
-    "redis.call('SETBIT', KEYS[1], (h * 2654435761 + i * 40503) % 95850000, 1) end return 1"
+    "redis.call('SETBIT', KEYS[1], (h * 2654435761 + i * 40503) % 95850000 % 95850000, 1) "
+    "end return 1"
 )
 
 VARIANTS = ("redis-bf", "RedisBloom", "fast")
@@ -278,11 +284,11 @@ def redis_benchmark(port: int, pipeline: int, requests: int, keyspace: int, args
                "-r", str(keyspace), "--csv", *args]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     # An error reply makes redis-benchmark print it and stop with exit code 0 but no data row.
-    rows = [row for row in csv.reader(io.StringIO(done.stdout)) if row and row[0] != "test"]
+    rows = [row for row in csv.DictReader(io.StringIO(done.stdout)) if row.get("rps")]
     if done.returncode != 0 or len(rows) != 1:
         raise BenchError(f"redis-benchmark failed: {' '.join(command)}\n"
                          f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return float(rows[0][1])
+    return float(rows[0]["rps"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,7 +383,10 @@ def load_data(bf: Client, rb: Client, fast: bool, quick: bool, big: bool) -> Set
         client.call("BF.RESERVE", "s1", "0.01", "1023000", "NONSCALING")
         add_all(client, "BF.MADD", "s10", CHAIN_MEMBERS)
         add_all(client, "BF.MADD", "s1", CHAIN_MEMBERS)
-        log(f"{name}: s10 has {info_field(client, 's10', 'FILTERS')} sub-filters")
+        links = info_field(client, "s10", "FILTERS")
+        log(f"{name}: s10 has {links} sub-filters")
+        if links != 10:
+            raise BenchError(f"{name}: s10 has {links} sub-filters, not 10")
 
     log(f"redis-bf: baselines (foo, set s of {SET_MEMBERS:,}, bitmap, Lua script)")
     bf.call("SET", "foo", "bar")
@@ -585,7 +594,7 @@ def throughput_rows(work: list[Workload], medians) -> list[Row]:
 
 
 def measure_memory(bf: Client, rb: Client, fast: bool) -> list[Row]:
-    """Bytes per item of 1M-capacity filters, and their false-positive rate when full."""
+    """Bits per item of 1M-capacity filters, and their false-positive rate when full."""
     variants = {"redis-bf": (bf, "", ()), "RedisBloom": (rb, "", ())}
     if fast:
         variants["fast"] = (bf, "_fast", ("LAYOUT", "FAST"))
@@ -692,9 +701,12 @@ def measure_rdb(workdir: Path, module: Path, redisbloom: Path, fast: bool) -> li
         values = dict.fromkeys(VARIANTS) | {k: getattr(r, attr) for k, r in results.items()}
         return Row("RDB", title, None, unit, values, ["strings"], list(targets))
 
-    rss_limits = [Target(name, "<=", 1.05 * results[name].data_mib + 64, None,
-                         f"{who(name)}≤1.05×bytes+64MiB") for name in ("redis-bf", "fast")
-                  if name in results]
+    rss_limits = []
+    for name in ("redis-bf", "fast"):
+        if name in results:
+            limit = 1.05 * results[name].data_mib + 64
+            rss_limits.append(Target(name, "<=", limit, None,
+                                     f"{who(name)}≤1.05×data+64MiB={limit:.0f}"))
     headroom = {k: r.rss_mib / (r.data_mib + 64) for k, r in results.items()}
     return [
         row("RDB data size", "MiB", "data_mib"),
@@ -840,16 +852,26 @@ BAR_COLOURS = {"redis-bf": "#c0392b", "RedisBloom": "#2e86c1", "fast": "#f39c12"
                "baseline": "#7f8c8d", "second baseline": "#d5d8dc"}
 
 
+def target_style(t: Target, row: Row) -> tuple[str, str]:
+    """Line style and legend text of a target marker: what the target compares against."""
+    if t.ref == "RedisBloom":
+        return "dashed", "target vs RedisBloom"
+    if t.ref == row.baselines[0]:
+        return "solid", "target vs baseline"
+    return "dotted", "target vs 2nd baseline"
+
+
 def write_chart(rows: list[Row], path: Path, title: str) -> None:
-    """Grouped bars, one group per throughput row, each bar relative to the row's baseline."""
+    """Grouped bars, one group per throughput row, each bar relative to the row's baseline;
+    each target is a short black line across the bar it judges."""
     plt = import_matplotlib()
     groups = [row for row in rows if row.section == "throughput"]
-    fig, ax = plt.subplots(figsize=(max(12, 1.3 * len(groups)), 7.5), dpi=110)
+    fig, ax = plt.subplots(figsize=(max(12.0, 1.35 * len(groups)), 7.5), dpi=110)
     width = 0.18
     labelled = set()
 
     def once(label: str) -> str | None:
-        """A legend entry for the first bar of each kind only."""
+        """A legend entry for the first mark of each kind only."""
         if label in labelled:
             return None
         labelled.add(label)
@@ -858,7 +880,7 @@ def write_chart(rows: list[Row], path: Path, title: str) -> None:
     for x, row in enumerate(groups):
         base = row.values[row.baselines[0]]
         bars = [(v, v) for v in VARIANTS if row.values.get(v) is not None]
-        bars += [(b, "baseline" if n == 0 else "second baseline") for n, b in enumerate(row.baselines)]
+        bars += [(b, "second baseline" if n else "baseline") for n, b in enumerate(row.baselines)]
         offsets = {}
         for n, (name, kind) in enumerate(bars):
             offsets[name] = offset = x + (n - (len(bars) - 1) / 2) * width
@@ -869,21 +891,22 @@ def write_chart(rows: list[Row], path: Path, title: str) -> None:
                    linewidth=0.4, label=once(legend))
             ax.text(offset, height + 0.02, f"{height:.2f}", ha="center", va="bottom",
                     fontsize=6.5, rotation=90)
-        for t in row.targets:  # a target is a threshold drawn across its subject's bar
+        for t in row.targets:
             ref = row.values.get(t.ref)
             if t.subject in offsets and ref is not None:
-                ax.hlines(t.limit * ref / base, offsets[t.subject] - width / 2,
-                          offsets[t.subject] + width / 2, colors="black", linewidth=2.2,
-                          label=once("target"))
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.9)
+                style, legend = target_style(t, row)
+                ax.hlines(t.limit * ref / base, offsets[t.subject] - width * 0.7,
+                          offsets[t.subject] + width * 0.7, colors="black", linewidth=2,
+                          linestyles=style, label=once(legend))
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{r.title.replace(', ', chr(10))}\n-P{r.pipeline} vs {r.baselines[0]}"
+    ax.set_xticklabels([textwrap.fill(r.title, 16) + f"\n-P{r.pipeline} vs {r.baselines[0]}"
                         for r in groups], fontsize=7.5)
     ax.set_ylabel("throughput relative to the baseline (baseline = 1.0)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", ncol=3)
+    ax.legend(fontsize=8, loc="upper left", ncol=4)
     ax.margins(x=0.01)
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.1)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -914,14 +937,16 @@ def machine_facts() -> dict[str, str]:
     cpu = re.search(r"Model name:\s*(.+)", command_output("lscpu"))
     ram = re.search(r"MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text())
     head = command_output("git", "rev-parse", "--short", "HEAD")
-    dirty = " (dirty tree)" if command_output("git", "status", "--porcelain") else " (clean tree)"
+    # The results this script writes do not make the tree dirty; anything else does.
+    changes = command_output("git", "status", "--porcelain", "--", ".", ":(exclude)bench/results")
     return {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "CPU": cpu.group(1) if cpu else "unknown",
         "nproc": str(len(os.sched_getaffinity(0))),
         "RAM": f"{int(ram.group(1)) / MIB:.1f} GiB",
         "kernel": os.uname().release,
         "redis-server": command_output(REDIS_SERVER, "--version"),
-        "redis-bf commit": head + dirty,
+        "redis-bf commit": head + (" (dirty tree)" if changes else " (clean tree)"),
         "module": f"{MODULE_SO} built {time.ctime(MODULE_SO.stat().st_mtime)}",
         "pinning": (f"servers {' '.join(SERVER_PIN)}, redis-benchmark {' '.join(BENCHMARK_PIN)}"
                     if SERVER_PIN else "none (fewer than 2 CPUs or no taskset)"),
@@ -940,7 +965,6 @@ def fetch_redisbloom() -> Path:
 
 def run(args: argparse.Namespace, workdir: Path) -> None:
     facts = machine_facts()
-    facts["date"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     # A private copy: the other engineer may rebuild the module while this runs, and every
     # redis-bf server of the run (restarts included) must load the same build.
     module = workdir / "libredis_bf.so"
@@ -954,6 +978,7 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
     facts["RedisBloom version"] = module_version(rb, redisbloom)
     fast = fast_layout_available(bf)
     facts["fast layout"] = "available" if fast else "unavailable (n/a)"
+    facts["lazyfree-lazy-user-del"] = bf.call("CONFIG", "GET", "lazyfree-lazy-user-del")[1].decode()
     facts["mode"] = ("quick" if args.quick else "full") + (", no big" if not args.big else "")
 
     setup = load_data(bf, rb, fast, args.quick, args.big)
