@@ -173,8 +173,11 @@ impl Link {
     /// True when every bit of `hash` is set (a member, or a false positive).
     pub fn contains(&self, hash: HashPair) -> bool {
         match &self.shape {
-            Shape::Classic(l) => probes(l.hashes, self.modulus, hash)
-                .all(|bit| self.bits.get(bit).is_some_and(|b| *b)),
+            Shape::Classic(l) => {
+                let bytes = self.bits.as_raw_slice();
+                probes(l.hashes, self.modulus, hash)
+                    .all(|bit| bytes.get(bit >> 3).is_some_and(|b| b & bit_mask(bit) != 0))
+            }
             Shape::Blocked(b) => b.contains(self.bits.as_raw_slice(), hash),
         }
     }
@@ -198,11 +201,12 @@ impl Link {
     pub fn insert(&mut self, hash: HashPair) -> bool {
         let any_new = match self.shape {
             Shape::Classic(l) => {
+                let bytes = self.bits.as_raw_mut_slice();
                 let mut any_new = false;
                 for bit in probes(l.hashes, self.modulus, hash) {
-                    if let Some(mut slot) = self.bits.get_mut(bit) {
-                        any_new |= !*slot;
-                        *slot = true;
+                    if let Some(byte) = bytes.get_mut(bit >> 3) {
+                        any_new |= *byte & bit_mask(bit) == 0;
+                        *byte |= bit_mask(bit);
                     }
                 }
                 any_new
@@ -221,6 +225,13 @@ impl Link {
 fn probes(hashes: u32, modulus: Divisor, hash: HashPair) -> impl Iterator<Item = usize> {
     (0..u64::from(hashes))
         .map(move |i| modulus.remainder(hash.a.wrapping_add(i.wrapping_mul(hash.b))) as usize)
+}
+
+/// Bit `bit` of a byte array, LSB first within each byte (`Lsb0`): RedisBloom's
+/// `buf[x >> 3] & (1 << (x % 8))`. Probes work on the raw bytes rather than through bitvec's
+/// per-bit proxies, which read, copy and write back a byte for every bit touched.
+fn bit_mask(bit: usize) -> u8 {
+    1 << (bit & 7)
 }
 
 /// The cleared bit array of `shape`.
