@@ -19,6 +19,10 @@ use super::Error;
 const BLOCK_BITS: u32 = 512;
 /// Bytes per block.
 pub const BLOCK_BYTES: u64 = 64;
+/// The bits of a blocked sub-filter are kept in segments of this size (the last one
+/// shorter): blocks never straddle two, and each is one RDB string and one SCANDUMP chunk.
+pub const SEGMENT_BYTES: u64 = 16 * 1024 * 1024;
+const BLOCKS_PER_SEGMENT: u64 = SEGMENT_BYTES / BLOCK_BYTES;
 /// Probes per item considered by sizing; more never pays at any error rate above 1e-20.
 pub const MAX_HASHES: u32 = 16;
 /// Positions taken from one 64-bit word (7 × 9 bits) before it is re-mixed.
@@ -78,11 +82,25 @@ impl Blocked {
             && self.blocks <= u64::MAX / BLOCK_BYTES
     }
 
-    /// True when every bit of `hash` is set in `bytes`.
-    pub fn contains(&self, bytes: &[u8], hash: HashPair) -> bool {
-        let Some(block) = self.block(bytes, hash) else {
-            return false;
-        };
+    /// Where the item's block is: its segment, and its byte offset in that segment.
+    /// Block `⌊a · blocks / 2⁶⁴⌋` (multiply-shift, no division); segments hold a power of two
+    /// of blocks, so the split is a shift and a mask.
+    pub fn locate(&self, hash: HashPair) -> (usize, usize) {
+        let block = ((u128::from(hash.a) * u128::from(self.blocks)) >> 64) as u64;
+        let segment = block / BLOCKS_PER_SEGMENT;
+        let offset = (block % BLOCKS_PER_SEGMENT) * BLOCK_BYTES;
+        (segment as usize, offset as usize)
+    }
+
+    /// The byte sizes of the segments holding `blocks` blocks: full ones, then the rest.
+    pub fn segment_lengths(&self) -> impl Iterator<Item = u64> {
+        let total = self.bytes();
+        (0..total.div_ceil(SEGMENT_BYTES))
+            .map(move |i| (total - i * SEGMENT_BYTES).min(SEGMENT_BYTES))
+    }
+
+    /// True when every bit of `hash` is set in its 64-byte `block`.
+    pub fn block_contains(&self, block: &[u8], hash: HashPair) -> bool {
         positions(hash, self.hashes).all(|p| {
             block
                 .get((p / 8) as usize)
@@ -90,12 +108,8 @@ impl Blocked {
         })
     }
 
-    /// Sets every bit of `hash`; true when at least one was new.
-    pub fn insert(&self, bytes: &mut [u8], hash: HashPair) -> bool {
-        let start = self.block_start(hash);
-        let Some(block) = bytes.get_mut(start..start + BLOCK_BYTES as usize) else {
-            return false;
-        };
+    /// Sets every bit of `hash` in its 64-byte `block`; true when at least one was new.
+    pub fn block_insert(&self, block: &mut [u8], hash: HashPair) -> bool {
         let mut any_new = false;
         for p in positions(hash, self.hashes) {
             if let Some(byte) = block.get_mut((p / 8) as usize) {
@@ -105,22 +119,6 @@ impl Blocked {
             }
         }
         any_new
-    }
-
-    /// The first bit of the item's block.
-    pub fn block_first_bit(&self, hash: HashPair) -> u64 {
-        self.block_start(hash) as u64 * 8
-    }
-
-    fn block<'a>(&self, bytes: &'a [u8], hash: HashPair) -> Option<&'a [u8]> {
-        let start = self.block_start(hash);
-        bytes.get(start..start + BLOCK_BYTES as usize)
-    }
-
-    /// Byte offset of the item's block: `⌊a · blocks / 2⁶⁴⌋` blocks in.
-    fn block_start(&self, hash: HashPair) -> usize {
-        let block = ((u128::from(hash.a) * u128::from(self.blocks)) >> 64) as u64;
-        (block * BLOCK_BYTES) as usize
     }
 }
 
@@ -182,6 +180,18 @@ mod tests {
     use super::*;
     use crate::core::hash::{HashKind, HashPair};
 
+    /// Test helpers over one flat array (one segment: these filters are small).
+    fn contains(b: &Blocked, bytes: &[u8], hash: HashPair) -> bool {
+        let (segment, offset) = b.locate(hash);
+        assert_eq!(segment, 0);
+        b.block_contains(&bytes[offset..offset + 64], hash)
+    }
+    fn insert(b: &Blocked, bytes: &mut [u8], hash: HashPair) -> bool {
+        let (segment, offset) = b.locate(hash);
+        assert_eq!(segment, 0);
+        b.block_insert(&mut bytes[offset..offset + 64], hash)
+    }
+
     #[test]
     fn sizing_meets_the_memory_targets() {
         // bits per item of a filter at capacity: ≤ 10.0 at 1%, ≤ 15.5 at 0.1% (blocked-512 needs
@@ -221,13 +231,15 @@ mod tests {
             let b = Blocked::new(n, error).unwrap();
             let mut bytes = vec![0u8; b.bytes() as usize];
             for i in 0..n {
-                b.insert(
+                insert(
+                    &b,
                     &mut bytes,
                     HashPair::of(format!("member:{i}").as_bytes(), HashKind::Xxh3),
                 );
             }
             for i in 0..n {
-                assert!(b.contains(
+                assert!(contains(
+                    &b,
                     &bytes,
                     HashPair::of(format!("member:{i}").as_bytes(), HashKind::Xxh3)
                 ));
@@ -235,7 +247,8 @@ mod tests {
             let trials = 2_000_000u64;
             let hits = (0..trials)
                 .filter(|i| {
-                    b.contains(
+                    contains(
+                        &b,
                         &bytes,
                         HashPair::of(format!("other:{i}").as_bytes(), HashKind::Xxh3),
                     )
@@ -259,7 +272,11 @@ mod tests {
         };
         for i in 0..1000u32 {
             let mut bytes = vec![0u8; b.bytes() as usize];
-            b.insert(&mut bytes, HashPair::of(&i.to_le_bytes(), HashKind::Xxh3));
+            insert(
+                &b,
+                &mut bytes,
+                HashPair::of(&i.to_le_bytes(), HashKind::Xxh3),
+            );
             let touched: Vec<usize> = bytes
                 .chunks(64)
                 .enumerate()
@@ -268,6 +285,21 @@ mod tests {
                 .collect();
             assert_eq!(touched.len(), 1);
         }
+    }
+
+    #[test]
+    fn segments_split_blocks_on_power_of_two_boundaries() {
+        let b = Blocked {
+            entries: 1,
+            error: 0.01,
+            hashes: 7,
+            blocks: BLOCKS_PER_SEGMENT * 2 + 3,
+        };
+        let lengths: Vec<u64> = b.segment_lengths().collect();
+        assert_eq!(lengths, [SEGMENT_BYTES, SEGMENT_BYTES, 3 * 64]);
+        let last = HashPair { a: u64::MAX, b: 0 };
+        assert_eq!(b.locate(last), (2, 2 * 64));
+        assert_eq!(b.locate(HashPair { a: 0, b: 0 }), (0, 0));
     }
 
     #[test]

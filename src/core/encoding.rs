@@ -27,14 +27,15 @@ pub const RDB_GROWTH_SINCE: i32 = 4;
 /// The expansion factor of values saved before it was stored.
 pub const RDB_DEFAULT_GROWTH: u32 = 2;
 
-/// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`), and the largest string of a
-/// fast-layout RDB value.
+/// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
+/// segment, so its chunks are its segments.
 pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
+const _: () = assert!(MAX_CHUNK as u64 == crate::core::blocked::SEGMENT_BYTES);
 
 /// The RDB encoding version of fast-layout filters (their own data type). Per chain `size,
 /// nfilters, options, growth`; per link `entries, error, hashes, blocks, size`, then the bit
-/// array in strings of at most `MAX_CHUNK` bytes: saving never needs a compression buffer of
-/// the whole array, and loading writes each string into place, never holding a second copy.
+/// array as its 16 MiB segments, one string each: saving never needs a compression buffer of
+/// the whole array, and loading adopts each string as a segment, never copying the bits.
 pub const FAST_RDB_ENCODING_VERSION: i32 = 1;
 
 const HEADER_LEN: usize = 8 + 4 + 4 + 4;
@@ -127,10 +128,15 @@ pub fn decode_header(data: &[u8], zeroed: Zeroed) -> Result<Chain, Error> {
 }
 
 /// The data chunk at SCANDUMP iterator `iter` (≥ 1) and the iterator after it, or `None`
-/// past the end.
+/// past the end. Chunks never cross a sub-filter's end (RedisBloom's rule) nor a segment's.
 pub fn chunk_at(chain: &Chain, iter: i64) -> Option<(i64, &[u8])> {
     let (index, offset) = locate(chain, iter)?;
-    let rest = chain.links().get(index)?.bytes().get(offset..)?;
+    let rest = chain
+        .links()
+        .iter()
+        .flat_map(Link::segments)
+        .nth(index)?
+        .get(offset..)?;
     let data = rest.get(..rest.len().min(MAX_CHUNK))?;
     Some((iter + data.len() as i64, data))
 }
@@ -142,28 +148,28 @@ pub fn load_chunk(chain: &mut Chain, iter: i64, data: &[u8]) -> Result<(), Error
     }
     let start = iter - data.len() as i64;
     let (index, offset) = locate(chain, start).ok_or(Error::NoLinkAtOffset)?;
-    let link = chain
+    let segment = chain
         .links_mut()
-        .get_mut(index)
+        .iter_mut()
+        .flat_map(Link::segments_mut)
+        .nth(index)
         .ok_or(Error::NoLinkAtOffset)?;
-    let target = link
-        .bytes_mut()
+    let target = segment
         .get_mut(offset..)
         .and_then(|rest| rest.get_mut(..data.len()));
     target.ok_or(Error::ChunkTooBig)?.copy_from_slice(data);
     Ok(())
 }
 
-/// The index of the link holding byte `iter - 1` of the concatenated bit arrays, and the
-/// offset in it.
+/// Which segment (counted over all sub-filters, oldest first) holds byte `iter - 1` of the
+/// concatenated bit arrays, and the offset in it.
 fn locate(chain: &Chain, iter: i64) -> Option<(usize, usize)> {
     let mut offset = usize::try_from(iter.checked_sub(1)?).ok()?;
-    for (index, link) in chain.links().iter().enumerate() {
-        let len = link.bytes().len();
-        if offset < len {
+    for (index, segment) in chain.links().iter().flat_map(Link::segments).enumerate() {
+        if offset < segment.len() {
             return Some((index, offset));
         }
-        offset -= len;
+        offset -= segment.len();
     }
     None
 }
@@ -260,7 +266,7 @@ mod tests {
     #[test]
     fn chunks_stop_at_link_boundaries() {
         let chain = scaling_chain(5, 20, LayoutKind::Classic);
-        let first = chain.links()[0].bytes().len();
+        let first = chain.links()[0].segments().map(<[u8]>::len).sum::<usize>();
         let (next, data) = chunk_at(&chain, 1).unwrap();
         assert_eq!((next, data.len()), (1 + first as i64, first));
     }

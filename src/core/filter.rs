@@ -7,7 +7,7 @@
 
 use bitvec::prelude::{BitVec, Lsb0};
 
-use super::blocked::Blocked;
+use super::blocked::{Blocked, BLOCK_BYTES};
 use super::divisor::Divisor;
 use super::hash::HashPair;
 use super::sizing::Layout;
@@ -96,25 +96,42 @@ pub struct Link {
     shape: Shape,
     /// The classic probes' modulus, prepared once (unused by the blocked shape).
     modulus: Divisor,
-    bits: Bits,
+    storage: Storage,
     /// Items added to this link (adds that set at least one new bit).
     items: u64,
+}
+
+/// A sub-filter's bytes, in parts ("segments"): one for the classic shape, which RedisBloom
+/// keeps and saves whole; 16 MiB ones for the blocked shape, whose blocks never straddle two,
+/// so each is one RDB string that loads into place without a copy.
+#[derive(Debug, Clone, PartialEq)]
+enum Storage {
+    Whole(Bits),
+    Segments(Vec<Vec<u8>>),
 }
 
 impl Link {
     /// A new, empty sub-filter.
     pub fn new(shape: Shape, zeroed: Zeroed) -> Result<Link, Error> {
-        let bits = zeroed_bits(&shape, zeroed)?;
-        Ok(Link::assemble(shape, bits, 0))
+        let parts = segment_lengths(&shape)
+            .into_iter()
+            .map(|len| {
+                let len = usize::try_from(len).map_err(|_| Error::OutOfMemory)?;
+                zeroed(len)
+                    .filter(|b| b.len() == len)
+                    .ok_or(Error::OutOfMemory)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Link::assemble(shape, parts, 0)
     }
 
-    /// Rebuilds a saved sub-filter. `data` must be exactly the shape's bytes, and a classic
-    /// shape one that sizing could have produced.
-    pub fn from_saved(shape: Shape, data: Vec<u8>, items: u64) -> Result<Link, Error> {
-        if !shape.is_valid() || data.len() as u64 != shape.bytes() {
+    /// Rebuilds a saved sub-filter from its bytes, in the parts [`Link::segments`] gives.
+    /// The parts must have exactly the shape's sizes, and the shape must be usable.
+    pub fn from_saved(shape: Shape, parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
+        if !shape.is_valid() {
             return Err(Error::BadEncoding);
         }
-        Ok(Link::assemble(shape, Bits::from_vec(data), items))
+        Link::assemble(shape, parts, items)
     }
 
     /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks).
@@ -122,27 +139,44 @@ impl Link {
         if !shape.is_valid() {
             return Err(Error::BadEncoding);
         }
-        let bits = zeroed_bits(&shape, zeroed)?;
-        Ok(Link::assemble(shape, bits, items))
+        Ok(Link {
+            items,
+            ..Link::new(shape, zeroed)?
+        })
     }
 
-    fn assemble(shape: Shape, bits: Bits, items: u64) -> Link {
-        let modulus = match shape {
-            Shape::Classic(l) => Divisor::new(l.modulus()),
-            Shape::Blocked(_) => Divisor::new(1),
+    fn assemble(shape: Shape, mut parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
+        let lengths = segment_lengths(&shape);
+        let sizes_match = parts.len() == lengths.len()
+            && parts
+                .iter()
+                .zip(&lengths)
+                .all(|(part, &len)| part.len() as u64 == len);
+        if !sizes_match {
+            return Err(Error::BadEncoding);
+        }
+        let (modulus, storage) = match shape {
+            Shape::Classic(l) => (
+                Divisor::new(l.modulus()),
+                Storage::Whole(Bits::from_vec(parts.pop().unwrap_or_default())),
+            ),
+            Shape::Blocked(_) => (Divisor::new(1), Storage::Segments(parts)),
         };
-        Link {
+        Ok(Link {
             shape,
             modulus,
-            bits,
+            storage,
             items,
-        }
+        })
     }
 
     /// A deep copy, or `OutOfMemory` instead of aborting the server.
     pub fn try_clone(&self) -> Result<Link, Error> {
-        let bits = Bits::from_vec(try_copy(self.bytes())?);
-        Ok(Link { bits, ..*self })
+        let parts = self
+            .segments()
+            .map(try_copy)
+            .collect::<Result<Vec<_>, _>>()?;
+        Link::assemble(self.shape, parts, self.items)
     }
 
     /// Its shape.
@@ -155,14 +189,24 @@ impl Link {
         self.items
     }
 
-    /// The raw bit array, as saved to RDB and SCANDUMP.
-    pub fn bytes(&self) -> &[u8] {
-        self.bits.as_raw_slice()
+    /// Its bytes, in order, as saved to RDB (one string per segment) and SCANDUMP.
+    pub fn segments(&self) -> impl Iterator<Item = &[u8]> {
+        let (whole, parts): (Option<&[u8]>, &[Vec<u8>]) = match &self.storage {
+            Storage::Whole(bits) => (Some(bits.as_raw_slice()), &[]),
+            Storage::Segments(parts) => (None, parts),
+        };
+        whole.into_iter().chain(parts.iter().map(Vec::as_slice))
     }
 
-    /// The raw bit array, for loading SCANDUMP chunks.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        self.bits.as_raw_mut_slice()
+    /// Its bytes, in order, for loading SCANDUMP chunks.
+    pub fn segments_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
+        let (whole, parts): (Option<&mut [u8]>, &mut [Vec<u8>]) = match &mut self.storage {
+            Storage::Whole(bits) => (Some(bits.as_raw_mut_slice()), &mut []),
+            Storage::Segments(parts) => (None, parts),
+        };
+        whole
+            .into_iter()
+            .chain(parts.iter_mut().map(Vec::as_mut_slice))
     }
 
     /// True when it holds as many items as it was sized for.
@@ -172,13 +216,17 @@ impl Link {
 
     /// True when every bit of `hash` is set (a member, or a false positive).
     pub fn contains(&self, hash: HashPair) -> bool {
-        match &self.shape {
-            Shape::Classic(l) => {
-                let bytes = self.bits.as_raw_slice();
+        match (&self.shape, &self.storage) {
+            (Shape::Classic(l), Storage::Whole(bits)) => {
+                let bytes = bits.as_raw_slice();
                 probes(l.hashes, self.modulus, hash)
                     .all(|bit| bytes.get(bit >> 3).is_some_and(|b| b & bit_mask(bit) != 0))
             }
-            Shape::Blocked(b) => b.contains(self.bits.as_raw_slice(), hash),
+            (Shape::Blocked(b), Storage::Segments(parts)) => {
+                let (segment, offset) = b.locate(hash);
+                block_of(parts, segment, offset).is_some_and(|block| b.block_contains(block, hash))
+            }
+            _ => false,
         }
     }
 
@@ -186,22 +234,26 @@ impl Link {
     /// the item's (first) cache line in: batches of items read ahead this way have their
     /// memory accesses overlap, a prefetch in safe code.
     pub fn first_probed_byte(&self, hash: HashPair) -> u8 {
-        let bit = match &self.shape {
-            Shape::Classic(_) => self.modulus.remainder(hash.a),
-            Shape::Blocked(b) => b.block_first_bit(hash),
+        let byte = match (&self.shape, &self.storage) {
+            (Shape::Classic(_), Storage::Whole(bits)) => {
+                usize::try_from(self.modulus.remainder(hash.a) >> 3)
+                    .ok()
+                    .and_then(|i| bits.as_raw_slice().get(i))
+            }
+            (Shape::Blocked(b), Storage::Segments(parts)) => {
+                let (segment, offset) = b.locate(hash);
+                block_of(parts, segment, offset).and_then(|block| block.first())
+            }
+            _ => None,
         };
-        usize::try_from(bit / 8)
-            .ok()
-            .and_then(|i| self.bytes().get(i))
-            .copied()
-            .unwrap_or(0)
+        byte.copied().unwrap_or(0)
     }
 
     /// Sets every bit of `hash`; true when at least one bit was new, counting the item.
     pub fn insert(&mut self, hash: HashPair) -> bool {
-        let any_new = match self.shape {
-            Shape::Classic(l) => {
-                let bytes = self.bits.as_raw_mut_slice();
+        let any_new = match (&self.shape, &mut self.storage) {
+            (Shape::Classic(l), Storage::Whole(bits)) => {
+                let bytes = bits.as_raw_mut_slice();
                 let mut any_new = false;
                 for bit in probes(l.hashes, self.modulus, hash) {
                     if let Some(byte) = bytes.get_mut(bit >> 3) {
@@ -211,12 +263,34 @@ impl Link {
                 }
                 any_new
             }
-            Shape::Blocked(b) => b.insert(self.bits.as_raw_mut_slice(), hash),
+            (Shape::Blocked(b), Storage::Segments(parts)) => {
+                let (segment, offset) = b.locate(hash);
+                let block = parts
+                    .get_mut(segment)
+                    .and_then(|p| p.get_mut(offset..offset + BLOCK_BYTES as usize));
+                block.is_some_and(|block| b.block_insert(block, hash))
+            }
+            _ => false,
         };
         if any_new {
             self.items += 1;
         }
         any_new
+    }
+}
+
+/// The 64-byte block at `offset` of segment `segment`.
+fn block_of(parts: &[Vec<u8>], segment: usize, offset: usize) -> Option<&[u8]> {
+    parts
+        .get(segment)?
+        .get(offset..offset + BLOCK_BYTES as usize)
+}
+
+/// The sizes of a shape's parts: the whole array, or its 16 MiB segments.
+fn segment_lengths(shape: &Shape) -> Vec<u64> {
+    match shape {
+        Shape::Classic(l) => vec![l.bytes()],
+        Shape::Blocked(b) => b.segment_lengths().collect(),
     }
 }
 
@@ -232,15 +306,6 @@ fn probes(hashes: u32, modulus: Divisor, hash: HashPair) -> impl Iterator<Item =
 /// per-bit proxies, which read, copy and write back a byte for every bit touched.
 fn bit_mask(bit: usize) -> u8 {
     1 << (bit & 7)
-}
-
-/// The cleared bit array of `shape`.
-fn zeroed_bits(shape: &Shape, zeroed: Zeroed) -> Result<Bits, Error> {
-    let len = usize::try_from(shape.bytes()).map_err(|_| Error::OutOfMemory)?;
-    let bytes = zeroed(len)
-        .filter(|b| b.len() == len)
-        .ok_or(Error::OutOfMemory)?;
-    Ok(Bits::from_vec(bytes))
 }
 
 /// A copy of `bytes`, or `OutOfMemory` instead of aborting the server.
@@ -271,7 +336,10 @@ mod tests {
         let h = HashPair::of(b"item1", HashKind::Murmur64);
         assert!(!link.contains(h));
         assert!(link.insert(h));
-        assert_eq!(link.bytes(), b"\x01\x08\x00\x80\x00\x04\x20\x00");
+        assert_eq!(
+            link.segments().collect::<Vec<_>>(),
+            [b"\x01\x08\x00\x80\x00\x04\x20\x00"]
+        );
         assert!(link.contains(h));
         assert!(!link.insert(h), "a second insert sets nothing new");
         assert_eq!(link.items(), 1);
@@ -280,22 +348,21 @@ mod tests {
     #[test]
     fn saved_data_must_match_the_shape() {
         let shape = classic(10, 0.05);
-        assert_eq!(
-            Link::from_saved(shape, vec![0; 7], 0),
-            Err(Error::BadEncoding)
-        );
-        assert!(Link::from_saved(shape, vec![0; 8], 0).is_ok());
+        let saved = |shape, parts: &[usize]| {
+            Link::from_saved(shape, parts.iter().map(|&n| vec![0; n]).collect(), 0)
+        };
+        assert_eq!(saved(shape, &[7]), Err(Error::BadEncoding));
+        assert_eq!(saved(shape, &[8, 8]), Err(Error::BadEncoding));
+        assert!(saved(shape, &[8]).is_ok());
         let blocked = Shape::Blocked(Blocked {
             entries: 10,
             error: 0.01,
             hashes: 7,
             blocks: 2,
         });
-        assert!(Link::from_saved(blocked, vec![0; 128], 0).is_ok());
-        assert_eq!(
-            Link::from_saved(blocked, vec![0; 64], 0),
-            Err(Error::BadEncoding)
-        );
+        assert!(saved(blocked, &[128]).is_ok());
+        assert_eq!(saved(blocked, &[64]), Err(Error::BadEncoding));
+        assert_eq!(saved(blocked, &[64, 64]), Err(Error::BadEncoding));
     }
 
     #[test]

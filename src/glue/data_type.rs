@@ -14,11 +14,10 @@ use std::ptr;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::alloc::lazy_zeroed;
 use super::dispatch::guarded;
 use crate::core::blocked::{Blocked, BLOCK_BYTES};
 use crate::core::chain::Chain;
-use crate::core::encoding::{self, FAST_RDB_ENCODING_VERSION, MAX_CHUNK, RDB_DEFAULT_GROWTH};
+use crate::core::encoding::{self, FAST_RDB_ENCODING_VERSION, RDB_DEFAULT_GROWTH};
 use crate::core::encoding::{RDB_ENCODING_VERSION, RDB_GROWTH_SINCE, RDB_OPTIONS_SINCE};
 use crate::core::filter::{Link, Shape};
 use crate::core::sizing::Layout;
@@ -126,7 +125,7 @@ unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) 
         raw::save_double(rdb, bpe);
         raw::save_unsigned(rdb, shape.bytes() * 8);
         raw::save_unsigned(rdb, u64::from(n2));
-        raw::save_slice(rdb, link.bytes());
+        save_segments(rdb, link); // classic links are one segment: RedisBloom's one string
         raw::save_unsigned(rdb, link.items());
     }
 }
@@ -142,9 +141,13 @@ unsafe extern "C" fn fast_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_v
         raw::save_unsigned(rdb, u64::from(shape.hashes()));
         raw::save_unsigned(rdb, shape.bytes() / BLOCK_BYTES);
         raw::save_unsigned(rdb, link.items());
-        for chunk in link.bytes().chunks(MAX_CHUNK) {
-            raw::save_slice(rdb, chunk);
-        }
+        save_segments(rdb, link);
+    }
+}
+
+fn save_segments(rdb: *mut raw::RedisModuleIO, link: &Link) {
+    for segment in link.segments() {
+        raw::save_slice(rdb, segment);
     }
 }
 
@@ -202,13 +205,13 @@ fn load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
         let data = load_bytes(rdb)?;
         let link_items = unsigned()?;
         links.try_reserve(1).ok()?;
-        links.push(Link::from_saved(Shape::Classic(layout), data, link_items).ok()?);
+        links.push(Link::from_saved(Shape::Classic(layout), vec![data], link_items).ok()?);
     }
     Chain::from_links(items, options, growth, links).ok()
 }
 
-/// Reads a fast-layout value: each link's bit array is allocated once (lazily zeroed) and its
-/// strings are copied into place one at a time.
+/// Reads a fast-layout value: each link's segments are the strings Redis reads them into,
+/// adopted without a copy, so loading holds one copy of the bits plus one string at most.
 fn fast_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
     if encver != FAST_RDB_ENCODING_VERSION {
         return None;
@@ -225,26 +228,22 @@ fn fast_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
         let hashes = u32::try_from(unsigned()?).ok()?;
         let blocks = unsigned()?;
         let link_items = unsigned()?;
-        let shape = Shape::Blocked(Blocked {
+        let shape = Blocked {
             entries,
             error,
             hashes,
             blocks,
-        });
-        let mut link = Link::zeroed_from_saved(shape, link_items, lazy_zeroed).ok()?;
-        let mut filled = 0;
-        while filled < link.bytes().len() {
-            let chunk = load_bytes(rdb)?;
-            let end = filled + chunk.len();
-            let target = link
-                .bytes_mut()
-                .get_mut(filled..end)
-                .filter(|_| !chunk.is_empty())?;
-            target.copy_from_slice(&chunk);
-            filled = end;
+        };
+        if !shape.is_plausible() {
+            return None;
+        }
+        let mut segments = Vec::new();
+        for _ in shape.segment_lengths() {
+            segments.try_reserve(1).ok()?;
+            segments.push(load_bytes(rdb)?);
         }
         links.try_reserve(1).ok()?;
-        links.push(link);
+        links.push(Link::from_saved(Shape::Blocked(shape), segments, link_items).ok()?);
     }
     Chain::from_links(items, options, growth, links).ok()
 }
@@ -334,14 +333,12 @@ unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void)
                 link.items(),
             ],
         );
-        // SAFETY: `md` is the digest Redis passed; the slice outlives the call.
-        unsafe {
-            if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
-                add(
-                    md,
-                    link.bytes().as_ptr().cast::<c_char>(),
-                    link.bytes().len(),
-                );
+        for segment in link.segments() {
+            // SAFETY: `md` is the digest Redis passed; the slice outlives the call.
+            unsafe {
+                if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
+                    add(md, segment.as_ptr().cast::<c_char>(), segment.len());
+                }
             }
         }
     }
