@@ -64,12 +64,7 @@ fn madd(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let key = call.open_for_write()?;
     let chain = call.existing_or_created(&key, call.defaults.params())?;
-    let items = call
-        .args
-        .get(2..)
-        .unwrap_or(&[])
-        .iter()
-        .map(|a| a.as_slice());
+    let items = call.args.get(2..).unwrap_or(&[]).iter().copied();
     let replies = add_items(chain, items, call.zeroed);
     call.finish_write("bf.add");
     Ok(Reply::Array(replies))

@@ -58,7 +58,7 @@ fn mexists(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
     let found = match call.lookup_read(&key) {
         Lookup::Filter(chain) => {
-            let hashes = chain.hash_all(items.iter().map(|a| a.as_slice()));
+            let hashes = chain.hash_all(items.iter().copied());
             hashes
                 .into_iter()
                 .map(|h| Reply::Bool(chain.contains_hashed(h)))

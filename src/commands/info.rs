@@ -84,7 +84,7 @@ fn info(call: &Call) -> CommandResult {
     };
     let (word, name) = FIELDS
         .iter()
-        .find(|(word, _)| asked.as_slice().eq_ignore_ascii_case(word.as_bytes()))
+        .find(|(word, _)| asked.eq_ignore_ascii_case(word.as_bytes()))
         .ok_or(Failure::Message(errors::INVALID_INFO_FIELD))?;
     let value = field(chain, word);
     Ok(if call.is_resp3() {

@@ -72,7 +72,7 @@ fn insert(call: &Call) -> CommandResult {
         .get(parsed.first_item..)
         .unwrap_or(&[])
         .iter()
-        .map(|a| a.as_slice());
+        .copied();
     let replies = add_items(chain, items, call.zeroed);
     call.finish_write("bf.add");
     Ok(Reply::Array(replies))
@@ -88,15 +88,10 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
     let mut layout = defaults.layout;
     let mut i = 2;
     let first_item = loop {
-        let Some(option) = call.args.get(i).map(|a| a.as_slice().to_ascii_lowercase()) else {
+        let Some(option) = call.args.get(i).map(|a| a.to_ascii_lowercase()) else {
             return Err(Failure::WrongArity); // no ITEMS
         };
-        let value = || {
-            call.args
-                .get(i + 1)
-                .map(|a| a.as_slice())
-                .ok_or(Failure::WrongArity)
-        };
+        let value = || call.args.get(i + 1).copied().ok_or(Failure::WrongArity);
         match (option.first(), option.get(1), option.get(2)) {
             (Some(b'i'), _, _) => break i + 1,
             (Some(b'e'), Some(b'r'), _) => {

@@ -54,8 +54,10 @@ impl Defaults {
 /// One invocation of a command.
 pub struct Call<'a> {
     pub ctx: &'a Context,
-    /// The arguments, the command name first.
-    pub args: &'a [RedisString],
+    /// The arguments, the command name first, as the bytes the client sent.
+    pub args: &'a [&'a [u8]],
+    /// The key (argument 1) as the server's string, for opening it; `None` without one.
+    pub key: Option<&'a RedisString>,
     /// The registered `MBbloom--` type: RedisBloom's, for classic filters.
     pub bloom_type: &'a RedisType,
     /// The registered type of fast-layout filters.
@@ -208,7 +210,7 @@ impl<F> Lookup<F> {
 impl Call<'_> {
     /// Argument `i` as bytes (the caller has checked the arity).
     fn arg(&self, i: usize) -> &[u8] {
-        self.args.get(i).map_or(&[], |a| a.as_slice())
+        self.args.get(i).copied().unwrap_or_default()
     }
 
     /// Fails with Redis's arity error unless `ok`.
@@ -222,7 +224,7 @@ impl Call<'_> {
 
     /// The key's name (argument 1; the arity is checked before any key is opened).
     fn key_name(&self) -> Result<&RedisString, Failure> {
-        self.args.get(1).ok_or(Failure::WrongArity)
+        self.key.ok_or(Failure::WrongArity)
     }
 
     /// Opens the key for writing.
@@ -278,7 +280,7 @@ impl Call<'_> {
     /// does, so replicas and the AOF see the same command) and tell keyspace listeners.
     fn finish_write(&self, event: &str) {
         self.ctx.replicate_verbatim();
-        if let Some(name) = self.args.get(1) {
+        if let Some(name) = self.key {
             self.ctx
                 .notify_keyspace_event(NotifyEvent::MODULE, event, name);
         }

@@ -67,7 +67,7 @@ fn parse(call: &Call) -> Result<Params, Failure> {
     let is = |i: usize, word: &str| {
         options
             .get(i)
-            .is_some_and(|a| a.as_slice().eq_ignore_ascii_case(word.as_bytes()))
+            .is_some_and(|a| a.eq_ignore_ascii_case(word.as_bytes()))
     };
     let mut nonscaling =
         call.defaults.expansion == 0 || (0..options.len()).any(|i| is(i, "NONSCALING"));
@@ -76,8 +76,7 @@ fn parse(call: &Call) -> Result<Params, Failure> {
         let value = options
             .get(at + 1)
             .ok_or(Failure::Message(errors::NO_EXPANSION))?;
-        let value =
-            parse_integer(value.as_slice()).ok_or(Failure::Message(errors::BAD_EXPANSION))?;
+        let value = parse_integer(value).ok_or(Failure::Message(errors::BAD_EXPANSION))?;
         if value == 0 {
             nonscaling = true;
         } else if nonscaling {
@@ -89,7 +88,7 @@ fn parse(call: &Call) -> Result<Params, Failure> {
             .ok_or(Failure::Message(errors::EXPANSION_RANGE))?;
     }
     let layout = match (0..options.len()).find(|&i| is(i, "LAYOUT")) {
-        Some(at) => parse_layout(options.get(at + 1).map_or(&[][..], |v| v.as_slice()))?,
+        Some(at) => parse_layout(options.get(at + 1).copied().unwrap_or_default())?,
         None => call.defaults.layout,
     };
     Ok(Params {

@@ -5,7 +5,9 @@
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use redis_module::{decode_args, raw, Context};
+use std::ptr::NonNull;
+
+use redis_module::{raw, Context, RedisString};
 
 use super::{alloc, config, data_type, reply};
 use crate::commands::errors::Failure;
@@ -52,10 +54,24 @@ fn run(
     argc: c_int,
 ) {
     let context = Context::new(ctx);
-    let args = decode_args(ctx, argv, argc);
+    let strings: &[*mut raw::RedisModuleString] = match usize::try_from(argc) {
+        // SAFETY: Redis passes `argc` valid strings at `argv`, alive until the command returns.
+        Ok(len) if !argv.is_null() => unsafe { std::slice::from_raw_parts(argv, len) },
+        _ => &[],
+    };
+    // Arguments are borrowed as bytes (no reference counting per argument); only the key
+    // becomes a `RedisString`, which opening it requires.
+    let args: Vec<&[u8]> = strings
+        .iter()
+        .map(|&s| RedisString::string_as_slice(s))
+        .collect();
+    let key = strings
+        .get(1)
+        .map(|&s| RedisString::new(NonNull::new(ctx), s));
     let call = Call {
         ctx: &context,
         args: &args,
+        key: key.as_ref(),
         bloom_type: &data_type::BLOOM_TYPE,
         fast_type: &data_type::FAST_TYPE,
         defaults: config::defaults(),
