@@ -56,7 +56,7 @@ fn add(call: &Call) -> CommandResult {
     let key = call.open_for_write()?;
     let chain = call.existing_or_created(&key, call.defaults.params())?;
     let added = chain.add(call.arg(2), call.zeroed)?;
-    call.finish_write("bf.add");
+    call.finish_write(c"bf.add");
     Ok(Reply::Bool(added))
 }
 
@@ -66,7 +66,7 @@ fn madd(call: &Call) -> CommandResult {
     let chain = call.existing_or_created(&key, call.defaults.params())?;
     let items = call.args.get(2..).unwrap_or(&[]).iter().copied();
     let replies = add_items(chain, items, call.zeroed);
-    call.finish_write("bf.add");
+    call.finish_write(c"bf.add");
     Ok(Reply::Array(replies))
 }
 

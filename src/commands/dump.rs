@@ -77,6 +77,6 @@ fn loadchunk(call: &Call) -> CommandResult {
         }
         found => encoding::load_chunk(found.existing()?, iter, data)?,
     }
-    call.finish_write("bf.loadchunk");
+    call.finish_write(c"bf.loadchunk");
     Ok(Reply::Ok)
 }

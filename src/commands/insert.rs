@@ -74,7 +74,7 @@ fn insert(call: &Call) -> CommandResult {
         .iter()
         .copied();
     let replies = add_items(chain, items, call.zeroed);
-    call.finish_write("bf.add");
+    call.finish_write(c"bf.add");
     Ok(Reply::Array(replies))
 }
 

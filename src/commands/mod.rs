@@ -22,7 +22,9 @@ mod reserve;
 
 use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::native_types::RedisType;
-use redis_module::{Context, ContextFlags, NotifyEvent, RedisError, RedisString};
+use std::ffi::CStr;
+
+use redis_module::{Context, ContextFlags, RedisError, RedisString};
 
 use crate::core::chain::{Chain, LayoutKind, Params};
 use crate::core::filter::Zeroed;
@@ -51,6 +53,9 @@ impl Defaults {
     }
 }
 
+/// Raises keyspace event `event` on key `name` (the glue's, without allocating per call).
+pub type Notify = fn(&Context, &'static CStr, &RedisString);
+
 /// One invocation of a command.
 pub struct Call<'a> {
     pub ctx: &'a Context,
@@ -65,6 +70,8 @@ pub struct Call<'a> {
     pub defaults: Defaults,
     /// Where new bit arrays come from.
     pub zeroed: Zeroed,
+    /// Raises a module keyspace event (`notify-keyspace-events` with `d`) on a key.
+    pub notify: Notify,
 }
 
 /// Whether a command reads or writes its key (for key specs and ACL).
@@ -278,11 +285,10 @@ impl Call<'_> {
 
     /// Every successful write ends here: replicate the command as it came (as RedisBloom
     /// does, so replicas and the AOF see the same command) and tell keyspace listeners.
-    fn finish_write(&self, event: &str) {
+    fn finish_write(&self, event: &'static CStr) {
         self.ctx.replicate_verbatim();
         if let Some(name) = self.key {
-            self.ctx
-                .notify_keyspace_event(NotifyEvent::MODULE, event, name);
+            (self.notify)(self.ctx, event, name);
         }
     }
 

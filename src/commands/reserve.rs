@@ -48,7 +48,7 @@ fn reserve(call: &Call) -> CommandResult {
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Missing => call.store(&key, Chain::new(params, call.zeroed)?)?,
     }
-    call.finish_write("bf.reserve");
+    call.finish_write(c"bf.reserve");
     Ok(Reply::Ok)
 }
 

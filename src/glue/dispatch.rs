@@ -5,6 +5,7 @@
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use std::ffi::CStr;
 use std::ptr::NonNull;
 
 use redis_module::{raw, Context, RedisString};
@@ -76,6 +77,7 @@ fn run(
         fast_type: &data_type::FAST_TYPE,
         defaults: config::defaults(),
         zeroed: alloc::lazy_zeroed,
+        notify,
     };
     match catch_unwind(AssertUnwindSafe(|| (spec.run)(&call))) {
         Ok(Ok(value)) => reply::send(ctx, &value),
@@ -89,6 +91,23 @@ fn run(
             }
         }
         Err(_) => reply::error(ctx, INTERNAL_ERROR),
+    }
+}
+
+/// Raises a module keyspace event. The crate's `notify_keyspace_event` builds a C string of
+/// the event name on every call; ours are static.
+fn notify(ctx: &Context, event: &'static CStr, key: &RedisString) {
+    // SAFETY: `ctx` is the live context of the running command, `event` is NUL-terminated and
+    // static, `key` a string retained for the command's duration.
+    unsafe {
+        if let Some(notify) = raw::RedisModule_NotifyKeyspaceEvent {
+            notify(
+                ctx.ctx,
+                raw::NotifyEvent::MODULE.bits(),
+                event.as_ptr(),
+                key.inner,
+            );
+        }
     }
 }
 
