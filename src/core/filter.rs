@@ -309,7 +309,7 @@ fn bit_mask(bit: usize) -> u8 {
 }
 
 /// A copy of `bytes`, or `OutOfMemory` instead of aborting the server.
-pub fn try_copy(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+fn try_copy(bytes: &[u8]) -> Result<Vec<u8>, Error> {
     let mut copy = Vec::new();
     copy.try_reserve_exact(bytes.len())
         .map_err(|_| Error::OutOfMemory)?;

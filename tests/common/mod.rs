@@ -249,11 +249,6 @@ pub fn server_binary() -> String {
     std::env::var("BF_TEST_SERVER").unwrap_or_else(|_| "redis-server".into())
 }
 
-/// True when the suite runs on Valkey.
-pub fn on_valkey() -> bool {
-    server_binary().contains("valkey")
-}
-
 /// Builds a server: `Server::with(Module::RedisBf).arg("--appendonly yes").start()`.
 #[derive(Clone)]
 pub struct ServerBuilder {
