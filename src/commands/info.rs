@@ -9,7 +9,7 @@
 
 use super::errors::{self, CommandResult, Failure};
 use super::reply::Reply;
-use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
+use super::{layout_name, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
 use crate::core::chain::{Chain, LayoutKind};
 
 pub static INFO: CommandSpec = CommandSpec {
@@ -101,10 +101,7 @@ fn field(chain: &Chain, word: &str) -> Reply {
         "SIZE" => int(chain.memory_usage()),
         "FILTERS" => int(chain.links().len() as u64),
         "ITEMS" => int(chain.items()),
-        "LAYOUT" => Reply::Bulk(match chain.layout() {
-            LayoutKind::Classic => b"classic".to_vec(),
-            LayoutKind::Fast => b"fast".to_vec(),
-        }),
+        "LAYOUT" => Reply::Bulk(layout_name(chain.layout()).as_bytes().to_vec()),
         _ if chain.is_nonscaling() => Reply::Null,
         _ => int(u64::from(chain.growth())),
     }

@@ -334,15 +334,29 @@ pub(crate) const MAX_CAPACITY: i64 = 1 << 30;
 /// Expansion limit of RESERVE/INSERT and the config.
 pub(crate) const MAX_EXPANSION: i64 = 32768;
 
+/// The layouts' names, as `LAYOUT`, the `bf-layout` config (any case) and `BF.INFO` spell them.
+const LAYOUT_NAMES: [(LayoutKind, &str); 2] =
+    [(LayoutKind::Classic, "classic"), (LayoutKind::Fast, "fast")];
+
+/// The layout called `name`, in any case.
+pub(crate) fn layout_named(name: &[u8]) -> Option<LayoutKind> {
+    LAYOUT_NAMES
+        .iter()
+        .find(|(_, n)| name.eq_ignore_ascii_case(n.as_bytes()))
+        .map(|(kind, _)| *kind)
+}
+
+/// The name of `layout`.
+pub(crate) fn layout_name(layout: LayoutKind) -> &'static str {
+    LAYOUT_NAMES
+        .iter()
+        .find(|(kind, _)| *kind == layout)
+        .map_or("classic", |(_, n)| n)
+}
+
 /// A `LAYOUT` value.
 fn parse_layout(text: &[u8]) -> Result<LayoutKind, Failure> {
-    if text.eq_ignore_ascii_case(b"CLASSIC") {
-        Ok(LayoutKind::Classic)
-    } else if text.eq_ignore_ascii_case(b"FAST") {
-        Ok(LayoutKind::Fast)
-    } else {
-        Err(Failure::Message(errors::BAD_LAYOUT))
-    }
+    layout_named(text).ok_or(Failure::Message(errors::BAD_LAYOUT))
 }
 
 /// Applies RedisBloom's error-rate cap, telling the log as it does.

@@ -77,21 +77,11 @@ static LAYOUT: Setting = Setting {
     name: c"bf-layout",
     legacy_arg: None,
     parse: |text| {
-        if text.eq_ignore_ascii_case(b"classic") {
-            Ok(0)
-        } else if text.eq_ignore_ascii_case(b"fast") {
-            Ok(1)
-        } else {
-            Err("Value for `bf-layout` must be classic or fast")
-        }
+        let layout =
+            commands::layout_named(text).ok_or("Value for `bf-layout` must be classic or fast")?;
+        Ok(u64::from(layout == LayoutKind::Fast))
     },
-    show: |fast| {
-        if fast == 1 {
-            "fast".into()
-        } else {
-            "classic".into()
-        }
-    },
+    show: |value| commands::layout_name(stored_layout(value)).into(),
     value: AtomicU64::new(0),
     shown: AtomicPtr::new(ptr::null_mut()),
 };
@@ -112,11 +102,16 @@ pub fn defaults() -> Defaults {
         error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
         capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
         expansion: u32::try_from(EXPANSION.value.load(Ordering::Relaxed)).unwrap_or(2),
-        layout: if LAYOUT.value.load(Ordering::Relaxed) == 1 {
-            LayoutKind::Fast
-        } else {
-            LayoutKind::Classic
-        },
+        layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
+    }
+}
+
+/// `bf-layout` is stored as 1 for fast, 0 for classic.
+fn stored_layout(value: u64) -> LayoutKind {
+    if value == 1 {
+        LayoutKind::Fast
+    } else {
+        LayoutKind::Classic
     }
 }
 
