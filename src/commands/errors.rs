@@ -37,6 +37,20 @@ pub const UNKNOWN_ARGUMENT: &str = "Unknown argument received";
 /// Ours: RedisBloom has no layouts.
 pub const BAD_LAYOUT: &str = "ERR layout must be CLASSIC or FAST";
 
+/// What CONFIG SET answers (inside Redis's `ERR CONFIG SET failed …`) for bad `bf-*` values,
+/// worded as RedisBloom's configs (the layout is ours).
+pub const CONFIG_BAD_ERROR_RATE: &str = "Invalid value for `bf-error-rate`";
+pub const CONFIG_ERROR_RATE_RANGE: &str =
+    "Value for `bf-error-rate` must be in the range (0.000000, 1.000000)";
+pub const CONFIG_INITIAL_SIZE_RANGE: &str =
+    "Value for `bf-initial-size` must be in the range [1, 1073741824]";
+pub const CONFIG_EXPANSION_RANGE: &str =
+    "Value for `bf-expansion-factor` must be in the range [0, 32768]";
+pub const CONFIG_BAD_LAYOUT: &str = "Value for `bf-layout` must be classic or fast";
+
+/// Ours: a command panicked (a bug) and the guard caught it; the server log has the details.
+pub const INTERNAL_ERROR: &str = "ERR internal error in redis-bf, see the server log";
+
 pub const INVALID_INFO_FIELD: &str = "Invalid information value";
 
 pub const SCANDUMP_ITERATOR_NOT_NUMERIC: &str = "Second argument must be numeric";

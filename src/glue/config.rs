@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use redis_module::{raw, Context, RedisString};
 
 use super::c_string;
-use crate::commands::{self, Defaults};
+use crate::commands::{self, errors, Defaults};
 use crate::core::chain::LayoutKind;
 
 /// One config: its value and how it is parsed. Values are stored as u64 (an f64's bits for
@@ -48,7 +48,7 @@ static INITIAL_SIZE: Setting = Setting {
             text,
             1,
             commands::MAX_CAPACITY,
-            "Value for `bf-initial-size` must be in the range [1, 1073741824]",
+            errors::CONFIG_INITIAL_SIZE_RANGE,
         )
     },
     show: |n| n.to_string(),
@@ -64,7 +64,7 @@ static EXPANSION: Setting = Setting {
             text,
             0,
             commands::MAX_EXPANSION,
-            "Value for `bf-expansion-factor` must be in the range [0, 32768]",
+            errors::CONFIG_EXPANSION_RANGE,
         )
     },
     show: |n| n.to_string(),
@@ -77,8 +77,7 @@ static LAYOUT: Setting = Setting {
     name: c"bf-layout",
     legacy_arg: None,
     parse: |text| {
-        let layout =
-            commands::layout_named(text).ok_or("Value for `bf-layout` must be classic or fast")?;
+        let layout = commands::layout_named(text).ok_or(errors::CONFIG_BAD_LAYOUT)?;
         Ok(u64::from(layout == LayoutKind::Fast))
     },
     show: |value| commands::layout_name(stored_layout(value)).into(),
@@ -116,9 +115,9 @@ fn stored_layout(value: u64) -> LayoutKind {
 }
 
 fn parse_error_rate(text: &[u8]) -> Result<u64, &'static str> {
-    let rate = commands::parse_double(text).ok_or("Invalid value for `bf-error-rate`")?;
+    let rate = commands::parse_double(text).ok_or(errors::CONFIG_BAD_ERROR_RATE)?;
     if !(rate > 0.0 && rate < 1.0) {
-        return Err("Value for `bf-error-rate` must be in the range (0.000000, 1.000000)");
+        return Err(errors::CONFIG_ERROR_RATE_RANGE);
     }
     Ok(rate.min(commands::ERROR_RATE_CAP).to_bits())
 }

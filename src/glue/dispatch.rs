@@ -11,7 +11,7 @@ use std::ptr::NonNull;
 use redis_module::{raw, Context, RedisString};
 
 use super::{alloc, config, data_type, reply};
-use crate::commands::errors::Failure;
+use crate::commands::errors::{self, Failure};
 use crate::commands::{Call, CommandSpec, ALL};
 
 /// A command entry point as `RedisModule_CreateCommand` takes it.
@@ -36,8 +36,6 @@ pub static HANDLERS: [Handler; ALL.len()] = [
     dispatch::<9>,
     dispatch::<10>,
 ];
-
-const INTERNAL_ERROR: &str = "ERR internal error in redis-bf, see the server log";
 
 unsafe extern "C" fn dispatch<const I: usize>(
     ctx: *mut raw::RedisModuleCtx,
@@ -90,7 +88,7 @@ fn run(
                 }
             }
         }
-        Err(_) => reply::error(ctx, INTERNAL_ERROR),
+        Err(_) => reply::error(ctx, errors::INTERNAL_ERROR),
     }
 }
 
