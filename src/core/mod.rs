@@ -2,7 +2,8 @@
 //! no globals and no `unsafe`. Everything a user can reach returns a `Result`.
 //!
 //! * [`sizing`] — bits and probes of a sub-filter from its capacity and error rate;
-//! * [`hash`] — the item hash pair;
+//! * [`hash`] — the item hash pair (MurmurHash64A, MurmurHash2 or xxh3);
+//! * `divisor` — the classic probes' exact remainder without a division;
 //! * [`filter`] — one sub-filter's bit array, in RedisBloom's layout or [`blocked`];
 //! * [`blocked`] — the fast, cache-line-blocked layout;
 //! * [`chain`] — the scalable chain stored under a key;
