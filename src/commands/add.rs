@@ -9,15 +9,11 @@
 
 use super::errors::{self, CommandResult};
 use super::reply::Reply;
-use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess};
+use super::{Call, CommandSpec, KeyAccess};
+use super::{MANY_ITEM_ARGS, ONE_ITEM_ARGS};
 use crate::core::chain::Chain;
 use crate::core::filter::Zeroed;
 use crate::core::Error;
-
-const ITEM_ARGS: &[ArgSpec] = &[
-    ArgSpec::new("key", ArgKind::Key),
-    ArgSpec::new("item", ArgKind::String),
-];
 
 pub static ADD: CommandSpec = CommandSpec {
     name: "bf.add",
@@ -29,7 +25,7 @@ pub static ADD: CommandSpec = CommandSpec {
     complexity: "O(k), where k is the number of hash functions used by the last sub-filter",
     since: "1.0.0",
     tips: None,
-    args: ITEM_ARGS,
+    args: ONE_ITEM_ARGS,
     run: add,
 };
 
@@ -44,10 +40,7 @@ pub static MADD: CommandSpec = CommandSpec {
     complexity: "O(k * n), where k is the number of hash functions and n is the number of items",
     since: "1.0.0",
     tips: None,
-    args: &[
-        ArgSpec::new("key", ArgKind::Key),
-        ArgSpec::new("item", ArgKind::String).multiple(),
-    ],
+    args: MANY_ITEM_ARGS,
     run: madd,
 };
 

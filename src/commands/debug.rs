@@ -7,7 +7,8 @@
 
 use super::errors::CommandResult;
 use super::reply::Reply;
-use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess};
+use super::KEY_ARG;
+use super::{Call, CommandSpec, KeyAccess};
 use crate::core::hash::HashKind;
 
 pub static DEBUG: CommandSpec = CommandSpec {
@@ -20,7 +21,7 @@ pub static DEBUG: CommandSpec = CommandSpec {
     complexity: "O(n), where n is the number of sub-filters",
     since: "1.0.0",
     tips: Some("nondeterministic_output"),
-    args: &[ArgSpec::new("key", ArgKind::Key)],
+    args: &[KEY_ARG],
     run: debug,
 };
 

@@ -12,6 +12,7 @@
 
 use super::errors::{self, CommandResult, Failure};
 use super::reply::Reply;
+use super::KEY_ARG;
 use super::{parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
 use crate::core::encoding;
 
@@ -25,10 +26,7 @@ pub static SCANDUMP: CommandSpec = CommandSpec {
     complexity: "O(n), where n is the capacity",
     since: "1.0.0",
     tips: Some("nondeterministic_output"),
-    args: &[
-        ArgSpec::new("key", ArgKind::Key),
-        ArgSpec::new("iterator", ArgKind::Integer),
-    ],
+    args: &[KEY_ARG, ArgSpec::new("iterator", ArgKind::Integer)],
     run: scandump,
 };
 
@@ -43,7 +41,7 @@ pub static LOADCHUNK: CommandSpec = CommandSpec {
     since: "1.0.0",
     tips: None,
     args: &[
-        ArgSpec::new("key", ArgKind::Key),
+        KEY_ARG,
         ArgSpec::new("iterator", ArgKind::Integer),
         ArgSpec::new("data", ArgKind::String),
     ],

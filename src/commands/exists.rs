@@ -6,7 +6,8 @@
 
 use super::errors::CommandResult;
 use super::reply::Reply;
-use super::{ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
+use super::{Call, CommandSpec, KeyAccess, Lookup};
+use super::{MANY_ITEM_ARGS, ONE_ITEM_ARGS};
 
 pub static EXISTS: CommandSpec = CommandSpec {
     name: "bf.exists",
@@ -18,10 +19,7 @@ pub static EXISTS: CommandSpec = CommandSpec {
     complexity: "O(k), where k is the number of hash functions used by the last sub-filter",
     since: "1.0.0",
     tips: None,
-    args: &[
-        ArgSpec::new("key", ArgKind::Key),
-        ArgSpec::new("item", ArgKind::String),
-    ],
+    args: ONE_ITEM_ARGS,
     run: exists,
 };
 
@@ -35,10 +33,7 @@ pub static MEXISTS: CommandSpec = CommandSpec {
     complexity: "O(k * n), where k is the number of hash functions and n is the number of items",
     since: "1.0.0",
     tips: None,
-    args: &[
-        ArgSpec::new("key", ArgKind::Key),
-        ArgSpec::new("item", ArgKind::String).multiple(),
-    ],
+    args: MANY_ITEM_ARGS,
     run: mexists,
 };
 

@@ -9,6 +9,7 @@
 
 use super::errors::{self, CommandResult, Failure};
 use super::reply::Reply;
+use super::KEY_ARG;
 use super::{layout_name, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
 use crate::core::chain::{Chain, LayoutKind};
 
@@ -23,7 +24,7 @@ pub static INFO: CommandSpec = CommandSpec {
     since: "1.0.0",
     tips: Some("nondeterministic_output"),
     args: &[
-        ArgSpec::new("key", ArgKind::Key),
+        KEY_ARG,
         ArgSpec::new(
             "single_value",
             ArgKind::OneOf(&[
@@ -50,7 +51,7 @@ pub static CARD: CommandSpec = CommandSpec {
     complexity: "O(1)",
     since: "2.4.4",
     tips: None,
-    args: &[ArgSpec::new("key", ArgKind::Key)],
+    args: &[KEY_ARG],
     run: card,
 };
 

@@ -13,6 +13,7 @@
 use super::add::add_items;
 use super::errors::{self, CommandResult, Failure};
 use super::reply::Reply;
+use super::KEY_ARG;
 use super::{
     capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
 };
@@ -31,7 +32,7 @@ pub static INSERT: CommandSpec = CommandSpec {
     since: "1.0.0",
     tips: None,
     args: &[
-        ArgSpec::new("key", ArgKind::Key),
+        KEY_ARG,
         ArgSpec::new("capacity", ArgKind::Integer)
             .token("CAPACITY")
             .optional(),

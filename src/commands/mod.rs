@@ -134,6 +134,13 @@ impl ArgSpec {
     }
 }
 
+/// The key, first argument of every command.
+const KEY_ARG: ArgSpec = ArgSpec::new("key", ArgKind::Key);
+/// BF.ADD and BF.EXISTS: a key and one item.
+const ONE_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String)];
+/// BF.MADD and BF.MEXISTS: a key and items.
+const MANY_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String).multiple()];
+
 /// Options BF.RESERVE and BF.INSERT share.
 const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
     .token("EXPANSION")

@@ -11,6 +11,7 @@
 
 use super::errors::{self, CommandResult, Failure};
 use super::reply::Reply;
+use super::KEY_ARG;
 use super::{
     capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
     Lookup,
@@ -29,7 +30,7 @@ pub static RESERVE: CommandSpec = CommandSpec {
     since: "1.0.0",
     tips: None,
     args: &[
-        ArgSpec::new("key", ArgKind::Key),
+        KEY_ARG,
         ArgSpec::new("error_rate", ArgKind::Double),
         ArgSpec::new("capacity", ArgKind::Integer),
         EXPANSION_ARG,
