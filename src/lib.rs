@@ -12,7 +12,7 @@ mod glue;
 
 #[cfg(not(test))]
 use glue::{
-    data_type::{BLOOM_TYPE, FAST_TYPE},
+    bloom_type::{BLOOM_TYPE, FAST_TYPE},
     init,
 };
 

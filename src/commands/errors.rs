@@ -1,6 +1,9 @@
-//! Every error a BF command can send, byte for byte as RedisBloom sends it
-//! (shared/reference/redisbloom-bf.md §1.12). Some carry no `ERR` code on purpose: RedisBloom
-//! writes them that way and clients match on the text.
+//! Every error a command can send, byte for byte as RedisBloom sends it
+//! (`src/rebloom.c`, RedisBloom 8). Some carry no `ERR` code on purpose: RedisBloom writes them
+//! that way and clients match on the text. They are C strings because the server's reply and
+//! config calls take them so: no copy is made to send one.
+
+use std::ffi::CStr;
 
 use crate::core;
 
@@ -10,62 +13,62 @@ pub enum Failure {
     /// Redis's own `ERR wrong number of arguments for '<cmd>' command`.
     WrongArity,
     /// An error reply with exactly this text.
-    Message(&'static str),
+    Message(&'static CStr),
 }
 
 /// The outcome of a command: its reply, or the error that replaces it.
 pub type CommandResult = Result<super::reply::Reply, Failure>;
 
-pub const WRONG_TYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-pub const NOT_FOUND: &str = "ERR not found";
-pub const ITEM_EXISTS: &str = "ERR item exists";
+pub const WRONG_TYPE: &CStr = c"WRONGTYPE Operation against a key holding the wrong kind of value";
+pub const NOT_FOUND: &CStr = c"ERR not found";
+pub const ITEM_EXISTS: &CStr = c"ERR item exists";
 
-pub const BAD_ERROR_RATE: &str = "ERR bad error rate";
-pub const ERROR_RATE_RANGE: &str = "ERR error rate must be in the range (0.000000, 1.000000)";
-pub const BAD_CAPACITY: &str = "ERR bad capacity";
-pub const CAPACITY_RANGE: &str = "ERR capacity must be in the range [1, 1073741824]";
-pub const NO_EXPANSION: &str = "ERR no expansion";
-pub const BAD_EXPANSION: &str = "ERR bad expansion";
-pub const EXPANSION_RANGE: &str = "ERR expansion must be in the range [0, 32768]";
-pub const NONSCALING_CANNOT_EXPAND: &str = "Nonscaling filters cannot expand";
+pub const BAD_ERROR_RATE: &CStr = c"ERR bad error rate";
+pub const ERROR_RATE_RANGE: &CStr = c"ERR error rate must be in the range (0.000000, 1.000000)";
+pub const BAD_CAPACITY: &CStr = c"ERR bad capacity";
+pub const CAPACITY_RANGE: &CStr = c"ERR capacity must be in the range [1, 1073741824]";
+pub const NO_EXPANSION: &CStr = c"ERR no expansion";
+pub const BAD_EXPANSION: &CStr = c"ERR bad expansion";
+pub const EXPANSION_RANGE: &CStr = c"ERR expansion must be in the range [0, 32768]";
+pub const NONSCALING_CANNOT_EXPAND: &CStr = c"Nonscaling filters cannot expand";
 
-pub const INSERT_BAD_ERROR_RATE: &str = "Bad error rate";
-pub const INSERT_BAD_CAPACITY: &str = "Bad capacity";
-pub const INSERT_BAD_EXPANSION: &str = "Bad expansion";
-pub const UNKNOWN_ARGUMENT: &str = "Unknown argument received";
+pub const INSERT_BAD_ERROR_RATE: &CStr = c"Bad error rate";
+pub const INSERT_BAD_CAPACITY: &CStr = c"Bad capacity";
+pub const INSERT_BAD_EXPANSION: &CStr = c"Bad expansion";
+pub const UNKNOWN_ARGUMENT: &CStr = c"Unknown argument received";
 
 /// Ours: RedisBloom has no layouts.
-pub const BAD_LAYOUT: &str = "ERR layout must be CLASSIC or FAST";
+pub const BAD_LAYOUT: &CStr = c"ERR layout must be CLASSIC or FAST";
 
 /// What CONFIG SET answers (inside Redis's `ERR CONFIG SET failed …`) for bad `bf-*` values,
 /// worded as RedisBloom's configs (the layout is ours).
-pub const CONFIG_BAD_ERROR_RATE: &str = "Invalid value for `bf-error-rate`";
-pub const CONFIG_ERROR_RATE_RANGE: &str =
-    "Value for `bf-error-rate` must be in the range (0.000000, 1.000000)";
-pub const CONFIG_INITIAL_SIZE_RANGE: &str =
-    "Value for `bf-initial-size` must be in the range [1, 1073741824]";
-pub const CONFIG_EXPANSION_RANGE: &str =
-    "Value for `bf-expansion-factor` must be in the range [0, 32768]";
-pub const CONFIG_BAD_LAYOUT: &str = "Value for `bf-layout` must be classic or fast";
+pub const CONFIG_BAD_ERROR_RATE: &CStr = c"Invalid value for `bf-error-rate`";
+pub const CONFIG_ERROR_RATE_RANGE: &CStr =
+    c"Value for `bf-error-rate` must be in the range (0.000000, 1.000000)";
+pub const CONFIG_INITIAL_SIZE_RANGE: &CStr =
+    c"Value for `bf-initial-size` must be in the range [1, 1073741824]";
+pub const CONFIG_EXPANSION_RANGE: &CStr =
+    c"Value for `bf-expansion-factor` must be in the range [0, 32768]";
+pub const CONFIG_BAD_LAYOUT: &CStr = c"Value for `bf-layout` must be classic or fast";
 
 /// Ours: a command panicked (a bug) and the guard caught it; the server log has the details.
-pub const INTERNAL_ERROR: &str = "ERR internal error in redis-bf, see the server log";
+pub const INTERNAL_ERROR: &CStr = c"ERR internal error in redis-bf, see the server log";
 
-pub const INVALID_INFO_FIELD: &str = "Invalid information value";
+pub const INVALID_INFO_FIELD: &CStr = c"Invalid information value";
 
-pub const SCANDUMP_ITERATOR_NOT_NUMERIC: &str = "Second argument must be numeric";
-pub const LOADCHUNK_ITERATOR_NOT_NUMERIC: &str = "ERR Second argument must be numeric";
+pub const SCANDUMP_ITERATOR_NOT_NUMERIC: &CStr = c"Second argument must be numeric";
+pub const LOADCHUNK_ITERATOR_NOT_NUMERIC: &CStr = c"ERR Second argument must be numeric";
 
-const INSUFFICIENT_MEMORY: &str = "ERR Insufficient memory to create filter";
-const COULD_NOT_CREATE: &str = "ERR could not create filter";
-const FILTER_FULL: &str = "ERR non scaling filter is full";
-const PROBLEM_INSERTING: &str = "ERR problem inserting into filter";
-const BAD_DATA: &str = "ERR received bad data";
-const NO_LINK_AT_OFFSET: &str = "ERR invalid offset - no link found";
-const CHUNK_TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
+const INSUFFICIENT_MEMORY: &CStr = c"ERR Insufficient memory to create filter";
+const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";
+const FILTER_FULL: &CStr = c"ERR non scaling filter is full";
+const PROBLEM_INSERTING: &CStr = c"ERR problem inserting into filter";
+const BAD_DATA: &CStr = c"ERR received bad data";
+const NO_LINK_AT_OFFSET: &CStr = c"ERR invalid offset - no link found";
+const CHUNK_TOO_BIG: &CStr = c"ERR invalid chunk - Too big for current filter";
 
-/// The wire text of a core error.
-pub fn message(error: core::Error) -> &'static str {
+/// The wire text of a core error in a Bloom-filter command.
+pub fn bloom_text(error: core::Error) -> &'static CStr {
     match error {
         core::Error::InvalidParameters => COULD_NOT_CREATE,
         core::Error::OutOfMemory => INSUFFICIENT_MEMORY,
@@ -77,8 +80,8 @@ pub fn message(error: core::Error) -> &'static str {
     }
 }
 
-impl From<core::Error> for Failure {
-    fn from(error: core::Error) -> Self {
-        Failure::Message(message(error))
-    }
+/// A core error of a Bloom-filter command, as its reply. (Each family words the same core
+/// error its own way, so there is no blanket conversion.)
+pub fn bloom(error: core::Error) -> Failure {
+    Failure::Message(bloom_text(error))
 }

@@ -1,11 +1,14 @@
 //! Reply values. The glue writes them with the server's own reply calls, which send RESP3
 //! booleans, maps and nulls as `:1`/`:0`, flat arrays and `$-1` to RESP2 clients — exactly what
-//! RedisBloom sends — so commands build one value for both protocols. The only reply that
-//! differs by protocol (a single BF.INFO field) is decided in `info.rs`.
+//! RedisBloom sends — so commands build one value for both protocols. Single values and
+//! [`Reply::Field`] are built without touching the heap: the single-item commands allocate
+//! nothing.
 
-/// One reply, possibly nested.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
+use std::ffi::CStr;
+
+/// One value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
     /// `+OK`.
     Ok,
     /// An integer.
@@ -14,12 +17,44 @@ pub enum Reply {
     Bool(bool),
     /// `_` in RESP3, `$-1` in RESP2.
     Null,
+    /// A bulk string that lives as long as the module.
+    Text(&'static str),
+}
+
+/// One reply, possibly nested.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A single value.
+    Scalar(Scalar),
     /// A binary-safe bulk string.
     Bulk(Vec<u8>),
     /// An array of replies.
     Array(Vec<Reply>),
     /// A map whose keys are simple strings, in this order (RESP2: a flat array).
-    Map(Vec<(&'static str, Reply)>),
-    /// An error element inside an array (BF.MADD/BF.INSERT per-item failures).
-    Error(&'static str),
+    Map(Vec<(&'static CStr, Reply)>),
+    /// One named value: a one-pair map in RESP3, a one-element array holding the value in
+    /// RESP2 (RedisBloom's reply to `BF.INFO key <field>`).
+    Field(&'static CStr, Scalar),
+    /// An error element inside an array (per-item failures of multi-item commands).
+    Error(&'static CStr),
+}
+
+impl Reply {
+    /// `+OK`.
+    pub const OK: Reply = Reply::Scalar(Scalar::Ok);
+
+    /// A boolean.
+    pub fn bool(b: bool) -> Reply {
+        Reply::Scalar(Scalar::Bool(b))
+    }
+
+    /// An integer.
+    pub fn integer(n: i64) -> Reply {
+        Reply::Scalar(Scalar::Integer(n))
+    }
+
+    /// A count, as the signed integer RESP carries (saturating: counts never get near 2^63).
+    pub fn count(n: u64) -> Reply {
+        Reply::integer(i64::try_from(n).unwrap_or(i64::MAX))
+    }
 }

@@ -1,15 +1,14 @@
-//! The filter engine: RedisBloom's scalable Bloom filter, bit-exact, with no Redis types,
-//! no globals and no `unsafe`. Everything a user can reach returns a `Result`.
+//! The filter engine: pure Rust, with no Redis types, no globals and no `unsafe`. Everything
+//! a user can reach returns a `Result`. One wing per filter family, sharing the hash
+//! functions, the error type and the memory rules:
 //!
-//! * [`sizing`] — bits and probes of a sub-filter from its capacity and error rate;
-//! * [`hash`] — the item hash pair (MurmurHash64A, MurmurHash2 or xxh3);
-//! * `divisor` — the classic probes' exact remainder without a division;
-//! * [`filter`] — one sub-filter's bit array, in RedisBloom's layout or [`blocked`];
-//! * [`blocked`] — the fast, cache-line-blocked layout;
-//! * [`chain`] — the scalable chain stored under a key;
-//! * [`encoding`] — SCANDUMP header and chunks, RDB layout constants.
+//! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
+//! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
+//! * [`Error`] — what can go wrong, without wire text;
+//! * [`Zeroed`] — where new arrays come from.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 #![cfg_attr(
     not(test),
     deny(
@@ -20,13 +19,10 @@
     )
 )]
 
-pub mod blocked;
-pub mod chain;
-mod divisor;
-pub mod encoding;
+pub mod bloom;
 mod error;
-pub mod filter;
 pub mod hash;
-pub mod sizing;
+mod memory;
 
 pub use error::Error;
+pub use memory::{eager_zeroed, try_copy, Zeroed};

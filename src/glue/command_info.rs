@@ -9,9 +9,10 @@ use std::ptr;
 
 use redis_module::raw;
 
-use super::c_string;
 use super::dispatch::HANDLERS;
-use crate::commands::{ArgKind, ArgSpec, CommandSpec, KeyAccess, ALL};
+use super::ffi::c_string;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess};
+use crate::commands::ALL;
 
 /// The ACL category every BF command belongs to.
 const CATEGORY: &str = "bloom";

@@ -14,9 +14,11 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use redis_module::{raw, Context, RedisString};
 
-use super::c_string;
-use crate::commands::{self, errors, Defaults};
-use crate::core::chain::LayoutKind;
+use super::ffi::c_string;
+use crate::commands::bf::{self, Bad};
+use crate::commands::call::Config;
+use crate::commands::errors;
+use crate::core::bloom::chain::{LayoutKind, Params};
 
 /// One config: its value and how it is parsed. Values are stored as u64 (an f64's bits for
 /// the error rate) so that reads need no lock.
@@ -24,7 +26,7 @@ pub struct Setting {
     name: &'static CStr,
     /// The RedisBloom module-argument name, accepted with a deprecation warning.
     legacy_arg: Option<&'static str>,
-    parse: fn(&[u8]) -> Result<u64, &'static str>,
+    parse: fn(&[u8]) -> Result<u64, &'static CStr>,
     show: fn(u64) -> String,
     value: AtomicU64,
     /// The string last returned to CONFIG GET: the server copies it but does not free it.
@@ -44,12 +46,9 @@ static INITIAL_SIZE: Setting = Setting {
     name: c"bf-initial-size",
     legacy_arg: Some("INITIAL_SIZE"),
     parse: |text| {
-        parse_in_range(
-            text,
-            1,
-            commands::MAX_CAPACITY,
-            errors::CONFIG_INITIAL_SIZE_RANGE,
-        )
+        bf::integer_in(text, &bf::CAPACITY)
+            .map(|n| n as u64)
+            .map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
     },
     show: |n| n.to_string(),
     value: AtomicU64::new(100),
@@ -60,12 +59,9 @@ static EXPANSION: Setting = Setting {
     name: c"bf-expansion-factor",
     legacy_arg: None,
     parse: |text| {
-        parse_in_range(
-            text,
-            0,
-            commands::MAX_EXPANSION,
-            errors::CONFIG_EXPANSION_RANGE,
-        )
+        bf::integer_in(text, &bf::EXPANSION)
+            .map(|n| n as u64)
+            .map_err(|_| errors::CONFIG_EXPANSION_RANGE)
     },
     show: |n| n.to_string(),
     value: AtomicU64::new(2),
@@ -77,10 +73,10 @@ static LAYOUT: Setting = Setting {
     name: c"bf-layout",
     legacy_arg: None,
     parse: |text| {
-        let layout = commands::layout_named(text).ok_or(errors::CONFIG_BAD_LAYOUT)?;
+        let layout = bf::layout_named(text).ok_or(errors::CONFIG_BAD_LAYOUT)?;
         Ok(u64::from(layout == LayoutKind::Fast))
     },
-    show: |value| commands::layout_name(stored_layout(value)).into(),
+    show: |value| bf::layout_name(stored_layout(value)).into(),
     value: AtomicU64::new(0),
     shown: AtomicPtr::new(ptr::null_mut()),
 };
@@ -95,13 +91,17 @@ const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];
 const CONFIG_UNPREFIXED: u32 = 1 << 9;
 const FIRST_VERSION_UNPREFIXED: (i32, i32) = (8, 0);
 
-/// The current defaults for new filters.
-pub fn defaults() -> Defaults {
-    Defaults {
-        error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
-        capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
-        expansion: u32::try_from(EXPANSION.value.load(Ordering::Relaxed)).unwrap_or(2),
-        layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
+/// The configuration now, as a command sees it.
+pub fn snapshot() -> Config {
+    let expansion = u32::try_from(EXPANSION.value.load(Ordering::Relaxed)).unwrap_or(2);
+    Config {
+        bloom: Params {
+            capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
+            error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
+            expansion,
+            nonscaling: expansion == 0,
+            layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
+        },
     }
 }
 
@@ -114,25 +114,11 @@ fn stored_layout(value: u64) -> LayoutKind {
     }
 }
 
-fn parse_error_rate(text: &[u8]) -> Result<u64, &'static str> {
-    let rate = commands::parse_double(text).ok_or(errors::CONFIG_BAD_ERROR_RATE)?;
-    if !(rate > 0.0 && rate < 1.0) {
-        return Err(errors::CONFIG_ERROR_RATE_RANGE);
-    }
-    Ok(rate.min(commands::ERROR_RATE_CAP).to_bits())
-}
-
-fn parse_in_range(
-    text: &[u8],
-    min: i64,
-    max: i64,
-    range_error: &'static str,
-) -> Result<u64, &'static str> {
-    let n = commands::parse_integer(text).ok_or(range_error)?;
-    if (min..=max).contains(&n) {
-        Ok(n as u64)
-    } else {
-        Err(range_error)
+fn parse_error_rate(text: &[u8]) -> Result<u64, &'static CStr> {
+    match bf::error_rate(text) {
+        Ok(rate) => Ok(rate.min(bf::ERROR_RATE_CAP).to_bits()),
+        Err(Bad::NotANumber) => Err(errors::CONFIG_BAD_ERROR_RATE),
+        Err(Bad::OutOfRange) => Err(errors::CONFIG_ERROR_RATE_RANGE),
     }
 }
 
@@ -173,8 +159,8 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
                 setting.name.to_string_lossy()
             ));
         }
-        let parsed =
-            (setting.parse)(value).map_err(|e| format!("{e} (module argument '{name_text}')"))?;
+        let parsed = (setting.parse)(value)
+            .map_err(|e| format!("{} (module argument '{name_text}')", e.to_string_lossy()))?;
         setting.value.store(parsed, Ordering::Relaxed);
     }
     Ok(())
@@ -275,11 +261,8 @@ unsafe extern "C" fn set(
             // SAFETY: `err` is the server's out-parameter; it frees the string it receives.
             unsafe {
                 if let Some(create) = raw::RedisModule_CreateString {
-                    *err = create(
-                        ptr::null_mut(),
-                        message.as_ptr().cast::<c_char>(),
-                        message.len(),
-                    );
+                    let text = message.to_bytes();
+                    *err = create(ptr::null_mut(), text.as_ptr().cast::<c_char>(), text.len());
                 }
             }
             raw::REDISMODULE_ERR as c_int

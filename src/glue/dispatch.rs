@@ -1,18 +1,20 @@
 //! The boundary between the server and the commands: one `extern "C"` entry point per
-//! command, each running the command under `catch_unwind`. A panic that crossed into the
-//! server would abort it; here it becomes an error reply and a line in the server log.
-
-use std::os::raw::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+//! command, each building the command's [`Call`] and running it under the panic guard. A
+//! panic becomes an error reply and a line in the server log.
 
 use std::ffi::CStr;
-use std::ptr::NonNull;
+use std::mem::ManuallyDrop;
+use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisString};
 
-use super::{alloc, config, data_type, reply};
+use super::bloom_type::{BLOOM_TYPE, FAST_TYPE};
+use super::guard::guarded;
+use super::{alloc, config, reply};
+use crate::commands::call::{Call, Types};
 use crate::commands::errors::{self, Failure};
-use crate::commands::{Call, CommandSpec, ALL};
+use crate::commands::spec::CommandSpec;
+use crate::commands::ALL;
 
 /// A command entry point as `RedisModule_CreateCommand` takes it.
 pub type Handler = unsafe extern "C" fn(
@@ -37,6 +39,15 @@ pub static HANDLERS: [Handler; ALL.len()] = [
     dispatch::<10>,
 ];
 
+static TYPES: Types = Types {
+    bloom: &BLOOM_TYPE,
+    fast: &FAST_TYPE,
+};
+
+/// Arguments of commands with at most this many are borrowed into an array on the stack;
+/// only longer ones (multi-item commands) need a heap allocation to list them.
+const INLINE_ARGS: usize = 8;
+
 unsafe extern "C" fn dispatch<const I: usize>(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
@@ -58,37 +69,41 @@ fn run(
         Ok(len) if !argv.is_null() => unsafe { std::slice::from_raw_parts(argv, len) },
         _ => &[],
     };
-    // Arguments are borrowed as bytes (no reference counting per argument); only the key
-    // becomes a `RedisString`, which opening it requires.
-    let args: Vec<&[u8]> = strings
-        .iter()
-        .map(|&s| RedisString::string_as_slice(s))
-        .collect();
+    // Arguments are borrowed as bytes: no copy, no reference counting.
+    let mut inline: [&[u8]; INLINE_ARGS] = [&[]; INLINE_ARGS];
+    let spilled: Vec<&[u8]>;
+    let args: &[&[u8]] = if strings.len() <= INLINE_ARGS {
+        for (slot, &string) in inline.iter_mut().zip(strings) {
+            *slot = RedisString::string_as_slice(string);
+        }
+        inline.get(..strings.len()).unwrap_or_default()
+    } else {
+        spilled = strings
+            .iter()
+            .map(|&s| RedisString::string_as_slice(s))
+            .collect();
+        &spilled
+    };
+    // The key is the client's own argument string, borrowed for the command's duration:
+    // never retained, so never released (`ManuallyDrop` keeps `RedisString` from freeing it).
     let key = strings
         .get(1)
-        .map(|&s| RedisString::new(NonNull::new(ctx), s));
+        .map(|&s| ManuallyDrop::new(RedisString::from_redis_module_string(ctx, s)));
     let call = Call {
         ctx: &context,
-        args: &args,
-        key: key.as_ref(),
-        bloom_type: &data_type::BLOOM_TYPE,
-        fast_type: &data_type::FAST_TYPE,
-        defaults: config::defaults(),
+        args,
+        key: key.as_deref(),
+        types: &TYPES,
+        config: config::snapshot(),
         zeroed: alloc::lazy_zeroed,
         notify,
     };
-    match catch_unwind(AssertUnwindSafe(|| (spec.run)(&call))) {
-        Ok(Ok(value)) => reply::send(ctx, &value),
-        Ok(Err(Failure::Message(text))) => reply::error(ctx, text),
-        Ok(Err(Failure::WrongArity)) => {
-            // SAFETY: `ctx` is the live context of this command.
-            unsafe {
-                if let Some(wrong_arity) = raw::RedisModule_WrongArity {
-                    wrong_arity(ctx);
-                }
-            }
-        }
-        Err(_) => reply::error(ctx, errors::INTERNAL_ERROR),
+    match guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
+        (spec.run)(&call)
+    }) {
+        Ok(value) => reply::send(ctx, &value),
+        Err(Failure::Message(text)) => reply::error(ctx, text),
+        Err(Failure::WrongArity) => reply::wrong_arity(ctx),
     }
 }
 
@@ -96,7 +111,7 @@ fn run(
 /// the event name on every call; ours are static.
 fn notify(ctx: &Context, event: &'static CStr, key: &RedisString) {
     // SAFETY: `ctx` is the live context of the running command, `event` is NUL-terminated and
-    // static, `key` a string retained for the command's duration.
+    // static, `key` a string alive for the command's duration.
     unsafe {
         if let Some(notify) = raw::RedisModule_NotifyKeyspaceEvent {
             notify(
@@ -107,16 +122,4 @@ fn notify(ctx: &Context, event: &'static CStr, key: &RedisString) {
             );
         }
     }
-}
-
-/// Runs a data-type callback, turning a panic into `fallback` (the hook has logged it).
-pub fn guarded<T>(fallback: T, callback: impl FnOnce() -> T) -> T {
-    catch_unwind(AssertUnwindSafe(callback)).unwrap_or(fallback)
-}
-
-/// Sends panic messages to the server log: stderr is often /dev/null under a daemonized server.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        redis_module::logging::log_warning(format!("redis-bf: {info}"));
-    }));
 }

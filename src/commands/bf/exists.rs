@@ -4,10 +4,11 @@
 //! A missing key — and, as in RedisBloom, a key of another type — answers 0 for every item
 //! rather than an error. Read-only.
 
-use super::errors::CommandResult;
-use super::reply::Reply;
-use super::{Call, CommandSpec, KeyAccess, Lookup};
-use super::{MANY_ITEM_ARGS, ONE_ITEM_ARGS};
+use super::{lookup_read, MANY_ITEM_ARGS, ONE_ITEM_ARGS};
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::Reply;
+use crate::commands::spec::{CommandSpec, KeyAccess};
 
 pub static EXISTS: CommandSpec = CommandSpec {
     name: "bf.exists",
@@ -40,26 +41,26 @@ pub static MEXISTS: CommandSpec = CommandSpec {
 fn exists(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_read()?;
-    let found = match call.lookup_read(&key) {
-        Lookup::Filter(chain) => chain.contains(call.arg(2)),
+    let found = match lookup_read(call, &key) {
+        Lookup::Found(chain) => chain.contains(call.arg(2)),
         Lookup::Missing | Lookup::WrongType => false,
     };
-    Ok(Reply::Bool(found))
+    Ok(Reply::bool(found))
 }
 
 fn mexists(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let items = call.args.get(2..).unwrap_or(&[]);
     let key = call.open_for_read()?;
-    let found = match call.lookup_read(&key) {
-        Lookup::Filter(chain) => {
+    let found = match lookup_read(call, &key) {
+        Lookup::Found(chain) => {
             let hashes = chain.hash_all(items.iter().copied());
             hashes
                 .into_iter()
-                .map(|h| Reply::Bool(chain.contains_hashed(h)))
+                .map(|h| Reply::bool(chain.contains_hashed(h)))
                 .collect()
         }
-        Lookup::Missing | Lookup::WrongType => vec![Reply::Bool(false); items.len()],
+        Lookup::Missing | Lookup::WrongType => vec![Reply::bool(false); items.len()],
     };
     Ok(Reply::Array(found))
 }

@@ -11,9 +11,10 @@
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::chain::{Chain, LayoutKind};
-use super::filter::{Link, Shape, Zeroed};
+use super::filter::{Link, Shape};
 use super::sizing::Layout;
-use super::Error;
+use crate::core::Error;
+use crate::core::Zeroed;
 
 /// The RDB encoding version written, as RedisBloom's `BF_MIN_GROWTH_ENC`.
 pub const RDB_ENCODING_VERSION: i32 = 4;
@@ -30,7 +31,7 @@ pub const RDB_DEFAULT_GROWTH: u32 = 2;
 /// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
 /// segment, so its chunks are its segments.
 pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
-const _: () = assert!(MAX_CHUNK as u64 == crate::core::blocked::SEGMENT_BYTES);
+const _: () = assert!(MAX_CHUNK as u64 == super::blocked::SEGMENT_BYTES);
 
 /// The RDB encoding version of fast-layout filters (their own data type). Per chain `size,
 /// nfilters, options, growth`; per link `entries, error, hashes, blocks, size`, then the bit
@@ -200,8 +201,8 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::chain::{LayoutKind, Params};
-    use crate::core::filter::eager_zeroed;
+    use crate::core::bloom::chain::{LayoutKind, Params};
+    use crate::core::eager_zeroed;
 
     fn scaling_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chain {
         let params = Params {

@@ -5,10 +5,11 @@
 //! (hashwidth 128 for the fast layout).
 //! `ERR not found` / `WRONGTYPE`.
 
-use super::errors::CommandResult;
-use super::reply::Reply;
-use super::KEY_ARG;
-use super::{Call, CommandSpec, KeyAccess};
+use super::lookup_read;
+use crate::commands::call::Call;
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::Reply;
+use crate::commands::spec::{CommandSpec, KeyAccess, KEY_ARG};
 use crate::core::hash::HashKind;
 
 pub static DEBUG: CommandSpec = CommandSpec {
@@ -28,7 +29,7 @@ pub static DEBUG: CommandSpec = CommandSpec {
 fn debug(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 2)?;
     let key = call.open_for_read()?;
-    let chain = call.lookup_read(&key).existing()?;
+    let chain = lookup_read(call, &key).existing()?;
     let hashwidth = match chain.hash_kind() {
         HashKind::Murmur64 => 64,
         HashKind::Murmur32 => 32,

@@ -9,15 +9,14 @@
 //! `ERR layout must be CLASSIC or FAST`. Unknown extra arguments are ignored, as RedisBloom
 //! does. Replicated verbatim; keyspace event `bf.reserve`.
 
-use super::errors::{self, CommandResult, Failure};
-use super::reply::Reply;
-use super::KEY_ARG;
-use super::{
-    capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
-    Lookup,
-};
-use super::{parse_layout, EXPANSION_ARG, LAYOUT_ARG, MAX_CAPACITY, MAX_EXPANSION, NONSCALING_ARG};
-use crate::core::chain::{Chain, Params};
+use super::{capped_error_rate, error_rate, integer_in, lookup, parse_layout, store, Bad};
+use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
+use crate::commands::args::parse_integer;
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::bloom::chain::{Chain, Params};
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "bf.reserve",
@@ -44,24 +43,31 @@ fn reserve(call: &Call) -> CommandResult {
     call.require_arity((4..=7).contains(&call.args.len()))?;
     let params = parse(call)?;
     let key = call.open_for_write()?;
-    match call.lookup(&key) {
-        Lookup::Filter(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
+    match lookup(call, &key) {
+        Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
-        Lookup::Missing => call.store(&key, Chain::new(params, call.zeroed)?)?,
+        Lookup::Missing => {
+            let chain = Chain::new(params, call.zeroed).map_err(errors::bloom)?;
+            store(call, &key, chain)?;
+        }
     }
     call.finish_write(c"bf.reserve");
-    Ok(Reply::Ok)
+    Ok(Reply::OK)
 }
 
 fn parse(call: &Call) -> Result<Params, Failure> {
-    let error_rate = parse_double(call.arg(2)).ok_or(Failure::Message(errors::BAD_ERROR_RATE))?;
-    if !(error_rate > 0.0 && error_rate < 1.0) {
-        return Err(Failure::Message(errors::ERROR_RATE_RANGE));
-    }
-    let capacity = parse_integer(call.arg(3)).ok_or(Failure::Message(errors::BAD_CAPACITY))?;
-    if !(1..=MAX_CAPACITY).contains(&capacity) {
-        return Err(Failure::Message(errors::CAPACITY_RANGE));
-    }
+    let error_rate = error_rate(call.arg(2)).map_err(|bad| {
+        Failure::Message(match bad {
+            Bad::NotANumber => errors::BAD_ERROR_RATE,
+            Bad::OutOfRange => errors::ERROR_RATE_RANGE,
+        })
+    })?;
+    let capacity = integer_in(call.arg(3), &CAPACITY).map_err(|bad| {
+        Failure::Message(match bad {
+            Bad::NotANumber => errors::BAD_CAPACITY,
+            Bad::OutOfRange => errors::CAPACITY_RANGE,
+        })
+    })?;
     // Options are looked for among the options only: RedisBloom scans every argument, so a
     // key named "nonscaling" or "expansion" changes the filter (a documented difference).
     let options = call.args.get(4..).unwrap_or(&[]);
@@ -70,9 +76,9 @@ fn parse(call: &Call) -> Result<Params, Failure> {
             .get(i)
             .is_some_and(|a| a.eq_ignore_ascii_case(word.as_bytes()))
     };
-    let mut nonscaling =
-        call.defaults.expansion == 0 || (0..options.len()).any(|i| is(i, "NONSCALING"));
-    let mut expansion = call.defaults.expansion;
+    let defaults = call.config.bloom;
+    let mut nonscaling = defaults.nonscaling || (0..options.len()).any(|i| is(i, "NONSCALING"));
+    let mut expansion = defaults.expansion;
     if let Some(at) = (0..options.len()).find(|&i| is(i, "EXPANSION")) {
         let value = options
             .get(at + 1)
@@ -85,12 +91,12 @@ fn parse(call: &Call) -> Result<Params, Failure> {
         }
         expansion = u32::try_from(value)
             .ok()
-            .filter(|e| i64::from(*e) <= MAX_EXPANSION)
+            .filter(|_| EXPANSION.contains(&value))
             .ok_or(Failure::Message(errors::EXPANSION_RANGE))?;
     }
     let layout = match (0..options.len()).find(|&i| is(i, "LAYOUT")) {
         Some(at) => parse_layout(options.get(at + 1).copied().unwrap_or_default())?,
-        None => call.defaults.layout,
+        None => defaults.layout,
     };
     Ok(Params {
         capacity: capacity as u64,

@@ -12,8 +12,8 @@
 //! finds, for each k, the largest load per block whose exact rate
 //! `Σᵢ Pois(i; λ) · (1 − (1 − 1/512)^{k·i})^k` stays within ε, and keeps the smallest array.
 
-use super::hash::HashPair;
-use super::Error;
+use crate::core::hash::HashPair;
+use crate::core::Error;
 
 /// Bits per block: one 64-byte cache line.
 const BLOCK_BITS: u32 = 512;

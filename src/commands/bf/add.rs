@@ -7,13 +7,13 @@
 //! `ERR problem inserting into filter` for that item and the rest go on (RedisBloom's
 //! `bfInsertCommon`). `WRONGTYPE` on other types. Replicated verbatim; keyspace event `bf.add`.
 
-use super::errors::{self, CommandResult};
-use super::reply::Reply;
-use super::{Call, CommandSpec, KeyAccess};
-use super::{MANY_ITEM_ARGS, ONE_ITEM_ARGS};
-use crate::core::chain::Chain;
-use crate::core::filter::Zeroed;
-use crate::core::Error;
+use super::{existing_or_created, MANY_ITEM_ARGS, ONE_ITEM_ARGS};
+use crate::commands::call::Call;
+use crate::commands::errors::{self, CommandResult};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{CommandSpec, KeyAccess};
+use crate::core::bloom::chain::Chain;
+use crate::core::{Error, Zeroed};
 
 pub static ADD: CommandSpec = CommandSpec {
     name: "bf.add",
@@ -47,16 +47,16 @@ pub static MADD: CommandSpec = CommandSpec {
 fn add(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
-    let chain = call.existing_or_created(&key, call.defaults.params())?;
-    let added = chain.add(call.arg(2), call.zeroed)?;
+    let chain = existing_or_created(call, &key, call.config.bloom)?;
+    let added = chain.add(call.arg(2), call.zeroed).map_err(errors::bloom)?;
     call.finish_write(c"bf.add");
-    Ok(Reply::Bool(added))
+    Ok(Reply::bool(added))
 }
 
 fn madd(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let key = call.open_for_write()?;
-    let chain = call.existing_or_created(&key, call.defaults.params())?;
+    let chain = existing_or_created(call, &key, call.config.bloom)?;
     let items = call.args.get(2..).unwrap_or(&[]).iter().copied();
     let replies = add_items(chain, items, call.zeroed);
     call.finish_write(c"bf.add");
@@ -72,12 +72,12 @@ pub fn add_items<'a>(
     let mut replies = Vec::with_capacity(items.len());
     for hash in chain.hash_all(items) {
         match chain.add_hashed(hash, zeroed) {
-            Ok(added) => replies.push(Reply::Bool(added)),
+            Ok(added) => replies.push(Reply::bool(added)),
             Err(Error::Full) => {
-                replies.push(Reply::Error(errors::message(Error::Full)));
+                replies.push(Reply::Error(errors::bloom_text(Error::Full)));
                 break;
             }
-            Err(other) => replies.push(Reply::Error(errors::message(other))),
+            Err(other) => replies.push(Reply::Error(errors::bloom_text(other))),
         }
     }
     replies

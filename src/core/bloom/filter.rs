@@ -9,26 +9,12 @@ use bitvec::prelude::{BitVec, Lsb0};
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::divisor::Divisor;
-use super::hash::HashPair;
 use super::sizing::Layout;
-use super::Error;
+use crate::core::hash::HashPair;
+use crate::core::{try_copy, Error, Zeroed};
 
 /// The bit array of one sub-filter.
 pub type Bits = BitVec<u8, Lsb0>;
-
-/// Supplies the zero-filled bytes of a new bit array, or `None` when that much memory cannot
-/// be had. It is a parameter, not a global: the server glue passes one that maps fresh,
-/// lazily zeroed pages and refuses sizes beyond the machine's memory; [`eager_zeroed`] serves
-/// where there is no server.
-pub type Zeroed = fn(usize) -> Option<Vec<u8>>;
-
-/// Zeroed bytes from a fallible reservation, written eagerly.
-pub fn eager_zeroed(len: usize) -> Option<Vec<u8>> {
-    let mut bytes = Vec::new();
-    bytes.try_reserve_exact(len).ok()?;
-    bytes.resize(len, 0);
-    Some(bytes)
-}
 
 /// How a sub-filter is sized and where an item's bits go.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -308,20 +294,12 @@ fn bit_mask(bit: usize) -> u8 {
     1 << (bit & 7)
 }
 
-/// A copy of `bytes`, or `OutOfMemory` instead of aborting the server.
-fn try_copy(bytes: &[u8]) -> Result<Vec<u8>, Error> {
-    let mut copy = Vec::new();
-    copy.try_reserve_exact(bytes.len())
-        .map_err(|_| Error::OutOfMemory)?;
-    copy.extend_from_slice(bytes);
-    Ok(copy)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::bloom::sizing::options;
+    use crate::core::eager_zeroed;
     use crate::core::hash::HashKind;
-    use crate::core::sizing::options;
 
     fn classic(entries: u64, error: f64) -> Shape {
         Shape::Classic(Layout::new(entries, error, options::DEFAULT).unwrap())

@@ -3,10 +3,11 @@
 //! compound false-positive rate stays under the requested one.
 
 use super::blocked::Blocked;
-use super::filter::{Link, Shape, Zeroed};
-use super::hash::{HashKind, HashPair};
+use super::filter::{Link, Shape};
 use super::sizing::{options, Layout};
-use super::Error;
+use crate::core::hash::{HashKind, HashPair};
+use crate::core::Error;
+use crate::core::Zeroed;
 
 /// Each new sub-filter's error rate is the previous one's times this (`ERROR_TIGHTENING_RATIO`).
 const TIGHTENING: f64 = 0.5;
@@ -269,7 +270,7 @@ fn shape_for(options: u32, entries: u64, error: f64) -> Result<Shape, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::filter::eager_zeroed;
+    use crate::core::eager_zeroed;
 
     fn params(capacity: u64, error_rate: f64, expansion: u32, nonscaling: bool) -> Params {
         Params {

@@ -11,14 +11,13 @@
 //! Replicated verbatim; keyspace event `bf.add`.
 
 use super::add::add_items;
-use super::errors::{self, CommandResult, Failure};
-use super::reply::Reply;
-use super::KEY_ARG;
-use super::{
-    capped_error_rate, parse_double, parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess,
-};
-use super::{parse_layout, EXPANSION_ARG, LAYOUT_ARG, MAX_CAPACITY, MAX_EXPANSION, NONSCALING_ARG};
-use crate::core::chain::Params;
+use super::{capped_error_rate, error_rate, existing_or_created, integer_in, lookup, parse_layout};
+use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
+use crate::commands::call::Call;
+use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::bloom::chain::Params;
 
 pub static INSERT: CommandSpec = CommandSpec {
     name: "bf.insert",
@@ -64,9 +63,9 @@ fn insert(call: &Call) -> CommandResult {
     let parsed = parse(call)?;
     let key = call.open_for_write()?;
     let chain = if parsed.nocreate {
-        call.lookup(&key).existing()?
+        lookup(call, &key).existing()?
     } else {
-        call.existing_or_created(&key, parsed.params)?
+        existing_or_created(call, &key, parsed.params)?
     };
     let items = call
         .args
@@ -80,9 +79,9 @@ fn insert(call: &Call) -> CommandResult {
 }
 
 fn parse(call: &Call) -> Result<InsertArgs, Failure> {
-    let defaults = call.defaults;
+    let defaults = call.config.bloom;
     let mut capacity = defaults.capacity;
-    let mut error_rate = defaults.error_rate;
+    let mut chosen_rate = defaults.error_rate;
     let mut expansion = defaults.expansion;
     let mut nonscaling = false;
     let mut nocreate = false;
@@ -96,21 +95,21 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
         match (option.first(), option.get(1), option.get(2)) {
             (Some(b'i'), _, _) => break i + 1,
             (Some(b'e'), Some(b'r'), _) => {
-                let rate = parse_double(value()?).filter(|r| *r > 0.0 && *r < 1.0);
-                error_rate = capped_error_rate(
-                    call.ctx,
-                    rate.ok_or(Failure::Message(errors::INSERT_BAD_ERROR_RATE))?,
-                );
+                let rate = error_rate(value()?)
+                    .map_err(|_| Failure::Message(errors::INSERT_BAD_ERROR_RATE))?;
+                chosen_rate = capped_error_rate(call.ctx, rate);
                 i += 2;
             }
             (Some(b'e'), _, _) => {
-                let factor = parse_integer(value()?).filter(|e| (0..=MAX_EXPANSION).contains(e));
-                expansion = factor.ok_or(Failure::Message(errors::INSERT_BAD_EXPANSION))? as u32;
+                let factor = integer_in(value()?, &EXPANSION)
+                    .map_err(|_| Failure::Message(errors::INSERT_BAD_EXPANSION))?;
+                expansion = factor as u32;
                 i += 2;
             }
             (Some(b'c'), _, _) => {
-                let cap = parse_integer(value()?).filter(|c| (1..=MAX_CAPACITY).contains(c));
-                capacity = cap.ok_or(Failure::Message(errors::INSERT_BAD_CAPACITY))? as u64;
+                let cap = integer_in(value()?, &CAPACITY)
+                    .map_err(|_| Failure::Message(errors::INSERT_BAD_CAPACITY))?;
+                capacity = cap as u64;
                 i += 2;
             }
             (Some(b'l'), _, _) => {
@@ -133,7 +132,7 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
     }
     let params = Params {
         capacity,
-        error_rate,
+        error_rate: chosen_rate,
         expansion,
         nonscaling: nonscaling || expansion == 0,
         layout,

@@ -10,11 +10,13 @@
 //! LOADCHUNK replies `+OK`, is replicated verbatim and raises keyspace event `bf.loadchunk`.
 //! It is also what AOF rewrites emit.
 
-use super::errors::{self, CommandResult, Failure};
-use super::reply::Reply;
-use super::KEY_ARG;
-use super::{parse_integer, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
-use crate::core::encoding;
+use super::{lookup, lookup_read, store};
+use crate::commands::args::parse_integer;
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::bloom::encoding;
 
 pub static SCANDUMP: CommandSpec = CommandSpec {
     name: "bf.scandump",
@@ -51,7 +53,7 @@ pub static LOADCHUNK: CommandSpec = CommandSpec {
 fn scandump(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_read()?;
-    let chain = call.lookup_read(&key).existing()?;
+    let chain = lookup_read(call, &key).existing()?;
     let iter = parse_integer(call.arg(2))
         .ok_or(Failure::Message(errors::SCANDUMP_ITERATOR_NOT_NUMERIC))?;
     let (next, data) = if iter == 0 {
@@ -60,7 +62,7 @@ fn scandump(call: &Call) -> CommandResult {
         encoding::chunk_at(chain, iter)
             .map_or((0, Vec::new()), |(next, data)| (next, data.to_vec()))
     };
-    Ok(Reply::Array(vec![Reply::Integer(next), Reply::Bulk(data)]))
+    Ok(Reply::Array(vec![Reply::integer(next), Reply::Bulk(data)]))
 }
 
 fn loadchunk(call: &Call) -> CommandResult {
@@ -69,12 +71,13 @@ fn loadchunk(call: &Call) -> CommandResult {
         .ok_or(Failure::Message(errors::LOADCHUNK_ITERATOR_NOT_NUMERIC))?;
     let data = call.arg(3);
     let key = call.open_for_write()?;
-    match call.lookup(&key) {
+    match lookup(call, &key) {
         Lookup::Missing if iter == 1 => {
-            call.store(&key, encoding::decode_header(data, call.zeroed)?)?
+            let chain = encoding::decode_header(data, call.zeroed).map_err(errors::bloom)?;
+            store(call, &key, chain)?;
         }
-        found => encoding::load_chunk(found.existing()?, iter, data)?,
+        found => encoding::load_chunk(found.existing()?, iter, data).map_err(errors::bloom)?,
     }
     call.finish_write(c"bf.loadchunk");
-    Ok(Reply::Ok)
+    Ok(Reply::OK)
 }

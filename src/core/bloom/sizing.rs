@@ -4,7 +4,7 @@
 //! `hashes` of every RDB must equal `ceil(LN2 · bpe)` computed with them, or RedisBloom's
 //! loader (and ours) rejects the payload.
 
-use super::Error;
+use crate::core::Error;
 
 /// ln 2, truncated as RedisBloom writes it.
 #[allow(clippy::approx_constant)] // deliberately RedisBloom's literal, not std's LN_2

@@ -7,11 +7,14 @@
 //! `ERR not found` / `WRONGTYPE` come before `Invalid information value` (no ERR).
 //! BF.CARD replies with the number of items added; 0 for a missing key, `WRONGTYPE` otherwise.
 
-use super::errors::{self, CommandResult, Failure};
-use super::reply::Reply;
-use super::KEY_ARG;
-use super::{layout_name, ArgKind, ArgSpec, Call, CommandSpec, KeyAccess, Lookup};
-use crate::core::chain::{Chain, LayoutKind};
+use std::ffi::CStr;
+
+use super::{layout_name, lookup_read};
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::reply::{Reply, Scalar};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::bloom::chain::{Chain, LayoutKind};
 
 pub static INFO: CommandSpec = CommandSpec {
     name: "bf.info",
@@ -58,19 +61,19 @@ pub static CARD: CommandSpec = CommandSpec {
 /// The fields, as (argument keyword, reply name).
 /// The last, `LAYOUT`, is ours: the full reply shows it only for fast-layout filters, so a
 /// classic filter's reply stays RedisBloom's.
-const FIELDS: [(&str, &str); 6] = [
-    ("CAPACITY", "Capacity"),
-    ("SIZE", "Size"),
-    ("FILTERS", "Number of filters"),
-    ("ITEMS", "Number of items inserted"),
-    ("EXPANSION", "Expansion rate"),
-    ("LAYOUT", "Layout"),
+const FIELDS: [(&str, &CStr); 6] = [
+    ("CAPACITY", c"Capacity"),
+    ("SIZE", c"Size"),
+    ("FILTERS", c"Number of filters"),
+    ("ITEMS", c"Number of items inserted"),
+    ("EXPANSION", c"Expansion rate"),
+    ("LAYOUT", c"Layout"),
 ];
 
 fn info(call: &Call) -> CommandResult {
     call.require_arity((2..=3).contains(&call.args.len()))?;
     let key = call.open_for_read()?;
-    let chain = call.lookup_read(&key).existing()?;
+    let chain = lookup_read(call, &key).existing()?;
     let Some(asked) = call.args.get(2) else {
         let shown = if chain.layout() == LayoutKind::Fast {
             FIELDS.len()
@@ -80,30 +83,25 @@ fn info(call: &Call) -> CommandResult {
         let pairs = FIELDS
             .iter()
             .take(shown)
-            .map(|(word, name)| (*name, field(chain, word)));
+            .map(|(word, name)| (*name, Reply::Scalar(field(chain, word))));
         return Ok(Reply::Map(pairs.collect()));
     };
     let (word, name) = FIELDS
         .iter()
         .find(|(word, _)| asked.eq_ignore_ascii_case(word.as_bytes()))
         .ok_or(Failure::Message(errors::INVALID_INFO_FIELD))?;
-    let value = field(chain, word);
-    Ok(if call.is_resp3() {
-        Reply::Map(vec![(*name, value)])
-    } else {
-        Reply::Array(vec![value])
-    })
+    Ok(Reply::Field(name, field(chain, word)))
 }
 
-fn field(chain: &Chain, word: &str) -> Reply {
-    let int = |n: u64| Reply::Integer(i64::try_from(n).unwrap_or(i64::MAX));
+fn field(chain: &Chain, word: &str) -> Scalar {
+    let int = |n: u64| Scalar::Integer(i64::try_from(n).unwrap_or(i64::MAX));
     match word {
         "CAPACITY" => int(chain.capacity()),
         "SIZE" => int(chain.memory_usage()),
         "FILTERS" => int(chain.links().len() as u64),
         "ITEMS" => int(chain.items()),
-        "LAYOUT" => Reply::Bulk(layout_name(chain.layout()).as_bytes().to_vec()),
-        _ if chain.is_nonscaling() => Reply::Null,
+        "LAYOUT" => Scalar::Text(layout_name(chain.layout())),
+        _ if chain.is_nonscaling() => Scalar::Null,
         _ => int(u64::from(chain.growth())),
     }
 }
@@ -111,11 +109,9 @@ fn field(chain: &Chain, word: &str) -> Reply {
 fn card(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 2)?;
     let key = call.open_for_read()?;
-    match call.lookup_read(&key) {
-        Lookup::Filter(chain) => Ok(Reply::Integer(
-            i64::try_from(chain.items()).unwrap_or(i64::MAX),
-        )),
-        Lookup::Missing => Ok(Reply::Integer(0)),
+    match lookup_read(call, &key) {
+        Lookup::Found(chain) => Ok(Reply::count(chain.items())),
+        Lookup::Missing => Ok(Reply::integer(0)),
         Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
     }
 }

@@ -1,0 +1,158 @@
+//! The Bloom-filter commands (`BF.*`), one file per command family, and what they share: the
+//! parameter rules (also used by the `bf-*` configs), the layout names, the argument docs,
+//! and the lookup of a key that may hold either of the two Bloom data types.
+
+mod add;
+mod debug;
+mod dump;
+mod exists;
+mod info;
+mod insert;
+mod reserve;
+
+pub use add::{ADD, MADD};
+pub use debug::DEBUG;
+pub use dump::{LOADCHUNK, SCANDUMP};
+pub use exists::{EXISTS, MEXISTS};
+pub use info::{CARD, INFO};
+pub use insert::INSERT;
+pub use reserve::RESERVE;
+
+use std::ops::RangeInclusive;
+
+use redis_module::key::{RedisKey, RedisKeyWritable};
+use redis_module::native_types::RedisType;
+use redis_module::Context;
+
+use super::args::{parse_double, parse_integer};
+use super::call::{Call, Lookup};
+use super::errors::{self, Failure};
+use super::spec::{ArgKind, ArgSpec, KEY_ARG};
+use crate::core::bloom::chain::{Chain, LayoutKind, Params};
+
+/// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
+pub const ERROR_RATE_CAP: f64 = 0.25;
+/// The capacities BF.RESERVE, BF.INSERT and `bf-initial-size` accept (1 to 2^30).
+pub const CAPACITY: RangeInclusive<i64> = 1..=1 << 30;
+/// The expansions BF.RESERVE, BF.INSERT and `bf-expansion-factor` accept.
+pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
+
+/// Why a parameter was refused. Each caller words it its own way: BF.RESERVE, BF.INSERT and
+/// CONFIG SET give the same fault different texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bad {
+    NotANumber,
+    OutOfRange,
+}
+
+/// An error rate: a double strictly between 0 and 1.
+pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {
+    let rate = parse_double(text).ok_or(Bad::NotANumber)?;
+    if rate > 0.0 && rate < 1.0 {
+        Ok(rate)
+    } else {
+        Err(Bad::OutOfRange)
+    }
+}
+
+/// An integer within `range`.
+pub fn integer_in(text: &[u8], range: &RangeInclusive<i64>) -> Result<i64, Bad> {
+    let n = parse_integer(text).ok_or(Bad::NotANumber)?;
+    if range.contains(&n) {
+        Ok(n)
+    } else {
+        Err(Bad::OutOfRange)
+    }
+}
+
+/// Applies RedisBloom's error-rate cap, telling the log as it does.
+fn capped_error_rate(ctx: &Context, error_rate: f64) -> f64 {
+    if error_rate > ERROR_RATE_CAP {
+        ctx.log_warning("Error rate is capped at 0.250000");
+        ERROR_RATE_CAP
+    } else {
+        error_rate
+    }
+}
+
+/// The layouts' names, as `LAYOUT`, the `bf-layout` config (any case) and `BF.INFO` spell them.
+const LAYOUT_NAMES: [(LayoutKind, &str); 2] =
+    [(LayoutKind::Classic, "classic"), (LayoutKind::Fast, "fast")];
+
+/// The layout called `name`, in any case.
+pub fn layout_named(name: &[u8]) -> Option<LayoutKind> {
+    LAYOUT_NAMES
+        .iter()
+        .find(|(_, n)| name.eq_ignore_ascii_case(n.as_bytes()))
+        .map(|(kind, _)| *kind)
+}
+
+/// The name of `layout`.
+pub fn layout_name(layout: LayoutKind) -> &'static str {
+    LAYOUT_NAMES
+        .iter()
+        .find(|(kind, _)| *kind == layout)
+        .map_or("classic", |(_, n)| n)
+}
+
+/// A `LAYOUT` value.
+fn parse_layout(text: &[u8]) -> Result<LayoutKind, Failure> {
+    layout_named(text).ok_or(Failure::Message(errors::BAD_LAYOUT))
+}
+
+/// BF.ADD and BF.EXISTS: a key and one item.
+const ONE_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String)];
+/// BF.MADD and BF.MEXISTS: a key and items.
+const MANY_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String).multiple()];
+
+/// Options BF.RESERVE and BF.INSERT share.
+const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
+    .token("EXPANSION")
+    .optional();
+const NONSCALING_ARG: ArgSpec = ArgSpec::new("nonscaling", ArgKind::PureToken)
+    .token("NONSCALING")
+    .optional();
+const LAYOUT_ARG: ArgSpec = ArgSpec::new("layout", ArgKind::String)
+    .token("LAYOUT")
+    .optional();
+
+/// A Bloom filter is stored as one of two types: RedisBloom's for the classic layout, ours
+/// for the fast one.
+fn types(call: &Call) -> [&'static RedisType; 2] {
+    [call.types.bloom, call.types.fast]
+}
+
+/// The data type a chain of `layout` is stored as.
+fn data_type(call: &Call, layout: LayoutKind) -> &'static RedisType {
+    match layout {
+        LayoutKind::Classic => call.types.bloom,
+        LayoutKind::Fast => call.types.fast,
+    }
+}
+
+/// What a key opened for writing holds.
+fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<&'k mut Chain> {
+    call.lookup(key, &types(call))
+}
+
+/// What a key opened for reading holds.
+fn lookup_read<'k>(call: &Call, key: &'k RedisKey) -> Lookup<&'k Chain> {
+    call.lookup_read(key, &types(call))
+}
+
+/// Puts a new filter under an empty key.
+fn store(call: &Call, key: &RedisKeyWritable, chain: Chain) -> Result<(), Failure> {
+    call.store(key, data_type(call, chain.layout()), chain)
+}
+
+/// The filter at the key, created with `params` when the key is empty.
+fn existing_or_created<'k>(
+    call: &Call,
+    key: &'k RedisKeyWritable,
+    params: Params,
+) -> Result<&'k mut Chain, Failure> {
+    call.existing_or_created(key, &types(call), || {
+        let chain = Chain::new(params, call.zeroed).map_err(errors::bloom)?;
+        Ok((data_type(call, chain.layout()), chain))
+    })
+}
