@@ -1,0 +1,267 @@
+"""Result rows and targets, and their rendering: the text table, the CSV and the chart."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness import PYTHON_DEPS, log
+
+VARIANTS = ("redis-bf", "RedisBloom", "fast")
+
+
+@dataclass
+class Target:
+    """A requirement on one variant's value, or on its ratio to another entry of the row."""
+    subject: str  # the variant judged: "redis-bf" or "fast"
+    op: str  # ">=", "<=", "==" or "within" (|ratio - 1| <= limit)
+    limit: float
+    ref: str | None = None  # when set, the subject's value is divided by this entry's
+    label: str = ""
+
+    def measure(self, values: dict) -> float | None:
+        value = values.get(self.subject)
+        if value is None or self.ref is None:
+            return value
+        ref = values.get(self.ref)
+        return value / ref if ref else None
+
+    def verdict(self, values: dict) -> str:
+        measured = self.measure(values)
+        if measured is None:
+            return "n/a"
+        passed = {">=": measured >= self.limit, "<=": measured <= self.limit,
+                  "==": measured == self.limit, "within": abs(measured - 1) <= self.limit}
+        return "PASS" if passed[self.op] else "MISS"
+
+
+def who(subject: str) -> str:
+    return "" if subject == "redis-bf" else f"{subject} "
+
+
+def factor_text(factor: float) -> str:
+    return f"{factor:.1f}" if factor == int(factor) and factor < 10 else f"{factor:g}"
+
+
+def at_least(factor: float, ref: str, ref_label: str, subject: str = "redis-bf") -> Target:
+    return Target(subject, ">=", factor, ref, f"{who(subject)}≥{factor_text(factor)}×{ref_label}")
+
+
+def at_most(factor: float, ref: str, ref_label: str, subject: str = "redis-bf") -> Target:
+    return Target(subject, "<=", factor, ref, f"{who(subject)}≤{factor_text(factor)}×{ref_label}")
+
+
+def no_more_than(limit: float, unit: str, subject: str = "redis-bf") -> Target:
+    return Target(subject, "<=", limit, None, f"{who(subject)}≤{limit:g}{unit}")
+
+
+@dataclass
+class Row:
+    section: str
+    title: str
+    pipeline: int | None
+    unit: str  # how the values read: rps, items/s, ratio, ms, s, MiB, bytes, bits/item, FPR
+    values: dict[str, float | None]  # variants and baselines by name
+    baselines: list[str] = field(default_factory=list)  # names in values, main one first
+    targets: list[Target] = field(default_factory=list)
+    raw: dict[str, float] = field(default_factory=dict)  # extra measured rps, for the CSV only
+
+    def verdict(self, targets=None) -> str:
+        verdicts = {t.verdict(self.values) for t in (self.targets if targets is None else targets)}
+        for verdict in ("MISS", "PASS", "n/a"):
+            if verdict in verdicts:
+                return verdict
+        return ""
+
+
+def fmt(value: float | None, unit: str, configured: float | None = None) -> str:
+    if value is None:
+        return "n/a"
+    if unit in ("rps", "items/s"):
+        return f"{value / 1e6:.2f}M" if value >= 1e6 else f"{value / 1e3:.1f}k"
+    if unit == "FPR":
+        deviation = f" ({(value / configured - 1) * 100:+.1f}%)" if configured else ""
+        return f"{value:.3%}{deviation}"
+    if unit == "bytes":
+        return f"{value:,.0f} B"
+    if unit in ("ratio", "bits/item"):
+        return f"{value:.3f}"
+    return f"{value:.3f} {unit}" if unit in ("ms", "s") else f"{value:.1f} {unit}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}" if a is not None and b else ""
+
+
+def target_text(targets: list[Target], values: dict) -> str:
+    parts = []
+    for t in targets:
+        measured = t.measure(values)
+        shown = "n/a" if measured is None else f"{measured:.2f}" if t.ref else f"{measured:.4g}"
+        parts.append(f"{t.label} ({shown})")
+    return "; ".join(parts)
+
+
+def table_lines(rows: list[Row]) -> list[list[str]]:
+    """One line per row, plus a line per extra baseline (the Lua script next to MADD)."""
+    header = ["workload", "-P", "redis-bf", "RedisBloom", "fast", "baseline", "÷RB", "÷base",
+              "target (measured)", "verdict"]
+    lines, section = [header], None
+    for row in rows:
+        if row.section != section and section is not None:
+            lines.append(None)  # a rule between sections
+        section = row.section
+        configured = row.values.get("configured")
+        for n, base in enumerate(row.baselines or [None]):
+            # Targets against RedisBloom or an absolute limit go with the main baseline's line.
+            targets = [t for t in row.targets if t.ref == base or (n == 0 and t.ref not in row.baselines)]
+            own = [fmt(row.values[v], row.unit, configured) if v in row.values else "-"
+                   for v in VARIANTS]
+            base_value = row.values.get(base) if base else None
+            lines.append([
+                row.title if n == 0 else f"  └ vs {base}",
+                f"-P{row.pipeline}" if row.pipeline and n == 0 else "",
+                *(own if n == 0 else ["", "", ""]),
+                f"{base} {fmt(base_value, row.unit)}" if base else "",
+                ratio(row.values["redis-bf"], row.values["RedisBloom"]) if n == 0 else "",
+                ratio(row.values["redis-bf"], base_value),
+                target_text(targets, row.values),
+                row.verdict(targets),
+            ])
+    return lines
+
+
+def render_table(rows: list[Row]) -> str:
+    lines = table_lines(rows)
+    widths = [max(len(line[i]) for line in lines if line) for i in range(len(lines[0]))]
+    rule = "-+-".join("-" * w for w in widths)
+    out = []
+    for n, line in enumerate(lines):
+        if line is None:
+            out.append(rule)
+            continue
+        # Text columns left-aligned, numbers right-aligned.
+        cells = [c.ljust(w) if i in (0, 1, 8, 9) else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(line, widths))]
+        out.append(" | ".join(cells).rstrip())
+        if n == 0:
+            out.append(rule)
+    return "\n".join(out)
+
+
+def csv_records(rows: list[Row]):
+    """Every measured value, then every ratio (the table's and the targets'), with the target
+    and verdict where one applies."""
+    def spec(t: Target) -> str:
+        return {"within": "±"}.get(t.op, t.op) + f"{t.limit:g}"
+
+    for row in rows:
+        depth = row.pipeline or ""
+        absolute = {t.subject: t for t in row.targets if t.ref is None}
+        for name, value in row.values.items():
+            if value is not None:
+                t = absolute.get(name)
+                yield [row.title, name, depth, value, row.unit,
+                       spec(t) if t else "", t.verdict(row.values) if t else ""]
+        for name, value in row.raw.items():
+            yield [row.title, name, depth, value, "rps", "", ""]
+        relative = {(t.subject, t.ref): t for t in row.targets if t.ref}
+        pairs = [("redis-bf", "RedisBloom")] + [(v, b) for b in row.baselines for v in VARIANTS]
+        for subject, ref in dict.fromkeys(pairs + list(relative)):
+            a, b = row.values.get(subject), row.values.get(ref)
+            if a is None or not b:
+                continue
+            t = relative.get((subject, ref))
+            yield [row.title, f"{subject}/{ref}", depth, a / b, "ratio",
+                   spec(t) if t else "", t.verdict(row.values) if t else ""]
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    with open(path, "w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["workload", "variant", "pipeline", "value", "unit", "target", "verdict"])
+        for record in csv_records(rows):
+            writer.writerow([f"{v:.6g}" if isinstance(v, float) else v for v in record])
+
+
+def import_matplotlib():
+    """matplotlib from target/bench-python, installed there with pip on first use."""
+    sys.path.insert(0, str(PYTHON_DEPS))
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        log(f"installing matplotlib into {PYTHON_DEPS}")
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target",
+                        str(PYTHON_DEPS), "matplotlib"], check=True)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+BAR_COLOURS = {"redis-bf": "#c0392b", "RedisBloom": "#2e86c1", "fast": "#f39c12",
+               "baseline": "#7f8c8d", "second baseline": "#d5d8dc"}
+
+
+def target_style(t: Target, row: Row) -> tuple[str, str]:
+    """Line style and legend text of a target marker: what the target compares against."""
+    if t.ref == "RedisBloom":
+        return "dashed", "target vs RedisBloom"
+    if t.ref == row.baselines[0]:
+        return "solid", "target vs baseline"
+    return "dotted", "target vs 2nd baseline"
+
+
+def write_chart(rows: list[Row], path: Path, title: str) -> None:
+    """Grouped bars, one group per throughput row, each bar relative to the row's baseline;
+    each target is a short black line across the bar it judges."""
+    plt = import_matplotlib()
+    groups = [row for row in rows if row.section == "throughput"]
+    fig, ax = plt.subplots(figsize=(max(12.0, 1.35 * len(groups)), 7.5), dpi=110)
+    width = 0.18
+    labelled = set()
+
+    def once(label: str) -> str | None:
+        """A legend entry for the first mark of each kind only."""
+        if label in labelled:
+            return None
+        labelled.add(label)
+        return label
+
+    for x, row in enumerate(groups):
+        base = row.values[row.baselines[0]]
+        bars = [(v, v) for v in VARIANTS if row.values.get(v) is not None]
+        bars += [(b, "second baseline" if n else "baseline") for n, b in enumerate(row.baselines)]
+        offsets = {}
+        for n, (name, kind) in enumerate(bars):
+            offsets[name] = offset = x + (n - (len(bars) - 1) / 2) * width
+            height = row.values[name] / base
+            legend = {"baseline": "baseline (named under each group)",
+                      "second baseline": f"{name} (2nd baseline)"}.get(kind, kind)
+            ax.bar(offset, height, width, color=BAR_COLOURS[kind], edgecolor="black",
+                   linewidth=0.4, label=once(legend))
+            ax.text(offset, height + 0.02, f"{height:.2f}", ha="center", va="bottom",
+                    fontsize=6.5, rotation=90)
+        for t in row.targets:
+            ref = row.values.get(t.ref)
+            if t.subject in offsets and ref is not None:
+                style, legend = target_style(t, row)
+                ax.hlines(t.limit * ref / base, offsets[t.subject] - width * 0.7,
+                          offsets[t.subject] + width * 0.7, colors="black", linewidth=2,
+                          linestyles=style, label=once(legend))
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([textwrap.fill(r.title, 16) + f"\n-P{r.pipeline} vs {r.baselines[0]}"
+                        for r in groups], fontsize=7.5)
+    ax.set_ylabel("throughput relative to the baseline (baseline = 1.0)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", ncol=4)
+    ax.margins(x=0.01)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.1)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
