@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import importlib
 import subprocess
 import sys
 import textwrap
@@ -197,6 +198,8 @@ def import_matplotlib():
         log(f"installing matplotlib into {PYTHON_DEPS}")
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target",
                         str(PYTHON_DEPS), "matplotlib"], check=True)
+        # The import above cached target/bench-python's listing from before the install.
+        importlib.invalidate_caches()
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
