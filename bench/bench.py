@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Benchmark driver: redis-bf against RedisBloom and against plain Redis commands.
 
-Runs the same redis-server binary three ways (with redis-bf, with RedisBloom, bare), drives
-them with redis-benchmark in interleaved rounds, adds one-off measurements (memory, false
-positives, main-thread time of big allocations and frees, RDB save/load), prints one table and
-writes bench/results/latest.{csv,txt,png}. See bench/README.md.
+Two sections, each on its own servers started from the same redis-server binary:
+- in-command (primary): the time each command spends inside the server, from INFO
+  commandstats, redis-bf against RedisBloom, minimum over interleaved rounds (incommand.py);
+- throughput (secondary): redis-benchmark rates against plain-Redis baselines, plus one-off
+  measurements: memory, false positives, main-thread time of big allocations and frees, RDB
+  save/load (throughput.py, oneoff.py).
+Prints the tables and writes bench/results/latest.{txt,csv,png}. See bench/README.md.
 
 Usage (from the repository root): python3 bench/bench.py [--quick] [--no-big]
+    [--only incommand|throughput] [--rounds N] [--bf-args "NAME VALUE ..."] [--note TEXT]
 Standard library only, except matplotlib for the chart (installed under target/ on demand).
 """
 
@@ -17,6 +21,7 @@ import atexit
 import datetime
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -25,11 +30,12 @@ import time
 from pathlib import Path
 
 from harness import (BENCHMARK_PIN, MIB, MODULE_SO, REDIS_BENCHMARK, REDIS_SERVER, RESULTS,
-                     SERVER_PIN, TMP_ROOT, BenchError, RespError, Server, command_output,
-                     fast_layout_available, fetch_redisbloom, kill_all_servers, log,
-                     module_version)
+                     SERVER_PIN, TMP_ROOT, BenchError, Client, Module, RespError, Server,
+                     command_output, fast_layout_available, fetch_redisbloom, kill_all_servers,
+                     START, log, module_version)
+from incommand import CLIENTS, PIPELINE, CellResult, measure_incommand, requests_for
 from oneoff import measure_main_thread, measure_memory, measure_rdb
-from report import Row, render_table, write_chart, write_csv
+from report import Row, render_incommand, render_table, write_chart, write_csv
 from throughput import load_data, measure_throughput, throughput_rows, workloads
 
 
@@ -53,23 +59,54 @@ def machine_facts() -> dict[str, str]:
     }
 
 
-def run(args: argparse.Namespace, workdir: Path) -> None:
-    facts = machine_facts()
-    # A private copy: the other engineer may rebuild the module while this runs, and every
-    # redis-bf server of the run (restarts included) must load the same build.
-    module = workdir / "libredis_bf.so"
-    shutil.copy2(MODULE_SO, module)
-    redisbloom = fetch_redisbloom()
+SECTIONS = ("incommand", "throughput")
 
-    bf_server = Server("redis-bf", workdir / "redis-bf", module).start()
-    rb_server = Server("RedisBloom", workdir / "RedisBloom", redisbloom).start()
-    bf, rb = bf_server.client(), rb_server.client()
-    facts["redis-bf version"] = module_version(bf, module)
-    facts["RedisBloom version"] = module_version(rb, redisbloom)
+
+def start_servers(workdir: Path, section: str, module: Module,
+                  redisbloom: Module) -> dict[str, Server]:
+    return {"redis-bf": Server(f"{section} redis-bf", workdir / f"{section}-redis-bf",
+                               module).start(),
+            "RedisBloom": Server(f"{section} RedisBloom", workdir / f"{section}-RedisBloom",
+                                 redisbloom).start()}
+
+
+def describe(servers: dict[str, Server], bf: Client, rb: Client, facts: dict[str, str]) -> bool:
+    """Versions, module arguments and the fast layout into the facts (once); whether the
+    fast layout is available."""
     fast = fast_layout_available(bf)
-    facts["fast layout"] = "available" if fast else "unavailable (n/a)"
+    for name, client in (("redis-bf", bf), ("RedisBloom", rb)):
+        server = servers[name]
+        facts.setdefault(f"{name} version", module_version(client, server.module.path))
+        facts.setdefault(f"{name} module args", "; ".join(server.module_args_report) or "none")
+    facts.setdefault("fast layout", "available" if fast else "unavailable (n/a)")
+    return fast
+
+
+def run_incommand(args: argparse.Namespace, workdir: Path, module: Module, redisbloom: Module,
+                  facts: dict[str, str]) -> list[CellResult]:
+    servers = start_servers(workdir, "incommand", module, redisbloom)
+    bf, rb = servers["redis-bf"].client(), servers["RedisBloom"].client()
+    try:
+        fast = describe(servers, bf, rb, facts)
+    finally:
+        bf.close()
+        rb.close()
+    facts["in-command"] = (f"{args.rounds} rounds after a warm-up, redis-benchmark -c {CLIENTS} "
+                           f"-P {PIPELINE} --threads 1, -n {requests_for(1, args.quick):,} "
+                           f"(×100 commands: {requests_for(100, args.quick):,}) per run")
+    results = measure_incommand(servers, fast, args.big, args.rounds, args.quick)
+    for server in servers.values():
+        server.stop()
+    return results
+
+
+def run_throughput(args: argparse.Namespace, workdir: Path, module: Module, redisbloom: Module,
+                   facts: dict[str, str]) -> list[Row]:
+    servers = start_servers(workdir, "throughput", module, redisbloom)
+    bf_server, rb_server = servers["redis-bf"], servers["RedisBloom"]
+    bf, rb = bf_server.client(), rb_server.client()
+    fast = describe(servers, bf, rb, facts)
     facts["lazyfree-lazy-user-del"] = bf.call("CONFIG", "GET", "lazyfree-lazy-user-del")[1].decode()
-    facts["mode"] = ("quick" if args.quick else "full") + (", no big" if not args.big else "")
 
     setup = load_data(bf, rb, fast, args.quick, args.big)
     work = workloads(setup, fast, args.big)
@@ -85,33 +122,89 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
     rb_server.stop()
     if args.big:
         rows += measure_rdb(workdir, module, redisbloom, fast)
+    return rows
 
-    report(rows, facts)
+
+def run(args: argparse.Namespace, workdir: Path) -> None:
+    facts = machine_facts()
+    if args.note:
+        facts["note"] = args.note
+    # A private copy: the other engineer may rebuild the module while this runs, and every
+    # redis-bf server of the run (restarts included) must load the same build.
+    module = Module(workdir / "libredis_bf.so", tuple(args.bf_args))
+    shutil.copy2(MODULE_SO, module.path)
+    redisbloom = Module(fetch_redisbloom(), tuple(args.rb_args))
+    facts["mode"] = (("quick" if args.quick else "full") + (", no big" if not args.big else "")
+                     + f", sections: {', '.join(args.only)}")
+    facts["load average at start"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+    results = run_incommand(args, workdir, module, redisbloom, facts) \
+        if "incommand" in args.only else []
+    rows = run_throughput(args, workdir, module, redisbloom, facts) \
+        if "throughput" in args.only else []
+    facts["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    facts["duration"] = f"{time.monotonic() - START:.0f} s"
+    report(results, rows, facts)
 
 
-def report(rows: list[Row], facts: dict[str, str]) -> None:
-    table = render_table(rows)
-    print(table)
+def report(results: list[CellResult], rows: list[Row], facts: dict[str, str]) -> None:
+    parts = []
+    if results:
+        parts.append("In-command time (primary)\n\n" + render_incommand(results))
+    if rows:
+        parts.append("Throughput and one-off measurements (secondary)\n\n" + render_table(rows))
+    text = "\n\n\n".join(parts)
+    print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
     header = "".join(f"{key}: {value}\n" for key, value in facts.items())
-    (RESULTS / "latest.txt").write_text(f"{header}\n{table}\n")
-    write_csv(rows, RESULTS / "latest.csv")
-    title = (f"redis-bf throughput relative to plain-Redis baselines — {facts['date'][:10]} — "
+    (RESULTS / "latest.txt").write_text(f"{header}\n{text}\n")
+    write_csv(results, rows, RESULTS / "latest.csv")
+    title = (f"redis-bf vs RedisBloom 2.8.2, same redis-server — {facts['date'][:10]} — "
              f"{facts['CPU']}, {facts['nproc']} CPUs, {facts['mode']}")
     try:
-        write_chart(rows, RESULTS / "latest.png", title)
+        write_chart(results, rows, RESULTS / "latest.png", title)
     except (ImportError, subprocess.CalledProcessError) as error:
         log(f"WARNING: PNG skipped, matplotlib unavailable ({error})")
     log(f"wrote {RESULTS}/latest.csv, latest.txt, latest.png")
 
 
+def sections(text: str) -> list[str]:
+    chosen = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = set(chosen) - set(SECTIONS)
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"sections are {', '.join(SECTIONS)}")
+    return [s for s in SECTIONS if s in chosen]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help="3 rounds, a quarter of the requests, 500k-item prefill")
+                        help="3 rounds instead of 7 (in-command) and 5 (throughput), a quarter of the "
+                             "requests, and a 500k-item prefill for throughput")
     parser.add_argument("--no-big", dest="big", action="store_false",
                         help="skip everything that needs a ~1 GiB filter")
+    parser.add_argument("--only", type=sections, default=list(SECTIONS),
+                        metavar="SECTION[,SECTION]",
+                        help="incommand (the primary table) and/or throughput (throughput, "
+                             "memory, main thread, RDB); default: both")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="in-command rounds (default 7, or 3 with --quick)")
+    parser.add_argument("--bf-args", type=shlex.split,
+                        default=shlex.split(os.environ.get("BENCH_BF_ARGS", "")),
+                        metavar='"NAME VALUE ..."',
+                        help="module arguments for redis-bf (default: $BENCH_BF_ARGS); each "
+                             "one that is a config must read back as given, or the run fails")
+    parser.add_argument("--rb-args", type=shlex.split,
+                        default=shlex.split(os.environ.get("BENCH_RB_ARGS", "")),
+                        metavar='"NAME VALUE ..."',
+                        help="module arguments for RedisBloom (default: $BENCH_RB_ARGS)")
+    parser.add_argument("--note", default="",
+                        help="a line for the results' header (e.g. that the machine was shared)")
     args = parser.parse_args()
+    if args.rounds is None:
+        args.rounds = 3 if args.quick else 7
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     for tool in (REDIS_SERVER, REDIS_BENCHMARK):
         if not shutil.which(tool):
             print(f"bench: {tool} not found", file=sys.stderr)

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,8 +115,9 @@ class Client:
         for _ in range(in_flight):
             yield self.read_reply()
 
-    def info(self, section: str) -> dict[str, str]:
-        text = self.call("INFO", section).decode()
+    def info(self, *sections: str) -> dict[str, str]:
+        """INFO of one or more sections (Redis ≥ 7 takes several), as field: value text."""
+        text = self.call("INFO", *sections).decode()
         return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
 
 
@@ -151,27 +153,43 @@ SERVER_PIN, BENCHMARK_PIN = cpu_pinning()
 LIVE_SERVERS: list["Server"] = []
 
 
+@dataclass(frozen=True)
+class Module:
+    """A module to load, and the arguments that follow its path in --loadmodule."""
+    path: Path
+    args: tuple[str, ...] = ()
+
+
 class Server:
     """One redis-server process on a free loopback port, with its own directory and log."""
 
-    def __init__(self, name: str, workdir: Path, module: Path | None):
+    def __init__(self, name: str, workdir: Path, module: Module | None):
         self.name, self.dir, self.module = name, workdir, module
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.dir.mkdir(parents=True, exist_ok=True)
         self.logfile = self.dir / "redis.log"
+        self.module_args_report: list[str] = []  # what check_module_args read back
 
     def start(self) -> "Server":
         command = [*SERVER_PIN, REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
                    "--dir", str(self.dir), "--logfile", str(self.logfile),
                    "--save", "", "--appendonly", "no", "--enable-debug-command", "local"]
         if self.module:
-            command += ["--loadmodule", str(self.module)]
+            # A module that refuses its arguments fails to load, and the server exits:
+            # wait_ready then raises with the log's last lines.
+            command += ["--loadmodule", str(self.module.path), *self.module.args]
         with open(self.dir / "stderr.log", "ab") as stderr:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=stderr)
         LIVE_SERVERS.append(self)
         self.wait_ready()
+        if self.module and self.module.args:
+            client = self.client()
+            try:
+                self.module_args_report = check_module_args(client, self.module)
+            finally:
+                client.close()
         return self
 
     def wait_ready(self, timeout: float = 120.0) -> None:
@@ -240,18 +258,91 @@ def kill_all_servers() -> None:
     LIVE_SERVERS.clear()
 
 
-def redis_benchmark(port: int, pipeline: int, requests: int, keyspace: int, args) -> float:
+def redis_benchmark(port: int, pipeline: int, requests: int, keyspace: int, args,
+                    clients: int = 50, timeout: float = 900) -> float:
     """Requests per second of one redis-benchmark run (CSV output: "test","rps",...)."""
-    command = [*BENCHMARK_PIN, REDIS_BENCHMARK, "-h", "127.0.0.1", "-p", str(port), "-c", "50",
-               "--threads", "1", "-P", str(pipeline), "-n", str(requests),
+    command = [*BENCHMARK_PIN, REDIS_BENCHMARK, "-h", "127.0.0.1", "-p", str(port),
+               "-c", str(clients), "--threads", "1", "-P", str(pipeline), "-n", str(requests),
                "-r", str(keyspace), "--csv", *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     # An error reply makes redis-benchmark print it and stop with exit code 0 but no data row.
     rows = [row for row in csv.DictReader(io.StringIO(done.stdout)) if row.get("rps")]
     if done.returncode != 0 or len(rows) != 1:
         raise BenchError(f"redis-benchmark failed: {' '.join(command)}\n"
                          f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
     return float(rows[0]["rps"])
+
+
+# --------------------------------------------------------------------------------------------
+# INFO parsing
+
+
+def command_stats(info: dict[str, str], command: str) -> dict[str, float]:
+    """The `cmdstat_<command>` fields of INFO commandstats (calls, usec, usec_per_call,
+    rejected_calls, failed_calls), zeros if the command has not run since the last reset."""
+    text = info.get(f"cmdstat_{command.lower()}", "")
+    fields = dict(pair.split("=", 1) for pair in text.split(",") if "=" in pair)
+    return {name: float(fields.get(name, 0))
+            for name in ("calls", "usec", "rejected_calls", "failed_calls")}
+
+
+def cpu_seconds(info: dict[str, str]) -> tuple[float, float | None]:
+    """The server's CPU time from INFO cpu: user + sys of the process (every thread), and of
+    the main thread alone where the server reports it (Redis ≥ 7), else None."""
+    total = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    if "used_cpu_user_main_thread" not in info:
+        return total, None
+    return total, float(info["used_cpu_user_main_thread"]) + float(info["used_cpu_sys_main_thread"])
+
+
+def command_exists(client: Client, name: str) -> bool:
+    """Whether the server knows the command (COMMAND INFO answers nil for an unknown one)."""
+    return client.call("COMMAND", "INFO", name)[0] is not None
+
+
+def config_value(client: Client, name: str) -> str | None:
+    reply = client.call("CONFIG", "GET", name)
+    return reply[1].decode() if reply else None
+
+
+def module_name(client: Client, path: Path) -> str | None:
+    for entry in client.call("MODULE", "LIST"):
+        fields = dict(zip(entry[::2], entry[1::2]))
+        if fields.get(b"path", b"").decode() == str(path):
+            return fields[b"name"].decode()
+    return None
+
+
+def same_value(given: str, shown: str) -> bool:
+    if given.lower() == shown.lower():
+        return True
+    try:
+        return float(given) == float(shown)
+    except ValueError:
+        return False
+
+
+def check_module_args(client: Client, module: Module) -> list[str]:
+    """Reads back every NAME VALUE module argument that is also a config (as NAME or, on
+    servers that prefix module configs, as <module>.NAME) and fails if the server holds
+    another value, so that a run never measures a setting other than the one asked for.
+    Arguments that are no config (RedisBloom's ERROR_RATE…) are taken as loaded. Returns one
+    line per argument for the report."""
+    prefix = module_name(client, module.path)
+    lines = []
+    for name, given in zip(module.args[::2], module.args[1::2]):
+        for config in (name, f"{prefix}.{name}"):
+            shown = config_value(client, config)
+            if shown is not None:
+                break
+        if shown is None:
+            lines.append(f"{name} {given} (no config of that name; accepted at load)")
+        elif same_value(given, shown):
+            lines.append(f"{name} {given} (CONFIG GET {config}: {shown})")
+        else:
+            raise BenchError(f"module argument {name} {given!r} did not take: "
+                             f"CONFIG GET {config} answers {shown!r}")
+    return lines
 
 
 # --------------------------------------------------------------------------------------------

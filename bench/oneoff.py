@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from harness import (BATCH, BIG_CAPACITY, CHUNK, MIB, BenchError, Client, Server, add_all,
-                     count_hits, info_field, log, make_big_filter)
+from harness import (BATCH, BIG_CAPACITY, CHUNK, MIB, BenchError, Client, Module, Server,
+                     add_all, count_hits, info_field, log, make_big_filter)
 from report import VARIANTS, Row, Target, at_most, no_more_than, who
 
 FPR_ITEMS, FPR_PROBES = 1_000_000, 2_000_000
@@ -86,7 +86,7 @@ class RdbResult:
     rss_mib: float
 
 
-def rdb_round_trip(name: str, workdir: Path, module: Path | None, fill) -> RdbResult:
+def rdb_round_trip(name: str, workdir: Path, module: Module | None, fill) -> RdbResult:
     """SAVE (timed from the client), restart on the same directory, and read the load time
     from the log and the peak RSS after loading."""
     server = Server(f"rdb-{name}", workdir / f"rdb-{name}", module).start()
@@ -116,7 +116,7 @@ def fill_strings(client: Client) -> int:
     return STRINGS * CHUNK
 
 
-def measure_rdb(workdir: Path, module: Path, redisbloom: Path, fast: bool) -> list[Row]:
+def measure_rdb(workdir: Path, module: Module, redisbloom: Module, fast: bool) -> list[Row]:
     cases = {"redis-bf": (module, ()), "RedisBloom": (redisbloom, ())}
     if fast:
         cases["fast"] = (module, ("LAYOUT", "FAST"))

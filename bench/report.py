@@ -1,4 +1,5 @@
-"""Result rows and targets, and their rendering: the text table, the CSV and the chart."""
+"""Result rows and targets, and their rendering: the text tables (in-command first, then
+throughput and the one-off measurements), the CSV and the chart."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import PYTHON_DEPS, log
+from incommand import GET_SANITY, PIPELINE, SERVERS, CellResult
 
 VARIANTS = ("redis-bf", "RedisBloom", "fast")
 
@@ -136,8 +138,9 @@ def table_lines(rows: list[Row]) -> list[list[str]]:
     return lines
 
 
-def render_table(rows: list[Row]) -> str:
-    lines = table_lines(rows)
+def render_lines(lines: list[list[str] | None], text_columns: tuple[int, ...]) -> str:
+    """Columns padded to their widest cell, a rule under the header and for each None line.
+    Text columns are left-aligned, numbers right-aligned."""
     widths = [max(len(line[i]) for line in lines if line) for i in range(len(lines[0]))]
     rule = "-+-".join("-" * w for w in widths)
     out = []
@@ -145,13 +148,75 @@ def render_table(rows: list[Row]) -> str:
         if line is None:
             out.append(rule)
             continue
-        # Text columns left-aligned, numbers right-aligned.
-        cells = [c.ljust(w) if i in (0, 1, 8, 9) else c.rjust(w)
+        cells = [c.ljust(w) if i in text_columns else c.rjust(w)
                  for i, (c, w) in enumerate(zip(line, widths))]
         out.append(" | ".join(cells).rstrip())
         if n == 0:
             out.append(rule)
     return "\n".join(out)
+
+
+def render_table(rows: list[Row]) -> str:
+    return render_lines(table_lines(rows), (0, 1, 8, 9))
+
+
+# --------------------------------------------------------------------------------------------
+# The in-command table
+
+
+def us(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def spread_text(value: float | None) -> str:
+    return "" if value is None else f"+{(value - 1) * 100:.0f}%"
+
+
+def incommand_lines(results: list[CellResult]) -> list[list[str] | None]:
+    header = ["in-command time (µs, min of rounds)", "per", "redis-bf", "median", "max÷min",
+              "RedisBloom", "median", "max÷min", "÷RB", "÷RB med", "CPU bf", "CPU RB",
+              "CPU ÷RB", "target", "verdict"]
+    lines: list[list[str] | None] = [header]
+    def group(r: CellResult) -> str:
+        return "FAST" if r.cell.fast else r.cell.command.split(".")[0].split()[0]
+
+    for n, r in enumerate(results):
+        if n and group(r) != group(results[n - 1]):
+            lines.append(None)  # a rule between GET, BF, FAST and CF cells
+        own = []
+        for server in SERVERS:
+            s = r.stats[server]
+            own += ([us(s.min()), us(s.median()), spread_text(s.spread())] if s
+                    else ["n/a", "", ""])
+        bf, rb = r.stats["redis-bf"], r.stats["RedisBloom"]
+        ratio, median_ratio, cpu_ratio = r.ratio(), r.ratio("median"), r.ratio("min", "cpu")
+        lines.append([
+            r.cell.title, "item" if r.cell.items > 1 else "call", *own,
+            "n/a" if ratio is None else f"{ratio:.2f}",
+            "" if median_ratio is None else f"{median_ratio:.2f}",
+            us(bf.min("cpu")) if bf else "n/a", us(rb.min("cpu")) if rb else "n/a",
+            "" if cpu_ratio is None else f"{cpu_ratio:.2f}",
+            r.target_text(), r.verdict(),
+        ])
+    return lines
+
+
+def render_incommand(results: list[CellResult]) -> str:
+    table = render_lines(incommand_lines(results), (0, 1, 13, 14))
+    notes = [
+        "Time inside the command from INFO commandstats (usec ÷ calls, ÷ items for ×100 "
+        "commands); CPU: the server's",
+        "user+sys time from INFO cpu over the same run (parsing and replying included), per "
+        "call or item. ÷RB: redis-bf's minimum",
+        "÷ RedisBloom's minimum; the target applies to it. FAST rows: redis-bf's LAYOUT FAST "
+        "filter against RedisBloom's.",
+    ]
+    get = next((r for r in results if r.cell.sanity), None)
+    if get and get.verdict() == "MISS":
+        notes.insert(0, f"WARNING: GET ÷ GET = {get.ratio():.3f} is more than "
+                        f"{GET_SANITY:.0%} off 1.00: the servers were not equally placed; "
+                        "every ratio of this run is suspect.")
+    return table + "\n" + "\n".join(notes)
 
 
 def csv_records(rows: list[Row]):
@@ -162,14 +227,15 @@ def csv_records(rows: list[Row]):
 
     for row in rows:
         depth = row.pipeline or ""
+        stat = "median" if row.section == "throughput" else ""
         absolute = {t.subject: t for t in row.targets if t.ref is None}
         for name, value in row.values.items():
             if value is not None:
                 t = absolute.get(name)
-                yield [row.title, name, depth, value, row.unit,
+                yield [row.section, row.title, name, depth, stat, value, row.unit,
                        spec(t) if t else "", t.verdict(row.values) if t else ""]
         for name, value in row.raw.items():
-            yield [row.title, name, depth, value, "rps", "", ""]
+            yield [row.section, row.title, name, depth, stat, value, "rps", "", ""]
         relative = {(t.subject, t.ref): t for t in row.targets if t.ref}
         pairs = [("redis-bf", "RedisBloom")] + [(v, b) for b in row.baselines for v in VARIANTS]
         for subject, ref in dict.fromkeys(pairs + list(relative)):
@@ -177,15 +243,47 @@ def csv_records(rows: list[Row]):
             if a is None or not b:
                 continue
             t = relative.get((subject, ref))
-            yield [row.title, f"{subject}/{ref}", depth, a / b, "ratio",
+            yield [row.section, row.title, f"{subject}/{ref}", depth, stat, a / b, "ratio",
                    spec(t) if t else "", t.verdict(row.values) if t else ""]
 
 
-def write_csv(rows: list[Row], path: Path) -> None:
+def incommand_records(results: list[CellResult]):
+    """Per cell and server: min, median and max of the in-command time, of the server CPU
+    and of the main thread's CPU, and the calls of one run; then the ratios."""
+    for r in results:
+        cell, unit = r.cell, r.cell.unit.replace("µs", "usec")
+        bf_name = "redis-bf FAST" if cell.fast else "redis-bf"
+        for server in SERVERS:
+            s = r.stats[server]
+            name = bf_name if server == "redis-bf" else server
+            if s is None:
+                yield ["in-command", cell.title, name, PIPELINE, "min", "n/a", unit, "", ""]
+                continue
+            for attr, label in (("usec", "in-command"), ("cpu", "CPU"), ("main_cpu", "main-thread CPU")):
+                for stat in ("min", "median", "max"):
+                    value = getattr(s, stat)(attr)
+                    if value is not None:
+                        yield ["in-command", cell.title, name, PIPELINE, f"{label} {stat}",
+                               value, unit, "", ""]
+            yield ["in-command", cell.title, name, PIPELINE, "rounds", len(s.samples), "", "", ""]
+            yield ["in-command", cell.title, name, PIPELINE, "calls per round",
+                   s.samples[0].calls, "", "", ""]
+        for stat, attr, label in (("min", "usec", "in-command min"),
+                                  ("median", "usec", "in-command median"),
+                                  ("min", "cpu", "CPU min")):
+            value = r.ratio(stat, attr)
+            judged = label == "in-command min"
+            yield ["in-command", cell.title, f"{bf_name}/RedisBloom", PIPELINE, label,
+                   "n/a" if value is None else value, "ratio",
+                   r.target_text() if judged else "", r.verdict() if judged else ""]
+
+
+def write_csv(results: list[CellResult], rows: list[Row], path: Path) -> None:
     with open(path, "w", newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(["workload", "variant", "pipeline", "value", "unit", "target", "verdict"])
-        for record in csv_records(rows):
+        writer.writerow(["section", "workload", "variant", "pipeline", "statistic", "value",
+                         "unit", "target", "verdict"])
+        for record in [*incommand_records(results), *csv_records(rows)]:
             writer.writerow([f"{v:.6g}" if isinstance(v, float) else v for v in record])
 
 
@@ -219,12 +317,68 @@ def target_style(t: Target, row: Row) -> tuple[str, str]:
     return "dotted", "target vs 2nd baseline"
 
 
-def write_chart(rows: list[Row], path: Path, title: str) -> None:
-    """Grouped bars, one group per throughput row, each bar relative to the row's baseline;
-    each target is a short black line across the bar it judges."""
+VERDICT_COLOURS = {"PASS": "#27ae60", "MISS": "#c0392b", "": "#7f8c8d", "n/a": "#7f8c8d"}
+
+
+def incommand_panel(ax, results: list[CellResult], title: str) -> None:
+    """One horizontal bar per cell: redis-bf ÷ RedisBloom of the minimum in-command times
+    (lower is better), coloured by verdict, a dot at the ratio of the medians, and the target
+    as a black tick."""
+    shown = list(reversed(results))
+    for y, r in enumerate(shown):
+        ratio, median = r.ratio(), r.ratio("median")
+        if ratio is None:
+            ax.text(0.02, y, "n/a (redis-bf lacks the command)", va="center", fontsize=7)
+            continue
+        ax.barh(y, ratio, 0.7, color=VERDICT_COLOURS[r.verdict()], edgecolor="black",
+                linewidth=0.4)
+        if median is not None:
+            ax.plot(median, y, "o", color="black", markersize=3)
+        bf, rb = r.stats["redis-bf"].min(), r.stats["RedisBloom"].min()
+        ax.text(max(ratio, median or 0) + 0.02, y,
+                f"{ratio:.2f}  ({bf:.3f} vs {rb:.3f} µs/{'item' if r.cell.items > 1 else 'call'})",
+                va="center", fontsize=7)
+        if r.cell.target is not None:
+            ax.vlines(r.cell.target, y - 0.45, y + 0.45, colors="black", linewidth=2)
+        if r.cell.sanity:
+            ax.vlines([1 - GET_SANITY, 1 + GET_SANITY], y - 0.45, y + 0.45, colors="black",
+                      linewidth=1.5, linestyles="dotted")
+    ax.axvline(1.0, color="black", linestyle="--", linewidth=0.8)
+    ax.set_yticks(range(len(shown)))
+    ax.set_yticklabels([r.cell.title for r in shown], fontsize=7.5)
+    ax.set_ylim(-0.6, len(shown) - 0.4)
+    # Room on the right for the text after the bar or dot that reaches furthest.
+    ax.set_xlim(0, max([1.6] + [max(r.ratio() or 0, r.ratio("median") or 0) + 0.75
+                                for r in shown]))
+    ax.set_xlabel("redis-bf ÷ RedisBloom, in-command time, minimum of the rounds (lower is "
+                  "better); black tick: target; dot: ratio of medians; green pass, red miss")
+    ax.set_title(title, fontsize=10)
+
+
+def write_chart(results: list[CellResult], rows: list[Row], path: Path, title: str) -> None:
+    """The in-command ratios on top (the primary figure), then the throughput panel, each
+    where the run measured it."""
     plt = import_matplotlib()
     groups = [row for row in rows if row.section == "throughput"]
-    fig, ax = plt.subplots(figsize=(max(12.0, 1.35 * len(groups)), 7.5), dpi=110)
+    heights = ([max(3.0, 0.32 * len(results))] if results else []) + ([7.5] if groups else [])
+    if not heights:
+        return
+    fig, axes = plt.subplots(len(heights), 1, dpi=110, squeeze=False,
+                             figsize=(max(13.0, 1.35 * len(groups)), sum(heights)),
+                             gridspec_kw={"height_ratios": heights})
+    axes = list(axes[:, 0])
+    if results:
+        incommand_panel(axes.pop(0), results, f"In-command time: {title}")
+    if groups:
+        throughput_panel(axes.pop(0), groups, f"Throughput (secondary): {title}")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def throughput_panel(ax, groups: list[Row], title: str) -> None:
+    """Grouped bars, one group per throughput row, each bar relative to the row's baseline;
+    each target is a short black line across the bar it judges."""
     width = 0.18
     labelled = set()
 
@@ -265,6 +419,3 @@ def write_chart(rows: list[Row], path: Path, title: str) -> None:
     ax.legend(fontsize=8, loc="upper left", ncol=4)
     ax.margins(x=0.01)
     ax.set_ylim(0, ax.get_ylim()[1] * 1.1)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
