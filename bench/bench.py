@@ -43,6 +43,9 @@ def machine_facts() -> dict[str, str]:
     cpu = re.search(r"Model name:\s*(.+)", command_output("lscpu"))
     ram = re.search(r"MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text())
     head = command_output("git", "rev-parse", "--short", "HEAD")
+    # The commit that last changed what the module is built from (bench changes do not).
+    source = command_output("git", "log", "-1", "--format=%h", "--", "src", "Cargo.toml",
+                            "Cargo.lock")
     # The results this script writes do not make the tree dirty; anything else does.
     changes = command_output("git", "status", "--porcelain", "--", ".", ":(exclude)bench/results")
     return {
@@ -52,7 +55,8 @@ def machine_facts() -> dict[str, str]:
         "RAM": f"{int(ram.group(1)) / MIB:.1f} GiB",
         "kernel": os.uname().release,
         "redis-server": command_output(REDIS_SERVER, "--version"),
-        "redis-bf commit": head + (" (dirty tree)" if changes else " (clean tree)"),
+        "redis-bf commit": head + (" (dirty tree)" if changes else " (clean tree)")
+        + f", module source last changed in {source}",
         "module": f"{MODULE_SO} built {time.ctime(MODULE_SO.stat().st_mtime)}",
         "pinning": (f"servers {' '.join(SERVER_PIN)}, redis-benchmark {' '.join(BENCHMARK_PIN)}"
                     if SERVER_PIN else "none (fewer than 2 CPUs or no taskset)"),
