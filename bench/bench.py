@@ -183,8 +183,8 @@ def sections(text: str) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help="3 rounds instead of 7 (in-command) and 5 (throughput), a quarter of the "
-                             "requests, and a 500k-item prefill for throughput")
+                        help="3 rounds instead of 7 (in-command) and 5 (throughput), a quarter "
+                             "of the requests, and a 500k-item prefill for throughput")
     parser.add_argument("--no-big", dest="big", action="store_false",
                         help="skip everything that needs a ~1 GiB filter")
     parser.add_argument("--only", type=sections, default=list(SECTIONS),

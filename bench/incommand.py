@@ -66,41 +66,39 @@ class Cell:
         return "µs/item" if self.items > 1 else "µs/call"
 
 
-F, B = F10M_ITEMS, BIG_MEMBERS
+S, F, B, R = SMALL_ITEMS, F10M_ITEMS, BIG_MEMBERS, RANDOM_RANGE
 CELLS = [
     Cell("GET (sanity: must be ~1.00)", "GET foo", sanity=True),
     Cell("BF.CARD small filter (module-call floor)", "BF.CARD small", target=1.00),
-    Cell("BF.EXISTS small filter, member", "BF.EXISTS small __rand_int__", SMALL_ITEMS, target=0.90),
-    Cell("BF.EXISTS 10M filter (1M items), member", "BF.EXISTS f10m __rand_int__", F, target=0.90),
+    Cell("BF.EXISTS small filter, member", "BF.EXISTS small __rand_int__", S, target=0.90),
+    Cell("BF.EXISTS 10M filter (1M items), member", "BF.EXISTS f10m __rand_int__", F, target=0.9),
     Cell("BF.EXISTS 10M filter, non-member", "BF.EXISTS f10m x__rand_int__", F, target=0.90),
-    Cell("BF.ADD into a fresh 20M filter", "BF.ADD add20m a__rand_int__", RANDOM_RANGE, target=0.90),
-    Cell("BF.MEXISTS ×100, 10M filter, half members", "BF.MEXISTS f10m __rand_int__", 2 * F, 100,
-         target=0.75),
-    Cell("BF.MADD ×100, fresh 20M filter", "BF.MADD madd20m m__rand_int__", RANDOM_RANGE, 100,
-         target=0.75),
+    Cell("BF.ADD into a fresh 20M filter", "BF.ADD add20m a__rand_int__", R, target=0.90),
+    Cell("BF.MEXISTS ×100, 10M filter, half members", "BF.MEXISTS f10m __rand_int__", 2 * F,
+         items=100, target=0.75),
+    Cell("BF.MADD ×100, fresh 20M filter", "BF.MADD madd20m m__rand_int__", R, 100, target=0.75),
     Cell("BF.EXISTS 1 GiB filter, member", "BF.EXISTS big __rand_int__", B, target=0.85),
-    Cell("BF.MEXISTS ×100, 1 GiB filter, half members", "BF.MEXISTS big __rand_int__", 2 * B, 100,
-         target=0.65),
-    Cell("BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", RANDOM_RANGE, target=0.90),
+    Cell("BF.MEXISTS ×100, 1 GiB filter, half members", "BF.MEXISTS big __rand_int__", 2 * B,
+         items=100, target=0.65),
+    Cell("BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", R, target=0.90),
     # redis-bf's LAYOUT FAST twin of the same key, against RedisBloom's (classic) filter.
     Cell("FAST BF.EXISTS 10M filter, member", "BF.EXISTS f10m __rand_int__", F, target=0.90,
          fast=True),
     Cell("FAST BF.EXISTS 10M filter, non-member", "BF.EXISTS f10m x__rand_int__", F, target=0.90,
          fast=True),
-    Cell("FAST BF.ADD into a fresh 20M filter", "BF.ADD add20m a__rand_int__", RANDOM_RANGE,
-         target=0.90, fast=True),
+    Cell("FAST BF.ADD into a fresh 20M filter", "BF.ADD add20m a__rand_int__", R, target=0.90,
+         fast=True),
     Cell("FAST BF.MEXISTS ×100, 10M filter, half members", "BF.MEXISTS f10m __rand_int__", 2 * F,
-         100, target=0.75, fast=True),
-    Cell("FAST BF.MADD ×100, fresh 20M filter", "BF.MADD madd20m m__rand_int__", RANDOM_RANGE, 100,
+         items=100, target=0.75, fast=True),
+    Cell("FAST BF.MADD ×100, fresh 20M filter", "BF.MADD madd20m m__rand_int__", R, 100,
          target=0.75, fast=True),
     Cell("FAST BF.EXISTS 1 GiB filter, member", "BF.EXISTS big __rand_int__", B, target=0.85,
          fast=True),
     Cell("FAST BF.MEXISTS ×100, 1 GiB filter, half members", "BF.MEXISTS big __rand_int__", 2 * B,
-         100, target=0.65, fast=True),
-    Cell("FAST BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", RANDOM_RANGE, target=0.90,
-         fast=True),
-    # Cuckoo filter: n/a until redis-bf has the command.
-    Cell("CF.ADD into a fresh 20M cuckoo filter", "CF.ADD cfadd a__rand_int__", RANDOM_RANGE),
+         items=100, target=0.65, fast=True),
+    Cell("FAST BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", R, target=0.90, fast=True),
+    # Cuckoo filter: no targets yet; n/a until redis-bf has the command.
+    Cell("CF.ADD into a fresh 20M cuckoo filter", "CF.ADD cfadd a__rand_int__", R),
     Cell("CF.EXISTS 2M cuckoo filter (1M items), member", "CF.EXISTS cf __rand_int__", CF_ITEMS),
     Cell("CF.DEL member (refilled before each run)", "CF.DEL cfdel __rand_int__", CF_ITEMS),
     Cell("CF.MEXISTS ×100, half members", "CF.MEXISTS cf __rand_int__", 2 * CF_ITEMS, 100),
@@ -128,7 +126,8 @@ def cf_insert(client: Client, command: str, key: str, count: int) -> None:
     batches = ([command, key, "ITEMS", *batch] for batch in members(count))
     for reply in client.pipeline(batches):
         if isinstance(reply, RespError) or -1 in reply:
-            raise BenchError(f"{command} {key}: {reply if isinstance(reply, RespError) else 'full'}")
+            problem = reply if isinstance(reply, RespError) else "full"
+            raise BenchError(f"{command} {key}: {problem}")
 
 
 def cuckoo(capacity: int, items: int = 0):
@@ -295,7 +294,8 @@ def available_probes(cells: list[Cell], clients: dict[str, Client], fast: bool,
             args = cell.args(server)
             if (server, args[0]) not in known:
                 known[server, args[0]] = command_exists(clients[server], args[0])
-            usable = known[server, args[0]] and not (cell.fast and server == "redis-bf" and not fast)
+            no_layout = cell.fast and server == "redis-bf" and not fast
+            usable = known[server, args[0]] and not no_layout
             probes[cell, server] = (Probe(server, args, cell.keyspace, cell.items)
                                     if usable else None)
     return probes

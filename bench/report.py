@@ -259,7 +259,8 @@ def incommand_records(results: list[CellResult]):
             if s is None:
                 yield ["in-command", cell.title, name, PIPELINE, "min", "n/a", unit, "", ""]
                 continue
-            for attr, label in (("usec", "in-command"), ("cpu", "CPU"), ("main_cpu", "main-thread CPU")):
+            for attr, label in (("usec", "in-command"), ("cpu", "CPU"),
+                                ("main_cpu", "main-thread CPU")):
                 for stat in ("min", "median", "max"):
                     value = getattr(s, stat)(attr)
                     if value is not None:
