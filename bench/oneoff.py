@@ -1,0 +1,146 @@
+"""One-off measurements: memory and false positives, main-thread time of big allocations
+and frees, RDB save/load."""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from harness import (BATCH, BIG_CAPACITY, CHUNK, MIB, BenchError, Client, Module, Server,
+                     add_all, count_hits, info_field, log, make_big_filter)
+from report import VARIANTS, Row, Target, at_most, no_more_than, who
+
+FPR_ITEMS, FPR_PROBES = 1_000_000, 2_000_000
+STRINGS = 64  # 64 strings of 16 MiB: the plain-Redis RDB baseline
+
+
+def measure_memory(bf: Client, rb: Client, fast: bool) -> list[Row]:
+    """Bits per item of 1M-capacity filters, and their false-positive rate when full."""
+    variants = {"redis-bf": (bf, "", ()), "RedisBloom": (rb, "", ())}
+    if fast:
+        variants["fast"] = (bf, "_fast", ("LAYOUT", "FAST"))
+    rows = []
+    for error, key, bits_limit in ((0.01, "m1", 10.0), (0.001, "m01", 15.5)):
+        bits, usage, fpr = dict.fromkeys(VARIANTS), dict.fromkeys(VARIANTS), dict.fromkeys(VARIANTS)
+        for name, (client, suffix, layout) in variants.items():
+            log(f"memory and FPR: {name} {key} (error {error:g})")
+            client.call("BF.RESERVE", key + suffix, error, FPR_ITEMS, "NONSCALING", *layout)
+            bits[name] = info_field(client, key + suffix, "SIZE") * 8 / FPR_ITEMS
+            add_all(client, "BF.MADD", key + suffix, FPR_ITEMS)
+            usage[name] = client.call("MEMORY", "USAGE", key + suffix)
+            fpr[name] = count_hits(client, key + suffix, FPR_PROBES, "never") / FPR_PROBES
+        label = f"error {error:.1%}"
+        rows += [
+            Row("memory", f"bits/item, {label}", None, "bits/item", bits, [],
+                [Target("redis-bf", "==", 1.0, "RedisBloom", "classic = RB"),
+                 no_more_than(bits_limit, "", "fast")]),
+            Row("memory", f"MEMORY USAGE, {label}", None, "bytes", usage),
+            Row("memory", f"FPR when full, {label}", None, "FPR", fpr | {"configured": error},
+                ["configured"], [Target("fast", "within", 0.10, "configured", "fast ±10% of cfg")]),
+        ]
+    return rows
+
+
+def main_thread_ms(client: Client, command: str, *args) -> float:
+    """The command's main-thread time from INFO commandstats, reset just before."""
+    client.call("CONFIG", "RESETSTAT")
+    client.call(command, *args)
+    stats = client.info("commandstats")[f"cmdstat_{command.lower()}"]
+    return int(re.search(r"usec=(\d+)", stats).group(1)) / 1000
+
+
+def measure_main_thread(bf: Client, rb: Client, fast: bool, repeats: int = 3) -> list[Row]:
+    """BF.RESERVE, DEL and UNLINK of a ~1 GiB filter (a few items in), median of `repeats`."""
+    variants = {"redis-bf": (bf, ()), "RedisBloom": (rb, ())}
+    if fast:
+        variants["fast"] = (bf, ("LAYOUT", "FAST"))
+    times = {op: dict.fromkeys(VARIANTS) for op in ("BF.RESERVE", "DEL", "UNLINK")}
+    for name, (client, layout) in variants.items():
+        log(f"main-thread time of BF.RESERVE/DEL/UNLINK ~1 GiB: {name}")
+        samples = defaultdict(list)
+        for _ in range(repeats):
+            for free in ("DEL", "UNLINK"):
+                reserve = ("mt", "0.01", BIG_CAPACITY, "NONSCALING", *layout)
+                samples["BF.RESERVE"].append(main_thread_ms(client, "BF.RESERVE", *reserve))
+                add_all(client, "BF.MADD", "mt", BATCH)
+                samples[free].append(main_thread_ms(client, free, "mt"))
+        for op, values in samples.items():
+            times[op][name] = statistics.median(values)
+    limits = {"BF.RESERVE": 10.0, "DEL": 5.0, "UNLINK": 5.0}
+    return [Row("main thread", f"{op} ~1 GiB filter, main thread", None, "ms", values, [],
+                [no_more_than(limits[op], " ms"), no_more_than(limits[op], " ms", "fast")])
+            for op, values in times.items()]
+
+
+@dataclass
+class RdbResult:
+    data_mib: float
+    save_s: float
+    load_s: float
+    rss_mib: float
+
+
+def rdb_round_trip(name: str, workdir: Path, module: Module | None, fill) -> RdbResult:
+    """SAVE (timed from the client), restart on the same directory, and read the load time
+    from the log and the peak RSS after loading."""
+    server = Server(f"rdb-{name}", workdir / f"rdb-{name}", module).start()
+    try:
+        client = server.client()
+        data_bytes = fill(client)
+        log(f"RDB {name}: SAVE")
+        started = time.monotonic()
+        client.call("SAVE")
+        save_s = time.monotonic() - started
+        client.close()
+        server.stop()
+        log(f"RDB {name}: restart and load")
+        server.start()
+        loaded = re.findall(r"DB loaded from disk: ([\d.]+) seconds", server.logfile.read_text())
+        if not loaded:
+            raise BenchError(f"no 'DB loaded from disk' line\n{server.log_tail()}")
+        return RdbResult(data_bytes / MIB, save_s, float(loaded[-1]), server.peak_rss_mib())
+    finally:
+        server.stop()
+        (server.dir / "dump.rdb").unlink(missing_ok=True)
+
+
+def fill_strings(client: Client) -> int:
+    for i in range(STRINGS):
+        client.call("SET", f"str:{i}", os.urandom(CHUNK))
+    return STRINGS * CHUNK
+
+
+def measure_rdb(workdir: Path, module: Module, redisbloom: Module, fast: bool) -> list[Row]:
+    cases = {"redis-bf": (module, ()), "RedisBloom": (redisbloom, ())}
+    if fast:
+        cases["fast"] = (module, ("LAYOUT", "FAST"))
+    results = {name: rdb_round_trip(name, workdir, so, partial(make_big_filter, key="big", layout=layout))
+               for name, (so, layout) in cases.items()}
+    results["strings"] = rdb_round_trip("strings", workdir, None, fill_strings)
+
+    def row(title, unit, attr, targets=()):
+        values = dict.fromkeys(VARIANTS) | {k: getattr(r, attr) for k, r in results.items()}
+        return Row("RDB", title, None, unit, values, ["strings"], list(targets))
+
+    rss_limits = []
+    for name in ("redis-bf", "fast"):
+        if name in results:
+            limit = 1.05 * results[name].data_mib + 64
+            rss_limits.append(Target(name, "<=", limit, None,
+                                     f"{who(name)}≤1.05×data+64MiB={limit:.0f}"))
+    headroom = {k: r.rss_mib / (r.data_mib + 64) for k, r in results.items()}
+    return [
+        row("RDB data size", "MiB", "data_mib"),
+        row("RDB SAVE (client-timed)", "s", "save_s"),
+        row("RDB load (server log)", "s", "load_s",
+            [at_most(1.25, "strings", "strings"), at_most(1.25, "strings", "strings", "fast")]),
+        row("peak RSS after load", "MiB", "rss_mib", rss_limits),
+        Row("RDB", "peak RSS ÷ (data + 64 MiB)", None, "ratio",
+            dict.fromkeys(VARIANTS) | headroom, ["strings"]),
+    ]
