@@ -5,6 +5,8 @@
 #   make test-matrix  the portable integration suites on every server version users run
 #               (scripts/fetch-servers.sh fetches them), one after another, with a verdict
 #               per server; MATRIX="redis-6.0 valkey-8.0" runs some only
+#   make release  the release artefact target/dist/libredis_bf.so, linked for glibc 2.31
+#               (Debian 11) with zig, checked on Redis 6.0 running on Debian 11's glibc
 #   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
 #   make bench  side-by-side throughput, memory and big-filter figures against RedisBloom and
 #               plain Redis commands (bench/README.md); BENCH_ARGS="--quick --no-big" for a
@@ -25,7 +27,7 @@ MATRIX_BLOCKING += redis-7.0
 MATRIX_BLOCKING += redis-7.2
 MATRIX_BLOCKING += valkey-9.1
 
-.PHONY: build run test test-matrix test-matrix-ci lint bench clean
+.PHONY: build run test test-matrix test-matrix-ci release lint bench clean
 
 build:
 	$(CARGO) build --release
@@ -51,6 +53,9 @@ test-matrix-ci: build $(PYTHON_DEPS)
 
 $(PYTHON_DEPS):
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@ "redis==8.1.0"
+
+release:
+	scripts/build-release.sh --check
 
 lint:
 	$(CARGO) fmt --check
