@@ -22,6 +22,7 @@
 
 pub mod blocked;
 pub mod chain;
+pub mod cuckoo;
 mod divisor;
 pub mod encoding;
 mod error;
@@ -30,3 +31,4 @@ pub mod hash;
 pub mod sizing;
 
 pub use error::Error;
+pub use filter::{eager_zeroed, Zeroed};
