@@ -18,9 +18,10 @@
 //! data is not reconciled with them, as in RedisBloom, so they may wrap), and a fingerprint may
 //! be any byte. Filters built by [`CuckooFilter::new`] or from a SCANDUMP header have a
 //! power-of-two base bucket count, and with a power-of-two expansion every sub-filter is a power
-//! of two too: those are indexed with a mask. A header may carry an expansion such as 3 (RedisBloom
-//! 8 accepts it) and an RDB value any bucket counts, so a `%` path serves the rest, with the
-//! same results as RedisBloom's `%` everywhere.
+//! of two too: those are indexed with a mask. A header may carry an expansion such as 3
+//! (RedisBloom 8 accepts it) and an RDB value any bucket counts, so a `%` path serves the rest
+//! with RedisBloom's results, even where its kick loop stops being undone exactly (the
+//! alternate of the alternate bucket is the bucket itself only for powers of two).
 
 use crate::core::hash::murmur64a;
 use crate::core::{Error, Zeroed};
@@ -130,7 +131,8 @@ impl Params {
     }
 
     /// The expansion as stored: rounded up to a power of two, 0 staying 0 (`getNextN2`), so
-    /// 3 becomes 4 and 30000 becomes 32768.
+    /// 3 becomes 4 and 30000 becomes 32768. Values above 32768, which [`CuckooFilter::new`]
+    /// refuses, give 0 as RedisBloom's 16-bit field would.
     pub fn stored_expansion(&self) -> u16 {
         match self.expansion {
             0 => 0,
@@ -262,8 +264,9 @@ impl SubFilter {
         Ok(SubFilter::new(num_buckets, data))
     }
 
-    /// The bucket a hash lands in: `hash mod num_buckets` (`SubCF_GetIndex`), kept in 64 bits
-    /// (RedisBloom truncates the byte offset to 32 bits; see the README's differences).
+    /// The bucket a hash lands in: `hash mod num_buckets` (`SubCF_GetIndex`). Its byte offset
+    /// stays 64-bit: RedisBloom truncates it to 32 bits outside the kick loop, which sends
+    /// lookups in a sub-filter of 4 GiB or more to the wrong bucket, a bug not copied.
     #[inline]
     fn index(&self, hash: u64) -> u64 {
         if self.pow2 {
