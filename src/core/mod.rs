@@ -3,6 +3,7 @@
 //! functions, the error type and the memory rules:
 //!
 //! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
+//! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`Zeroed`] — where new arrays come from.
@@ -20,6 +21,7 @@
 )]
 
 pub mod bloom;
+pub mod cuckoo;
 mod error;
 pub mod hash;
 mod memory;

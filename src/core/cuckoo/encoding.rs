@@ -1,0 +1,601 @@
+//! RedisBloom's SCANDUMP / LOADCHUNK stream of a Cuckoo filter, byte for byte (`src/cf.c`:
+//! `fillCFHeader`, `CFHeader_Load`, `CF_GetEncodedChunk`, `CF_LoadEncodedChunk`; the AOF
+//! rewrite in `src/rebloom.c` replays the same walk).
+//!
+//! * Cursor 0 yields the header: `CFHeader`, 38 packed little-endian bytes.
+//! * Cursor `c ≥ 1` addresses byte `c − 1` of the sub-filters' bytes laid end to end, oldest
+//!   first. A sub-filter of at most 16 MiB is returned whole, whichever of its bytes the
+//!   cursor points at; a larger one in pieces of at most 16 MiB from that byte on. Chunks never
+//!   span two sub-filters, and the next cursor is the cursor plus the chunk's length.
+//! * LOADCHUNK gets back each `(next cursor, chunk)` pair: the chunk belongs at byte
+//!   `cursor − length − 1`, and must lie inside one sub-filter.
+
+use super::filter::{
+    CuckooFilter, SavedHeader, MAX_BUCKETS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
+};
+use crate::core::{Error, Zeroed};
+
+/// Bytes of a SCANDUMP header (`sizeof(CFHeader)`, packed): numItems, numBuckets, numDeletes
+/// and numFilters as u64, then bucketSize, maxIterations and expansion as u16.
+pub const HEADER_LEN: usize = 38;
+
+/// The largest data chunk (`MAX_SCANDUMP_SIZE`, 16 MiB).
+pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
+
+/// The SCANDUMP header of `filter` (what `CF.SCANDUMP key 0` returns when it has items, and
+/// the first `CF.LOADCHUNK` of an AOF rewrite).
+pub fn encode_header(filter: &CuckooFilter) -> [u8; HEADER_LEN] {
+    let saved = filter.saved_header();
+    let mut out = [0u8; HEADER_LEN];
+    let fields: [&[u8]; 7] = [
+        &saved.items.to_le_bytes(),
+        &saved.num_buckets.to_le_bytes(),
+        &saved.deletes.to_le_bytes(),
+        &saved.num_filters.to_le_bytes(),
+        &filter.bucket_size().to_le_bytes(),
+        &filter.max_iterations().to_le_bytes(),
+        &filter.expansion().to_le_bytes(),
+    ];
+    let mut at = 0;
+    for field in fields {
+        if let Some(target) = out.get_mut(at..at + field.len()) {
+            target.copy_from_slice(field);
+        }
+        at += field.len();
+    }
+    out
+}
+
+/// What a header may ask for, from the server's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderLimits {
+    /// The largest bucket size, RedisBloom 8's `cf-bucket-size` maximum:
+    /// `min(255, cf-initial-size / 2)`. Values above 255 count as 255.
+    pub max_bucket_size: u16,
+    /// The most bytes all sub-filters together may need (the machine's memory, say): larger
+    /// headers are refused before anything is allocated.
+    pub max_total_bytes: u64,
+}
+
+/// A filter with zeroed sub-filters (bytes from `zeroed`) from a SCANDUMP header; the data
+/// chunks fill them in later. The rules are RedisBloom 8's (`CFHeader_Load`,
+/// `CuckooFilter_ValidateIntegrity`):
+///
+/// * exactly [`HEADER_LEN`] bytes;
+/// * 1 to 65535 sub-filters — the u64 field is refused above that, where RedisBloom
+///   truncates it to 16 bits (65537 would give one sub-filter);
+/// * a bucket size of 1 to `limits.max_bucket_size` (and 255);
+/// * at least 1 iteration;
+/// * a power-of-two bucket count of at most 2^56 − 1;
+/// * an expansion of at most 32768, and not 0 with several sub-filters (RedisBloom 8.4.1+;
+///   a non-power-of-two expansion is accepted, as there);
+/// * every sub-filter (`num_buckets × expansion^i` buckets) within 2^56 − 1 buckets, and all
+///   of them within `limits.max_total_bytes`.
+///
+/// `BadEncoding` when a rule fails, `OutOfMemory` when the bytes are more than the limit or
+/// `zeroed` refuses them; either way `CF.LOADCHUNK` answers `Couldn't create filter!`.
+pub fn decode_header(
+    data: &[u8],
+    limits: HeaderLimits,
+    zeroed: Zeroed,
+) -> Result<CuckooFilter, Error> {
+    let mut r = Reader(data);
+    let items = r.u64()?;
+    let num_buckets = r.u64()?;
+    let deletes = r.u64()?;
+    let num_filters = r.u64()?;
+    let bucket_size = r.u16()?;
+    let max_iterations = r.u16()?;
+    let expansion = r.u16()?;
+    let max_bucket_size = limits.max_bucket_size.min(MAX_BUCKET_SIZE);
+    let valid = r.0.is_empty()
+        && (1..=u64::from(MAX_FILTERS)).contains(&num_filters)
+        && (1..=max_bucket_size).contains(&bucket_size)
+        && max_iterations >= 1
+        && (1..=MAX_BUCKETS).contains(&num_buckets)
+        && num_buckets.is_power_of_two()
+        && expansion <= MAX_EXPANSION
+        && !(expansion == 0 && num_filters > 1);
+    if !valid {
+        return Err(Error::BadEncoding);
+    }
+    let header = SavedHeader {
+        num_filters,
+        num_buckets,
+        items,
+        deletes,
+        bucket_size: u64::from(bucket_size),
+        max_iterations: u64::from(max_iterations),
+        expansion: u64::from(expansion),
+    };
+    CuckooFilter::with_zeroed_sub_filters(header, limits.max_total_bytes, zeroed)
+}
+
+/// What `CF.SCANDUMP key cursor` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dump<'a> {
+    /// The header (reply `[1, header]`: the next cursor is 1).
+    Header([u8; HEADER_LEN]),
+    /// A chunk of sub-filter bytes and the cursor that follows it (reply `[next, data]`).
+    Chunk {
+        /// The cursor of the next call, which LOADCHUNK takes with this chunk.
+        next: i64,
+        /// A view of the live filter.
+        data: &'a [u8],
+    },
+    /// Nothing more (reply `[0, nil]`).
+    End,
+}
+
+/// `CF.SCANDUMP` at `cursor` (`CFScanDump_RedisCommand`): [`Dump::End`] for every cursor of a
+/// filter with no items, the header at cursor 0 and [`chunk_at`] after it. Negative cursors,
+/// which the command refuses before looking at the key, also give `End`.
+pub fn scandump(filter: &CuckooFilter, cursor: i64) -> Dump<'_> {
+    if filter.items() == 0 {
+        return Dump::End;
+    }
+    if cursor == 0 {
+        return Dump::Header(encode_header(filter));
+    }
+    match chunk_at(filter, cursor) {
+        Some((next, data)) => Dump::Chunk { next, data },
+        None => Dump::End,
+    }
+}
+
+/// The data chunk at `cursor` (≥ 1) and the cursor after it (`CF_GetEncodedChunk`), whatever
+/// the item count; `None` past the last sub-filter or for a cursor below 1. A sub-filter of at
+/// most [`MAX_CHUNK`] bytes comes whole from its start even when the cursor points inside it,
+/// and the next cursor is still `cursor + its size`, as in RedisBloom.
+pub fn chunk_at(filter: &CuckooFilter, cursor: i64) -> Option<(i64, &[u8])> {
+    let mut offset = u64::try_from(cursor.checked_sub(1)?).ok()?;
+    for (_, data) in filter.sub_filters() {
+        let size = data.len() as u64;
+        if offset < size {
+            let piece = if data.len() <= MAX_CHUNK {
+                data
+            } else {
+                // offset < size, a usize.
+                let start = offset as usize;
+                let end = data.len().min(start.saturating_add(MAX_CHUNK));
+                data.get(start..end)?
+            };
+            let next = cursor.checked_add(i64::try_from(piece.len()).ok()?)?;
+            return Some((next, piece));
+        }
+        offset -= size;
+    }
+    None
+}
+
+/// Every data chunk of a walk from cursor 1, as `(next cursor, chunk)`: what an AOF rewrite
+/// emits after the header (one `CF.LOADCHUNK key <next> <chunk>` each), empty filters
+/// included.
+pub fn chunks(filter: &CuckooFilter) -> impl Iterator<Item = (i64, &[u8])> {
+    let mut cursor = 1;
+    std::iter::from_fn(move || {
+        let (next, data) = chunk_at(filter, cursor)?;
+        cursor = next;
+        Some((next, data))
+    })
+}
+
+/// Writes a chunk that SCANDUMP returned as `(cursor, data)` (`CF_LoadEncodedChunk`) at byte
+/// `cursor − data.len() − 1`. The bytes are taken as they are, as RedisBloom does: neither
+/// fingerprints nor the item count are checked.
+///
+/// `BadEncoding` for empty data, a cursor below 1 or one smaller than the data plus one;
+/// `NoLinkAtOffset` when the offset lies past every sub-filter (RedisBloom writes such a chunk
+/// into the last sub-filter); `ChunkTooBig` when the chunk runs past the end of its sub-filter.
+/// `CF.LOADCHUNK` answers `Couldn't load chunk!` for each.
+pub fn load_chunk(filter: &mut CuckooFilter, cursor: i64, data: &[u8]) -> Result<(), Error> {
+    let end = u64::try_from(cursor.saturating_sub(1)).map_err(|_| Error::BadEncoding)?;
+    if data.is_empty() || cursor <= 0 {
+        return Err(Error::BadEncoding);
+    }
+    let mut offset = end
+        .checked_sub(data.len() as u64)
+        .ok_or(Error::BadEncoding)?;
+    for bytes in filter.sub_filter_bytes_mut() {
+        let size = bytes.len() as u64;
+        if offset < size {
+            // offset < size, a usize.
+            let target = bytes
+                .get_mut(offset as usize..)
+                .and_then(|rest| rest.get_mut(..data.len()))
+                .ok_or(Error::ChunkTooBig)?;
+            target.copy_from_slice(data);
+            return Ok(());
+        }
+        offset -= size;
+    }
+    Err(Error::NoLinkAtOffset)
+}
+
+/// A little-endian cursor that fails instead of reading past the end.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        let (head, rest) = self.0.split_first_chunk::<N>().ok_or(Error::BadEncoding)?;
+        self.0 = rest;
+        Ok(*head)
+    }
+
+    fn u16(&mut self) -> Result<u16, Error> {
+        Ok(u16::from_le_bytes(self.take()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_le_bytes(self.take()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::cuckoo::{ItemHash, Params};
+    use crate::core::eager_zeroed;
+
+    const LIMITS: HeaderLimits = HeaderLimits {
+        max_bucket_size: 255,
+        max_total_bytes: 1 << 30,
+    };
+
+    fn filter(capacity: u64, bucket_size: u16, expansion: u16) -> CuckooFilter {
+        let params = Params {
+            capacity,
+            bucket_size,
+            max_iterations: 20,
+            expansion,
+        };
+        CuckooFilter::new(params, eager_zeroed).unwrap()
+    }
+
+    fn with_items(mut f: CuckooFilter, items: u32) -> CuckooFilter {
+        for i in 0..items {
+            f.insert(&ItemHash::of(&i.to_le_bytes()), eager_zeroed)
+                .unwrap();
+        }
+        f
+    }
+
+    /// A copy of `f` through its SCANDUMP stream.
+    fn round_trip(f: &CuckooFilter) -> CuckooFilter {
+        let mut copy = decode_header(&encode_header(f), LIMITS, eager_zeroed).unwrap();
+        for (next, data) in chunks(f) {
+            load_chunk(&mut copy, next, data).unwrap();
+        }
+        copy
+    }
+
+    fn header(
+        items: u64,
+        buckets: u64,
+        deletes: u64,
+        filters: u64,
+        bucket_size: u16,
+        iterations: u16,
+        expansion: u16,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in [items, buckets, deletes, filters] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [bucket_size, iterations, expansion] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn header_of_the_worked_example() {
+        // CF.RESERVE cf 8, CF.ADD cf item1 (verified on RedisBloom 2.8.2).
+        let mut f = filter(8, 2, 1);
+        f.insert(&ItemHash::of(b"item1"), eager_zeroed).unwrap();
+        let expected: [u8; 38] = [
+            1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
+            0, 0, 0, 2, 0, 20, 0, 1, 0,
+        ];
+        assert_eq!(encode_header(&f), expected);
+        assert_eq!(scandump(&f, 0), Dump::Header(expected));
+        let chunk = [0, 0, 0, 0, 7, 0, 0, 0];
+        assert_eq!(
+            scandump(&f, 1),
+            Dump::Chunk {
+                next: 9,
+                data: &chunk
+            }
+        );
+        assert_eq!(scandump(&f, 9), Dump::End);
+        assert_eq!(round_trip(&f), f);
+    }
+
+    #[test]
+    fn an_empty_filter_dumps_nothing_at_any_cursor() {
+        let f = filter(1000, 2, 1);
+        for cursor in [0, 1, 2, 1024, i64::MAX, -1] {
+            assert_eq!(scandump(&f, cursor), Dump::End);
+        }
+        // The AOF walk does not skip it: one zero chunk.
+        let walk: Vec<_> = chunks(&f).collect();
+        assert_eq!(walk, vec![(1025, &[0u8; 1024][..])]);
+    }
+
+    #[test]
+    fn any_cursor_inside_a_small_sub_filter_returns_all_of_it() {
+        // CF.RESERVE k 4 BUCKETSIZE 2 EXPANSION 0 holds 2 buckets × 2 = 4 bytes.
+        let f = with_items(filter(4, 2, 0), 1);
+        let all = f.sub_filters().next().unwrap().1;
+        for cursor in 1..=4 {
+            assert_eq!(chunk_at(&f, cursor), Some((cursor + 4, all)));
+        }
+        assert_eq!(chunk_at(&f, 5), None);
+        assert_eq!(chunk_at(&f, 0), None);
+        assert_eq!(chunk_at(&f, i64::MIN), None);
+        assert_eq!(chunk_at(&f, i64::MAX), None);
+    }
+
+    #[test]
+    fn a_big_sub_filter_comes_in_16_mib_pieces() {
+        // 2^25 buckets × 2 = 64 MiB: cursors 1 → 16777217 → 33554433 → 50331649 → 67108865.
+        let f = with_items(filter(1 << 26, 2, 1), 3);
+        let walk: Vec<_> = chunks(&f).map(|(next, data)| (next, data.len())).collect();
+        let mib16 = 16 << 20;
+        assert_eq!(
+            walk,
+            vec![
+                (16_777_217, mib16),
+                (33_554_433, mib16),
+                (50_331_649, mib16),
+                (67_108_865, mib16)
+            ]
+        );
+        // Cursor 5: 16 MiB from offset 4.
+        let (next, data) = chunk_at(&f, 5).unwrap();
+        assert_eq!((next, data.len()), (16_777_221, mib16));
+        // Near the end: what is left.
+        let (next, data) = chunk_at(&f, 67_108_860).unwrap();
+        assert_eq!((next, data.len()), (67_108_865, 5));
+        assert_eq!(round_trip(&f), f);
+    }
+
+    #[test]
+    fn chunks_never_span_sub_filters() {
+        let f = with_items(filter(8, 2, 2), 200);
+        assert!(f.num_filters() >= 3);
+        let sizes: Vec<usize> = f.sub_filters().map(|(_, d)| d.len()).collect();
+        let walk: Vec<usize> = chunks(&f).map(|(_, d)| d.len()).collect();
+        assert_eq!(walk, sizes);
+        let copy = round_trip(&f);
+        assert_eq!(copy, f);
+    }
+
+    #[test]
+    fn bad_chunks_are_refused() {
+        let mut f = with_items(filter(4, 2, 0), 1);
+        let before = f.try_clone().unwrap();
+        for (cursor, data, error) in [
+            (0, &b"ab"[..], Error::BadEncoding),
+            (5, b"", Error::BadEncoding),
+            (-1, b"ab", Error::BadEncoding),
+            (i64::MIN, b"ab", Error::BadEncoding),
+            (2, b"ab", Error::BadEncoding),
+            (1, b"a", Error::BadEncoding),
+            // RedisBloom writes "LOADCHUNK k 9 abcd" over bytes 0–3 of the last sub-filter.
+            (9, b"abcd", Error::NoLinkAtOffset),
+            (i64::MAX, b"abcd", Error::NoLinkAtOffset),
+            (922_337_203_685_477_588, b"abcd", Error::NoLinkAtOffset),
+            (6, b"abcd", Error::ChunkTooBig),
+            (7, b"abcde", Error::ChunkTooBig),
+        ] {
+            assert_eq!(load_chunk(&mut f, cursor, data), Err(error), "{cursor}");
+        }
+        assert_eq!(f, before);
+        load_chunk(&mut f, 5, b"abcd").unwrap();
+        load_chunk(&mut f, 4, b"Z").unwrap();
+        assert_eq!(f.sub_filters().next().unwrap().1, b"abZd");
+        // The item count is not reconciled.
+        assert_eq!(f.items(), 1);
+    }
+
+    #[test]
+    fn hostile_headers_are_refused() {
+        let ok = header(1, 4, 0, 1, 2, 20, 1);
+        assert!(decode_header(&ok, LIMITS, eager_zeroed).is_ok());
+        for (bad, why) in [
+            (header(1, 0, 0, 1, 2, 20, 1), "no buckets"),
+            (header(1, 3, 0, 1, 2, 20, 1), "not a power of two"),
+            (header(1, 1 << 56, 0, 1, 2, 20, 1), "2^56 buckets"),
+            (header(1, u64::MAX, 0, 1, 2, 20, 1), "2^64 - 1 buckets"),
+            (header(1, 4, 0, 0, 2, 20, 1), "no sub-filters"),
+            (header(1, 4, 0, 65536, 2, 20, 1), "65536 sub-filters"),
+            (
+                header(1, 4, 0, 65537, 2, 20, 1),
+                "65537 sub-filters (RedisBloom: 1)",
+            ),
+            (header(1, 4, 0, u64::MAX, 2, 20, 1), "2^64 - 1 sub-filters"),
+            (header(1, 4, 0, 1, 0, 20, 1), "bucket size 0"),
+            (header(1, 4, 0, 1, 256, 20, 1), "bucket size 256"),
+            (header(1, 4, 0, 1, 2, 0, 1), "no iterations"),
+            (header(1, 4, 0, 1, 2, 20, 32769), "expansion 32769"),
+            (
+                header(1, 4, 0, 2, 2, 20, 0),
+                "expansion 0 with 2 sub-filters",
+            ),
+            (
+                header(1, 1 << 55, 0, 2, 2, 20, 2),
+                "sub-filter 1 of 2^56 buckets",
+            ),
+            (
+                header(1, 1 << 40, 0, 3, 255, 20, 32768),
+                "sub-filter 2 of 2^70",
+            ),
+        ] {
+            assert_eq!(
+                decode_header(&bad, LIMITS, eager_zeroed).err(),
+                Some(Error::BadEncoding),
+                "{why}"
+            );
+        }
+        // test_scandump_invalid_header: bytes 0–8 zeroed (numBuckets 4 becomes 0).
+        let mut zeroed_start = ok.clone();
+        zeroed_start[..9].fill(0);
+        assert!(decode_header(&zeroed_start, LIMITS, eager_zeroed).is_err());
+        // A 46-byte header of RedisBloom before 2.2.15 (with a heap pointer), and 37 bytes.
+        let mut old = ok.clone();
+        old.extend_from_slice(&[0; 8]);
+        assert!(decode_header(&old, LIMITS, eager_zeroed).is_err());
+        assert!(decode_header(&ok[..37], LIMITS, eager_zeroed).is_err());
+        // The bucket-size maximum follows the configuration.
+        let narrow = HeaderLimits {
+            max_bucket_size: 1,
+            ..LIMITS
+        };
+        assert!(decode_header(&ok, narrow, eager_zeroed).is_err());
+        let wide = HeaderLimits {
+            max_bucket_size: u16::MAX,
+            ..LIMITS
+        };
+        assert!(decode_header(&header(1, 4, 0, 1, 255, 20, 1), wide, eager_zeroed).is_ok());
+        assert!(decode_header(&header(1, 4, 0, 1, 256, 20, 1), wide, eager_zeroed).is_err());
+    }
+
+    /// Hands out zeroed bytes up to 1 MiB, refuses more.
+    fn bounded(len: usize) -> Option<Vec<u8>> {
+        (len <= 1 << 20).then(|| vec![0; len])
+    }
+
+    #[test]
+    fn huge_headers_are_refused_before_allocating() {
+        // test_scandump_invalid_header_alloc: 2^48 buckets.
+        let h = header(1, 1 << 48, 0, 1, 1, 1, 1);
+        assert_eq!(
+            decode_header(&h, LIMITS, bounded).err(),
+            Some(Error::OutOfMemory)
+        );
+        let unlimited = HeaderLimits {
+            max_total_bytes: u64::MAX,
+            ..LIMITS
+        };
+        assert_eq!(
+            decode_header(&h, unlimited, bounded).err(),
+            Some(Error::OutOfMemory)
+        );
+        // Each sub-filter small, all of them together not: 65535 × 2^30 bytes.
+        fn never(_: usize) -> Option<Vec<u8>> {
+            panic!("allocated for a header over the limit")
+        }
+        let many = header(1, 1 << 30, 0, 65535, 1, 1, 1);
+        assert_eq!(
+            decode_header(&many, LIMITS, never).err(),
+            Some(Error::OutOfMemory)
+        );
+        // Sizes that overflow the cursor space are refused whatever the limit.
+        let overflow = header(1, 1 << 55, 0, 300, 255, 1, 1);
+        assert_eq!(
+            decode_header(&overflow, unlimited, never).err(),
+            Some(Error::BadEncoding)
+        );
+        // Non-power-of-two expansion: 4, 12, 36 buckets.
+        let three = decode_header(&header(1, 4, 0, 3, 1, 1, 3), LIMITS, bounded).unwrap();
+        let sizes: Vec<u64> = three.sub_filters().map(|(n, _)| n).collect();
+        assert_eq!(sizes, vec![4, 12, 36]);
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_of_a_header_decodes_without_panicking() {
+        let f = with_items(filter(64, 4, 2), 500);
+        let h = encode_header(&f);
+        for len in 0..h.len() {
+            assert!(decode_header(&h[..len], LIMITS, bounded).is_err());
+        }
+        for byte in 0..h.len() {
+            for bit in 0..8 {
+                let mut corrupt = h;
+                corrupt[byte] ^= 1 << bit;
+                if let Ok(g) = decode_header(&corrupt, LIMITS, bounded) {
+                    // Whatever was accepted is self-consistent and walkable.
+                    let total: usize = g.sub_filters().map(|(_, d)| d.len()).sum();
+                    let walked: usize = chunks(&g).map(|(_, d)| d.len()).sum();
+                    assert_eq!(total, walked);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_2_pow_32_bucket_header_is_one_request_to_the_allocator() {
+        // test_number_of_buckets_does_not_overflow's header: numBuckets 2^32, bucket size 1,
+        // one iteration, expansion 1. It passes validation and asks `zeroed` for its 4 GiB in
+        // one piece, which the server's allocator maps lazily; this fake only counts.
+        use std::cell::RefCell;
+        thread_local! {
+            static REQUESTS: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+        }
+        fn counting(len: usize) -> Option<Vec<u8>> {
+            REQUESTS.with(|r| r.borrow_mut().push(len));
+            bounded(len)
+        }
+        let unlimited = HeaderLimits {
+            max_total_bytes: u64::MAX,
+            ..LIMITS
+        };
+        let h = header(0, 1 << 32, 0, 1, 1, 1, 1);
+        assert_eq!(
+            decode_header(&h, unlimited, counting).err(),
+            Some(Error::OutOfMemory)
+        );
+        assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 32]);
+        // Three such sub-filters: the first refusal ends it.
+        let h = header(0, 1 << 32, 0, 3, 1, 1, 1);
+        assert_eq!(
+            decode_header(&h, unlimited, counting).err(),
+            Some(Error::OutOfMemory)
+        );
+        assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 32]);
+        // The same shape, small enough for the fake: created, and inserts work.
+        let h = header(0, 1 << 16, 0, 3, 1, 1, 1);
+        let mut f = decode_header(&h, unlimited, counting).unwrap();
+        assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 16; 3]);
+        let item = ItemHash::of(b"x");
+        for _ in 0..10 {
+            f.insert(&item, counting).unwrap();
+        }
+        assert_eq!((f.items(), f.count(&item)), (10, 10));
+    }
+
+    #[test]
+    #[ignore = "maps 20 GiB of lazily zeroed memory: needs a machine that overcommits"]
+    fn a_2_pow_32_bucket_header_costs_nothing_until_touched() {
+        // test_number_of_buckets_does_not_overflow itself: the header, then ten identical
+        // inserts. `vec![0; n]` comes from calloc, which maps fresh pages for big blocks, as
+        // the server's allocator does: the gigabytes must not become resident.
+        fn lazy(len: usize) -> Option<Vec<u8>> {
+            Some(vec![0; len])
+        }
+        let unlimited = HeaderLimits {
+            max_total_bytes: u64::MAX,
+            ..LIMITS
+        };
+        let before = resident_bytes();
+        let mut f = decode_header(&header(0, 1 << 32, 0, 1, 1, 1, 1), unlimited, lazy).unwrap();
+        let h = ItemHash::of(b"x");
+        for _ in 0..10 {
+            f.insert(&h, lazy).unwrap();
+        }
+        // Two copies per sub-filter (its two buckets), so it grew to five of 2^32 buckets.
+        assert_eq!((f.items(), f.count(&h), f.num_filters()), (10, 10, 5));
+        let grown = resident_bytes().saturating_sub(before);
+        assert!(grown < 1 << 30, "{grown} bytes became resident");
+        assert_eq!(f.memory_usage(), 40 + 16 * 5 + 5 * (1 << 32));
+    }
+
+    /// Resident set size of this process (Linux), or 0 where unknown.
+    fn resident_bytes() -> u64 {
+        std::fs::read_to_string("/proc/self/statm")
+            .ok()
+            .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .map_or(0, |pages| pages * 4096)
+    }
+}
