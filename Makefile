@@ -62,7 +62,14 @@ release:
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
-	@! grep -rnE "redis_module::|use redis_module" src/core || { echo "src/core must not use redis_module"; exit 1; }
+	@# The layers point one way: core <- commands <- glue. Only the glue touches the server's C
+	@# API, and it writes replies through API pointers it checks (the crate's `reply_with_*`
+	@# unwrap them: a panic outside every guard on servers that lack one).
+	@! grep -rnE "redis_module::|crate::(commands|glue)" src/core || { echo "src/core must use neither redis_module nor the layers above it"; exit 1; }
+	@! grep -rnE "crate::glue|redis_module::raw" src/commands || { echo "src/commands must not use the glue or the raw server API"; exit 1; }
+	@! grep -rn "raw::reply_with_" src || { echo "reply through glue/reply.rs, which checks each API pointer"; exit 1; }
+	@! grep -rnE "shared/reference|\.\./shared" src tests || { echo "cite upstream files or the repo's own docs"; exit 1; }
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --quiet
 
 bench: build
 	python3 bench/bench.py $(BENCH_ARGS)

@@ -1,5 +1,5 @@
 //! Every command's replies and error strings, byte for byte as RedisBloom sends them, in
-//! RESP2 and RESP3 (shared/reference/redisbloom-bf.md §1).
+//! RESP2 and RESP3 (RedisBloom 8's `src/rebloom.c` and its `tests/flow` suites).
 
 mod common;
 

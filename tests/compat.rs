@@ -19,7 +19,7 @@ fn start_pair() -> (Server, Server) {
 }
 
 /// Where RedisBloom 2.8.2's reply differs from RedisBloom 8.x's, which we follow
-/// (shared/reference/redisbloom-bf.md §1.2, §1.4): (ours, 2.8.2's). The 8.x texts are the
+/// (RedisBloom 8 added range checks to BF.RESERVE and BF.INSERT): (ours, 2.8.2's). The 8.x texts are the
 /// ones current RedisBloom sends; 2.8.2 predates its range checks.
 const EXPECTED_DIFFERENCES: &[(&str, &str)] = &[
     (

@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn item1_matches_the_redisbloom_scandump_example() {
-        // shared/reference/redisbloom-bf.md §3.4: the documented BF.SCANDUMP of `item1`.
+        // RedisBloom's BF.SCANDUMP documentation example, which adds `item1`.
         let h = HashPair::of(b"item1", HashKind::Murmur64);
         assert_eq!(h.a, 0xa053_790e_072b_2e8b);
         assert_eq!(h.b, 0x707e_5d60_182e_b075);

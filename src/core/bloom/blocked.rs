@@ -213,7 +213,8 @@ mod tests {
 
     #[test]
     fn rate_formula_agrees_with_published_values() {
-        // shared/reference/performance.md §1.7: blocked-512 at 9.585 bits/key ≈ 1.141%, at
+        // Boost.Bloom's measured tables (doc/bloom/benchmarks.adoc, `block<…>` rows) and its
+        // fpr_estimation.adoc formula: blocked-512 at 9.585 bits/key ≈ 1.141%, at
         // 14.378 ≈ 0.154% (integer-optimal k).
         let best = |bits_per_key: f64| {
             (1..=16)

@@ -307,7 +307,8 @@ mod tests {
 
     #[test]
     fn item1_sets_the_documented_bits() {
-        // shared/reference/redisbloom-bf.md §3.4: 64 bits, k=5 → bytes 01 08 00 80 00 04 20 00.
+        // RedisBloom's BF.SCANDUMP documentation example (`BF.RESERVE bf 0.1 10`, `BF.ADD bf
+        // item1`): 64 bits, k=5 → bytes 01 08 00 80 00 04 20 00.
         let shape = classic(10, 0.05);
         assert_eq!((shape.bytes(), shape.hashes()), (8, 5));
         let mut link = Link::new(shape, eager_zeroed).unwrap();

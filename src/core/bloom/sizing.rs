@@ -168,7 +168,8 @@ mod tests {
 
     #[test]
     fn worked_sizes_from_redisbloom_tests() {
-        // shared/reference/redisbloom-bf.md §3.3: link error is half the filter's when scaling.
+        // RedisBloom's `src/sb.c` (ERROR_TIGHTENING_RATIO): the first link of a scaling filter
+        // gets half the filter's error rate.
         let auto = sized(100, 0.01 * 0.5);
         assert_eq!((auto.bits, auto.bytes(), auto.hashes), (1152, 144, 8));
         let reserve = sized(100, 0.001 * 0.5);
