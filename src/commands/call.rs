@@ -10,6 +10,7 @@ use redis_module::native_types::RedisType;
 use redis_module::{Context, RedisString};
 
 use super::errors::{self, Failure};
+use super::reply::Out;
 use crate::core::bloom::chain::Params as BloomParams;
 use crate::core::Zeroed;
 
@@ -46,6 +47,8 @@ pub struct Call<'a> {
     pub zeroed: Zeroed,
     /// Raises a module keyspace event (`notify-keyspace-events` with `d`) on a key.
     pub notify: Notify,
+    /// Where a command that streams its reply writes it.
+    pub out: &'a dyn Out,
 }
 
 /// What a key holds, from a command's point of view: `V` is `&T` for keys opened to read,
