@@ -14,6 +14,7 @@ use std::ptr;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
+use super::alloc::advise_huge_pages;
 use super::data_type::{add_bytes, add_numbers, emit_chunk, end_digest, free, into_value};
 use super::data_type::{load_bytes, value_ref, NO_CALLBACKS};
 use super::guard::guarded;
@@ -187,6 +188,7 @@ fn load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
             return None;
         }
         let data = load_bytes(rdb)?;
+        advise_huge_pages(&data);
         let link_items = unsigned()?;
         links.try_reserve(1).ok()?;
         links.push(Link::from_saved(Shape::Classic(layout), vec![data], link_items).ok()?);
@@ -224,7 +226,9 @@ fn fast_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Option<Chain> {
         let mut segments = Vec::new();
         for _ in shape.segment_lengths() {
             segments.try_reserve(1).ok()?;
-            segments.push(load_bytes(rdb)?);
+            let segment = load_bytes(rdb)?;
+            advise_huge_pages(&segment);
+            segments.push(segment);
         }
         links.try_reserve(1).ok()?;
         links.push(Link::from_saved(Shape::Blocked(shape), segments, link_items).ok()?);

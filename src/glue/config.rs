@@ -1,6 +1,7 @@
 //! The `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and (ours) `bf-layout`
-//! configs: defaults for filters created without explicit parameters. Changing them affects
-//! only new filters.
+//! configs: defaults for filters created without explicit parameters; and (ours)
+//! `bf-huge-pages`: whether big bit arrays ask for transparent huge pages. Changing them
+//! affects only filters (and arrays) created afterwards.
 //!
 //! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE` or the new
 //! names, case-insensitive), in the config file and with CONFIG SET/GET. The names are
@@ -81,7 +82,26 @@ static LAYOUT: Setting = Setting {
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
-static SETTINGS: [&Setting; 4] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION, &LAYOUT];
+/// Ours: whether bit arrays of 2 MiB or more ask for transparent huge pages (`glue::alloc`).
+static HUGE_PAGES: Setting = Setting {
+    name: c"bf-huge-pages",
+    legacy_arg: None,
+    parse: |text| match () {
+        () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
+        () if text.eq_ignore_ascii_case(b"no") => Ok(0),
+        () => Err(errors::CONFIG_BAD_HUGE_PAGES),
+    },
+    show: |value| if value == 1 { "yes" } else { "no" }.into(),
+    value: AtomicU64::new(1),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static SETTINGS: [&Setting; 5] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION, &LAYOUT, &HUGE_PAGES];
+
+/// `bf-huge-pages`: whether big bit arrays are advised transparent huge pages.
+pub fn huge_pages() -> bool {
+    HUGE_PAGES.value.load(Ordering::Relaxed) == 1
+}
 
 /// Cuckoo-filter settings RedisBloom users may pass; there is no Cuckoo filter here.
 const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];

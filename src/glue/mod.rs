@@ -1,7 +1,7 @@
 //! Everything that touches the server directly: registration and command metadata
 //! (`command_info`), the entry points (`dispatch`) and replies (`reply`), the data types'
-//! callbacks (`data_type` shared, one file per type), configs, the allocator, the panic
-//! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
+//! callbacks (`data_type` shared, one file per type), configs, the allocator, the module's
+//! `INFO` section (`info`), the panic boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
 //! each block with its `SAFETY:` argument.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -14,6 +14,7 @@ mod data_type;
 mod dispatch;
 mod ffi;
 mod guard;
+mod info;
 mod reply;
 
 use redis_module::{Context, ModuleOptions, RedisString, Status};
@@ -28,7 +29,13 @@ pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
         .and_then(|()| config::register(ctx))
         .and_then(|()| command_info::register_commands(ctx.ctx));
     match setup {
-        Ok(()) => Status::Ok,
+        Ok(()) => {
+            info::register(ctx);
+            if config::huge_pages() {
+                alloc::log_huge_pages_unavailable();
+            }
+            Status::Ok
+        }
         Err(message) => {
             ctx.log_warning(&format!("redis-bf failed to load: {message}"));
             Status::Err
