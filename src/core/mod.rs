@@ -6,7 +6,7 @@
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
-//! * [`Zeroed`] — where new arrays come from.
+//! * [`Memory`] — where new arrays come from, and how large a filter may grow.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -27,4 +27,4 @@ pub mod hash;
 mod memory;
 
 pub use error::Error;
-pub use memory::{eager_zeroed, try_copy, Zeroed};
+pub use memory::{eager_zeroed, try_copy, Memory, Zeroed, EAGER};

@@ -95,7 +95,7 @@ fn run(
         key: key.as_deref(),
         types: &TYPES,
         config: config::snapshot(),
-        zeroed: alloc::lazy_zeroed,
+        memory: alloc::memory(),
         notify,
     };
     match guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {

@@ -13,7 +13,7 @@ use crate::commands::errors::{self, CommandResult};
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess};
 use crate::core::bloom::chain::Chain;
-use crate::core::{Error, Zeroed};
+use crate::core::{Error, Memory};
 
 pub static ADD: CommandSpec = CommandSpec {
     name: "bf.add",
@@ -48,7 +48,9 @@ fn add(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
     let chain = existing_or_created(call, &key, call.config.bloom)?;
-    let added = chain.add(call.arg(2), call.zeroed).map_err(errors::bloom)?;
+    let added = chain
+        .add(call.arg(2), &call.memory)
+        .map_err(errors::bloom)?;
     call.finish_write(c"bf.add");
     Ok(Reply::bool(added))
 }
@@ -58,7 +60,7 @@ fn madd(call: &Call) -> CommandResult {
     let key = call.open_for_write()?;
     let chain = existing_or_created(call, &key, call.config.bloom)?;
     let items = call.args.get(2..).unwrap_or(&[]).iter().copied();
-    let replies = add_items(chain, items, call.zeroed);
+    let replies = add_items(chain, items, &call.memory);
     call.finish_write(c"bf.add");
     Ok(Reply::Array(replies))
 }
@@ -67,11 +69,11 @@ fn madd(call: &Call) -> CommandResult {
 pub fn add_items<'a>(
     chain: &mut Chain,
     items: impl ExactSizeIterator<Item = &'a [u8]>,
-    zeroed: Zeroed,
+    memory: &Memory,
 ) -> Vec<Reply> {
     let mut replies = Vec::with_capacity(items.len());
     for hash in chain.hash_all(items) {
-        match chain.add_hashed(hash, zeroed) {
+        match chain.add_hashed(hash, memory) {
             Ok(added) => replies.push(Reply::bool(added)),
             Err(Error::Full) => {
                 replies.push(Reply::Error(errors::bloom_text(Error::Full)));

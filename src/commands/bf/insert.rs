@@ -73,7 +73,7 @@ fn insert(call: &Call) -> CommandResult {
         .unwrap_or(&[])
         .iter()
         .copied();
-    let replies = add_items(chain, items, call.zeroed);
+    let replies = add_items(chain, items, &call.memory);
     call.finish_write(c"bf.add");
     Ok(Reply::Array(replies))
 }

@@ -11,7 +11,7 @@ use super::blocked::{Blocked, BLOCK_BYTES};
 use super::divisor::Divisor;
 use super::sizing::Layout;
 use crate::core::hash::HashPair;
-use crate::core::{try_copy, Error, Zeroed};
+use crate::core::{try_copy, Error, Memory};
 
 /// The bit array of one sub-filter.
 pub type Bits = BitVec<u8, Lsb0>;
@@ -97,16 +97,12 @@ enum Storage {
 }
 
 impl Link {
-    /// A new, empty sub-filter.
-    pub fn new(shape: Shape, zeroed: Zeroed) -> Result<Link, Error> {
+    /// A new, empty sub-filter, its bytes from `memory` (the caller has checked the filter's
+    /// size against it).
+    pub fn new(shape: Shape, memory: &Memory) -> Result<Link, Error> {
         let parts = segment_lengths(&shape)
             .into_iter()
-            .map(|len| {
-                let len = usize::try_from(len).map_err(|_| Error::OutOfMemory)?;
-                zeroed(len)
-                    .filter(|b| b.len() == len)
-                    .ok_or(Error::OutOfMemory)
-            })
+            .map(|len| memory.array(len))
             .collect::<Result<Vec<_>, _>>()?;
         Link::assemble(shape, parts, 0)
     }
@@ -121,13 +117,13 @@ impl Link {
     }
 
     /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks).
-    pub fn zeroed_from_saved(shape: Shape, items: u64, zeroed: Zeroed) -> Result<Link, Error> {
+    pub fn zeroed_from_saved(shape: Shape, items: u64, memory: &Memory) -> Result<Link, Error> {
         if !shape.is_valid() {
             return Err(Error::BadEncoding);
         }
         Ok(Link {
             items,
-            ..Link::new(shape, zeroed)?
+            ..Link::new(shape, memory)?
         })
     }
 
@@ -298,8 +294,8 @@ fn bit_mask(bit: usize) -> u8 {
 mod tests {
     use super::*;
     use crate::core::bloom::sizing::options;
-    use crate::core::eager_zeroed;
     use crate::core::hash::HashKind;
+    use crate::core::EAGER;
 
     fn classic(entries: u64, error: f64) -> Shape {
         Shape::Classic(Layout::new(entries, error, options::DEFAULT).unwrap())
@@ -311,7 +307,7 @@ mod tests {
         // item1`): 64 bits, k=5 → bytes 01 08 00 80 00 04 20 00.
         let shape = classic(10, 0.05);
         assert_eq!((shape.bytes(), shape.hashes()), (8, 5));
-        let mut link = Link::new(shape, eager_zeroed).unwrap();
+        let mut link = Link::new(shape, &EAGER).unwrap();
         let h = HashPair::of(b"item1", HashKind::Murmur64);
         assert!(!link.contains(h));
         assert!(link.insert(h));
@@ -348,14 +344,17 @@ mod tests {
     fn impossible_sizes_fail_cleanly() {
         // Bits for 2^62 entries: an exabyte array. black_box: an unused allocation may
         // legally be optimised away as if it had succeeded.
-        let result = Link::new(std::hint::black_box(classic(1 << 62, 0.01)), eager_zeroed);
+        let result = Link::new(std::hint::black_box(classic(1 << 62, 0.01)), &EAGER);
         assert_eq!(
             std::hint::black_box(&result).as_ref().err(),
             Some(&Error::OutOfMemory)
         );
-        let refused: Zeroed = |_| None;
+        let refused = Memory {
+            zeroed: |_| None,
+            ..EAGER
+        };
         assert_eq!(
-            Link::new(classic(10, 0.01), refused).err(),
+            Link::new(classic(10, 0.01), &refused).err(),
             Some(Error::OutOfMemory)
         );
     }
