@@ -4,10 +4,8 @@
 //!   fast-layout filters add an 8-byte trailer, which RedisBloom's exact length check refuses);
 //!   later iterators are `1 + byte offset` into the concatenated bit arrays, oldest link
 //!   first, in chunks that never cross a link. LOADCHUNK replays each `(iter, data)` pair.
-//! * RDB (encoding version 4): per chain `size, nfilters, options, growth`, per link
-//!   `entries, error, hashes, bpe, bits, n2, <bit array>, size`. The glue does the I/O field by
-//!   field with these constants; `Layout::is_consistent`, `Link::from_saved` and
-//!   `Chain::from_links` validate what it read.
+//!
+//! The RDB format is in `rdb.rs`.
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::chain::{self, Chain, LayoutKind};
@@ -16,28 +14,10 @@ use super::sizing::Layout;
 use crate::core::Error;
 use crate::core::Memory;
 
-/// The RDB encoding version written, as RedisBloom's `BF_MIN_GROWTH_ENC`.
-pub const RDB_ENCODING_VERSION: i32 = 4;
-/// The oldest RDB encoding version loaded. Version 0 sized bits differently and is refused by
-/// RedisBloom's own hardened loader too.
-pub const RDB_OLDEST_ENCODING_VERSION: i32 = 1;
-/// From this version on, an RDB value stores the chain's option bits (before: none, so 32-bit hashing).
-pub const RDB_OPTIONS_SINCE: i32 = 2;
-/// From this version on, an RDB value stores the expansion factor (before: always 2).
-pub const RDB_GROWTH_SINCE: i32 = 4;
-/// The expansion factor of values saved before it was stored.
-pub const RDB_DEFAULT_GROWTH: u32 = 2;
-
 /// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
 /// segment, so its chunks are its segments.
 pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
 const _: () = assert!(MAX_CHUNK as u64 == super::blocked::SEGMENT_BYTES);
-
-/// The RDB encoding version of fast-layout filters (their own data type). Per chain `size,
-/// nfilters, options, growth`; per link `entries, error, hashes, blocks, size`, then the bit
-/// array as its 16 MiB segments, one string each: saving never needs a compression buffer of
-/// the whole array, and loading adopts each string as a segment, never copying the bits.
-pub const FAST_RDB_ENCODING_VERSION: i32 = 1;
 
 const HEADER_LEN: usize = 8 + 4 + 4 + 4;
 const LINK_LEN: usize = 8 + 8 + 8 + 8 + 8 + 4 + 8 + 1;
