@@ -12,7 +12,7 @@ use redis_module::{Context, RedisString};
 use super::errors::{self, Failure};
 use super::reply::Out;
 use crate::core::bloom::chain::Params as BloomParams;
-use crate::core::Zeroed;
+use crate::core::Memory;
 
 /// Raises keyspace event `event` on key `name` (the glue's, without allocating per call).
 pub type Notify = fn(&Context, &'static CStr, &RedisString);
@@ -43,8 +43,8 @@ pub struct Call<'a> {
     pub key: Option<&'a RedisString>,
     pub types: &'a Types,
     pub config: Config,
-    /// Where new arrays come from.
-    pub zeroed: Zeroed,
+    /// Where new arrays come from, and how large one filter may grow.
+    pub memory: Memory,
     /// Raises a module keyspace event (`notify-keyspace-events` with `d`) on a key.
     pub notify: Notify,
     /// Where a command that streams its reply writes it.

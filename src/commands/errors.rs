@@ -62,6 +62,8 @@ pub const LOADCHUNK_ITERATOR_NOT_NUMERIC: &CStr = c"ERR Second argument must be 
 
 const INSUFFICIENT_MEMORY: &CStr = c"ERR Insufficient memory to create filter";
 const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";
+/// valkey-bloom's text for its per-object limit, which ours mirrors.
+const BLOOM_OVER_LIMIT: &CStr = c"ERR operation exceeds bloom object memory limit";
 const FILTER_FULL: &CStr = c"ERR non scaling filter is full";
 const PROBLEM_INSERTING: &CStr = c"ERR problem inserting into filter";
 const BAD_DATA: &CStr = c"ERR received bad data";
@@ -73,6 +75,7 @@ pub fn bloom_text(error: core::Error) -> &'static CStr {
     match error {
         core::Error::InvalidParameters => COULD_NOT_CREATE,
         core::Error::OutOfMemory => INSUFFICIENT_MEMORY,
+        core::Error::OverLimit => BLOOM_OVER_LIMIT,
         core::Error::Full => FILTER_FULL,
         core::Error::CannotGrow => PROBLEM_INSERTING,
         core::Error::BadEncoding => BAD_DATA,

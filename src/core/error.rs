@@ -9,8 +9,10 @@
 pub enum Error {
     /// Capacity or error rate outside what a sub-filter can be built from.
     InvalidParameters,
-    /// The bit array could not be allocated (too big for this machine).
+    /// An array could not be allocated (too big for this machine).
     OutOfMemory,
+    /// A filter would grow beyond the operator's per-filter memory limit.
+    OverLimit,
     /// A non-scaling filter already holds its capacity.
     Full,
     /// A scaling filter needed a new sub-filter and could not make one.

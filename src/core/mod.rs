@@ -6,7 +6,8 @@
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
-//! * [`Zeroed`] — where new arrays come from.
+//! * [`Memory`] — where new arrays come from, and how large a filter may grow;
+//! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -25,6 +26,7 @@ pub mod cuckoo;
 mod error;
 pub mod hash;
 mod memory;
+pub mod rdb;
 
 pub use error::Error;
-pub use memory::{eager_zeroed, try_copy, Zeroed};
+pub use memory::{eager_zeroed, try_copy, Memory, Zeroed, EAGER};

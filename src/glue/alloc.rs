@@ -15,8 +15,11 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::CStr;
 use std::os::raw::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use redis_module::raw;
+
+use crate::core::Memory;
 
 /// The module's global allocator.
 pub struct BloomAlloc;
@@ -134,17 +137,24 @@ unsafe impl GlobalAlloc for BloomAlloc {
     }
 }
 
-/// The bit arrays of new filters (`core::filter::Zeroed`): lazily zeroed pages, refused beyond
-/// the machine's physical memory. Servers before Redis 7.4 have no fallible calloc, and with
-/// the overcommit Redis recommends even an absurd size would be granted and then fault the
-/// server to death as its bits are set; a size no machine of this one's memory can hold is
-/// refused here instead (`ERR Insufficient memory to create filter`).
-pub fn lazy_zeroed(len: usize) -> Option<Vec<u8>> {
+/// Where filters' arrays come from: lazily zeroed pages, each filter bounded by the machine's
+/// physical memory. Servers before Redis 7.4 have no fallible calloc, and with the overcommit
+/// Redis recommends even an absurd size would be granted and then fault the server to death
+/// as its bits are set; a filter no machine of this one's memory can hold is refused instead
+/// (`ERR Insufficient memory to create filter`).
+pub fn memory() -> Memory {
+    Memory {
+        zeroed: lazy_zeroed,
+        available: physical_memory(),
+        limit: u64::MAX,
+    }
+}
+
+/// Zero-filled bytes from the server's calloc, which maps fresh pages for large blocks: a big
+/// filter costs no time and no resident memory until its bits are set.
+fn lazy_zeroed(len: usize) -> Option<Vec<u8>> {
     if len == 0 {
         return Some(Vec::new());
-    }
-    if len as u64 > physical_memory() {
-        return None;
     }
     let layout = Layout::array::<u8>(len).ok()?;
     // SAFETY: `layout` has a nonzero size.
@@ -283,16 +293,19 @@ fn huge_range(ptr: *const u8, len: usize) -> Option<(*mut u8, usize)> {
     })
 }
 
-/// Bytes of RAM in this machine.
+/// Bytes of RAM in this machine (read once: it does not change under a running server).
 fn physical_memory() -> u64 {
-    // SAFETY: sysconf only reads system information.
-    let (pages, page_size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    u64::try_from(pages)
-        .unwrap_or(0)
-        .saturating_mul(u64::try_from(page_size).unwrap_or(0))
+    static BYTES: OnceLock<u64> = OnceLock::new();
+    *BYTES.get_or_init(|| {
+        // SAFETY: sysconf only reads system information.
+        let (pages, page_size) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        u64::try_from(pages)
+            .unwrap_or(0)
+            .saturating_mul(u64::try_from(page_size).unwrap_or(0))
+    })
 }

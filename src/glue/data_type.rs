@@ -8,6 +8,10 @@ use std::os::raw::{c_char, c_longlong, c_void};
 
 use redis_module::raw;
 
+use super::alloc::advise_huge_pages;
+use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::Error;
+
 /// A callback table with nothing set: each type fills in what it has (`..NO_CALLBACKS`).
 pub const NO_CALLBACKS: raw::RedisModuleTypeMethods = raw::RedisModuleTypeMethods {
     version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
@@ -51,24 +55,63 @@ pub unsafe extern "C" fn free<T>(value: *mut c_void) {
     drop(unsafe { Box::from_raw(value.cast::<T>()) });
 }
 
-/// The next string of the value, as a Vec that takes over the buffer Redis read it into: a
-/// big bit array is not copied, so loading needs no second copy of it in memory.
-pub fn load_bytes(rdb: *mut raw::RedisModuleIO) -> Option<Vec<u8>> {
-    let mut len = 0usize;
-    // SAFETY: `rdb` is the I/O handle Redis passed to rdb_load.
-    let buffer = unsafe { raw::RedisModule_LoadStringBuffer?(rdb, &mut len) }.cast::<u8>();
-    if buffer.is_null() || raw::is_io_error(rdb) {
-        return None;
+/// The server's RDB I/O handle as the core's field reader and writer. Read errors
+/// (truncated payloads) show as `BadEncoding`: the module asks the server to report I/O
+/// errors instead of aborting (`HANDLE_IO_ERRORS`).
+pub struct Io(pub *mut raw::RedisModuleIO);
+
+impl RdbRead for Io {
+    fn unsigned(&mut self) -> Result<u64, Error> {
+        raw::load_unsigned(self.0).map_err(|_| Error::BadEncoding)
     }
-    if len == 0 {
-        // SAFETY: Redis gave us this allocation to free.
-        unsafe { raw::RedisModule_Free?(buffer.cast()) };
-        return Some(Vec::new());
+
+    fn double(&mut self) -> Result<f64, Error> {
+        raw::load_double(self.0).map_err(|_| Error::BadEncoding)
     }
-    // SAFETY: Redis allocated `len` bytes at `buffer` with its allocator and hands them to us.
-    // The global allocator (glue::alloc) allocates and frees with that same allocator, and a
-    // byte array needs no alignment, so the Vec can own and later free them.
-    Some(unsafe { Vec::from_raw_parts(buffer, len, len) })
+
+    /// The next string, as a Vec that takes over the buffer Redis read it into: a big bit
+    /// array is not copied, so loading needs no second copy of it in memory. A big one is
+    /// advised huge pages (`bf-huge-pages`), as arrays made by commands are.
+    fn bytes(&mut self) -> Result<Vec<u8>, Error> {
+        let mut len = 0usize;
+        // SAFETY: `self.0` is the I/O handle Redis passed to rdb_load.
+        let buffer = unsafe {
+            let load = raw::RedisModule_LoadStringBuffer.ok_or(Error::BadEncoding)?;
+            load(self.0, &mut len).cast::<u8>()
+        };
+        if buffer.is_null() || raw::is_io_error(self.0) {
+            return Err(Error::BadEncoding);
+        }
+        if len == 0 {
+            // SAFETY: Redis gave us this allocation to free.
+            unsafe {
+                if let Some(free) = raw::RedisModule_Free {
+                    free(buffer.cast());
+                }
+            }
+            return Ok(Vec::new());
+        }
+        // SAFETY: Redis allocated `len` bytes at `buffer` with its allocator and hands them to
+        // us. The global allocator (glue::alloc) frees byte arrays (alignment 1) with that same
+        // allocator, so the Vec can own and later free them.
+        let bytes = unsafe { Vec::from_raw_parts(buffer, len, len) };
+        advise_huge_pages(&bytes);
+        Ok(bytes)
+    }
+}
+
+impl RdbWrite for Io {
+    fn unsigned(&mut self, n: u64) {
+        raw::save_unsigned(self.0, n);
+    }
+
+    fn double(&mut self, x: f64) {
+        raw::save_double(self.0, x);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        raw::save_slice(self.0, bytes);
+    }
 }
 
 /// Emits one `<command> key <iter> <data>` line of an AOF rewrite (the LOADCHUNK of a family).

@@ -103,7 +103,7 @@ fn run(
         key: key.as_deref(),
         types: &TYPES,
         config: config::snapshot(),
-        zeroed: alloc::lazy_zeroed,
+        memory: alloc::memory(),
         notify,
         out: &writer,
     };

@@ -48,7 +48,9 @@ fn add(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
     let chain = existing_or_created(call, &key, call.config.bloom)?;
-    let added = chain.add(call.arg(2), call.zeroed).map_err(errors::bloom)?;
+    let added = chain
+        .add(call.arg(2), &call.memory)
+        .map_err(errors::bloom)?;
     call.finish_write(c"bf.add");
     Ok(Reply::bool(added))
 }
@@ -72,14 +74,14 @@ pub fn add_items(call: &Call, chain: &mut Chain, items: &[&[u8]]) -> Reply {
     };
     if chain.may_fill(items.len() as u64) {
         let mut replies = Vec::with_capacity(items.len());
-        chain.add_each(items.iter().copied(), call.zeroed, |outcome| {
+        chain.add_each(items.iter().copied(), &call.memory, |outcome| {
             replies.push(reply(outcome));
             outcome != Err(Error::Full)
         });
         return Reply::Array(replies);
     }
     call.out.array(items.len());
-    chain.add_each(items.iter().copied(), call.zeroed, |outcome| {
+    chain.add_each(items.iter().copied(), &call.memory, |outcome| {
         match reply(outcome) {
             Reply::Scalar(value) => call.out.scalar(value),
             Reply::Error(text) => call.out.error(text),

@@ -73,7 +73,7 @@ fn loadchunk(call: &Call) -> CommandResult {
     let key = call.open_for_write()?;
     match lookup(call, &key) {
         Lookup::Missing if iter == 1 => {
-            let chain = encoding::decode_header(data, call.zeroed).map_err(errors::bloom)?;
+            let chain = encoding::decode_header(data, &call.memory).map_err(errors::bloom)?;
             store(call, &key, chain)?;
         }
         found => encoding::load_chunk(found.existing()?, iter, data).map_err(errors::bloom)?,

@@ -152,7 +152,7 @@ fn existing_or_created<'k>(
     params: Params,
 ) -> Result<&'k mut Chain, Failure> {
     call.existing_or_created(key, &types(call), || {
-        let chain = Chain::new(params, call.zeroed).map_err(errors::bloom)?;
+        let chain = Chain::new(params, &call.memory).map_err(errors::bloom)?;
         Ok((data_type(call, chain.layout()), chain))
     })
 }

@@ -47,7 +47,7 @@ fn reserve(call: &Call) -> CommandResult {
         Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Missing => {
-            let chain = Chain::new(params, call.zeroed).map_err(errors::bloom)?;
+            let chain = Chain::new(params, &call.memory).map_err(errors::bloom)?;
             store(call, &key, chain)?;
         }
     }

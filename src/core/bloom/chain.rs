@@ -7,7 +7,7 @@ use super::filter::{Added, Link, Shape};
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::Error;
-use crate::core::Zeroed;
+use crate::core::Memory;
 
 /// How many items batch operations hash and read ahead at a time: enough for the reads to
 /// overlap, few enough for the hashes to stay on the stack.
@@ -60,8 +60,8 @@ pub enum LayoutKind {
 }
 
 impl Chain {
-    /// A new, empty filter, its bits from `zeroed`.
-    pub fn new(params: Params, zeroed: Zeroed) -> Result<Chain, Error> {
+    /// A new, empty filter, its bits from `memory`.
+    pub fn new(params: Params, memory: &Memory) -> Result<Chain, Error> {
         let mut opts = options::DEFAULT;
         let mut first_error = params.error_rate * TIGHTENING;
         if params.nonscaling {
@@ -71,7 +71,9 @@ impl Chain {
         if params.layout == LayoutKind::Fast {
             opts |= options::FAST;
         }
-        let first = Link::new(shape_for(opts, params.capacity, first_error)?, zeroed)?;
+        let shape = shape_for(opts, params.capacity, first_error)?;
+        memory.check(memory_usage(1, shape.bytes()).ok_or(Error::OutOfMemory)?)?;
+        let first = Link::new(shape, memory)?;
         Ok(Chain {
             links: vec![first],
             items: 0,
@@ -130,9 +132,9 @@ impl Chain {
     ///
     /// Like RedisBloom, every sub-filter is checked first, and only an item found nowhere
     /// is counted and written into the newest sub-filter, growing the chain (with bits from
-    /// `zeroed`) when it is full.
-    pub fn add(&mut self, item: &[u8], zeroed: Zeroed) -> Result<bool, Error> {
-        self.add_hashed(self.hash(item), zeroed)
+    /// `memory`) when it is full.
+    pub fn add(&mut self, item: &[u8], memory: &Memory) -> Result<bool, Error> {
+        self.add_hashed(self.hash(item), memory)
     }
 
     /// [`Chain::add`] of a hashed item.
@@ -142,7 +144,7 @@ impl Chain {
     /// and — when no older sub-filter holds the item either — set ([`Link::add_unless`]). The
     /// outcome is the same: the same sub-filters are checked in the same order before
     /// anything is written.
-    pub fn add_hashed(&mut self, hash: HashPair, zeroed: Zeroed) -> Result<bool, Error> {
+    pub fn add_hashed(&mut self, hash: HashPair, memory: &Memory) -> Result<bool, Error> {
         let (newest, older) = self.links.split_last_mut().ok_or(Error::CannotGrow)?;
         let may_set = !newest.is_full();
         let elsewhere = || older.iter().rev().any(|link| link.contains(hash));
@@ -151,7 +153,7 @@ impl Chain {
             Added::Set(added) => added,
             Added::Absent if self.is_nonscaling() => return Err(Error::Full),
             Added::Absent => {
-                self.grow(zeroed)?;
+                self.grow(memory)?;
                 let grown = self.links.last_mut().ok_or(Error::CannotGrow)?;
                 grown.insert(hash)
             }
@@ -169,7 +171,7 @@ impl Chain {
     pub fn add_each<'a>(
         &mut self,
         items: impl IntoIterator<Item = &'a [u8]>,
-        zeroed: Zeroed,
+        memory: &Memory,
         mut each: impl FnMut(Result<bool, Error>) -> bool,
     ) {
         let mut items = items.into_iter();
@@ -178,7 +180,7 @@ impl Chain {
             let hashes = self.hash_batch(&mut items, &mut batch);
             self.read_ahead(hashes, true);
             for &hash in hashes {
-                if !each(self.add_hashed(hash, zeroed)) {
+                if !each(self.add_hashed(hash, memory)) {
                     return;
                 }
             }
@@ -273,8 +275,8 @@ impl Chain {
 
     /// Bytes this value holds, counted as RedisBloom counts them (`BF.INFO Size`, `MEMORY USAGE`).
     pub fn memory_usage(&self) -> u64 {
-        let bits: u64 = self.links.iter().map(|l| l.shape().bytes()).sum();
-        CHAIN_OVERHEAD + LINK_OVERHEAD * self.links.len() as u64 + bits
+        let bytes = self.links.iter().map(|l| l.shape().bytes()).sum();
+        memory_usage(self.links.len() as u64, bytes).unwrap_or(u64::MAX)
     }
 
     /// The stored option bits.
@@ -326,7 +328,9 @@ impl Chain {
         HashPair::of(item, self.hash_kind())
     }
 
-    fn grow(&mut self, zeroed: Zeroed) -> Result<(), Error> {
+    /// Appends a sub-filter `growth` times larger and twice as strict: `CannotGrow` when none
+    /// can be sized or allocated, `OverLimit` past the per-filter limit.
+    fn grow(&mut self, memory: &Memory) -> Result<(), Error> {
         let last = self.links.last().ok_or(Error::CannotGrow)?.shape();
         let entries = last
             .entries()
@@ -334,11 +338,28 @@ impl Chain {
             .ok_or(Error::CannotGrow)?;
         let shape = shape_for(self.options, entries, last.error() * TIGHTENING)
             .map_err(|_| Error::CannotGrow)?;
-        let link = Link::new(shape, zeroed).map_err(|_| Error::CannotGrow)?;
+        let grown = memory_usage(1, shape.bytes())
+            .and_then(|link| link.checked_add(self.memory_usage()))
+            .ok_or(Error::CannotGrow)?;
+        match memory.check(grown) {
+            Err(Error::OverLimit) => return Err(Error::OverLimit),
+            Err(_) => return Err(Error::CannotGrow),
+            Ok(()) => {}
+        }
+        let link = Link::new(shape, memory).map_err(|_| Error::CannotGrow)?;
         self.links.try_reserve(1).map_err(|_| Error::CannotGrow)?;
         self.links.push(link);
         Ok(())
     }
+}
+
+/// What `MEMORY USAGE` counts for a chain of `links` sub-filters holding `bytes` of bits (the
+/// chain's bookkeeping counted as RedisBloom's structs); `None` on overflow.
+pub fn memory_usage(links: u64, bytes: u64) -> Option<u64> {
+    LINK_OVERHEAD
+        .checked_mul(links)?
+        .checked_add(CHAIN_OVERHEAD)?
+        .checked_add(bytes)
 }
 
 /// The shape of a new sub-filter of a chain with `options`.
@@ -353,7 +374,7 @@ fn shape_for(options: u32, entries: u64, error: f64) -> Result<Shape, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::eager_zeroed;
+    use crate::core::{Memory, EAGER};
 
     fn params(capacity: u64, error_rate: f64, expansion: u32, nonscaling: bool) -> Params {
         Params {
@@ -367,7 +388,7 @@ mod tests {
 
     #[test]
     fn default_auto_created_filter() {
-        let chain = Chain::new(params(100, 0.01, 2, false), eager_zeroed).unwrap();
+        let chain = Chain::new(params(100, 0.01, 2, false), &EAGER).unwrap();
         assert_eq!(chain.options(), 5);
         assert_eq!(chain.memory_usage(), 240);
         assert_eq!(chain.capacity(), 100);
@@ -376,12 +397,12 @@ mod tests {
     #[test]
     fn nonscaling_filter_reports_full_after_capacity() {
         // BF.INSERT … CAPACITY 3 NONSCALING: 64 bits, k = 7, Size 104 (§3.3).
-        let mut chain = Chain::new(params(3, 0.01, 2, true), eager_zeroed).unwrap();
+        let mut chain = Chain::new(params(3, 0.01, 2, true), &EAGER).unwrap();
         assert_eq!((chain.options(), chain.memory_usage()), (13, 104));
         let mut added = 0;
         let mut full = false;
         for i in 0..100 {
-            match chain.add(format!("x{i}").as_bytes(), eager_zeroed) {
+            match chain.add(format!("x{i}").as_bytes(), &EAGER) {
                 Ok(true) => added += 1,
                 Ok(false) => {}
                 Err(e) => {
@@ -398,9 +419,9 @@ mod tests {
 
     #[test]
     fn scaling_grows_by_expansion_and_halves_error() {
-        let mut chain = Chain::new(params(4, 0.01, 3, false), eager_zeroed).unwrap();
+        let mut chain = Chain::new(params(4, 0.01, 3, false), &EAGER).unwrap();
         for i in 0..200u32 {
-            chain.add(&i.to_le_bytes(), eager_zeroed).unwrap();
+            chain.add(&i.to_le_bytes(), &EAGER).unwrap();
         }
         let links = chain.links();
         assert!(links.len() >= 3);
@@ -419,12 +440,9 @@ mod tests {
     fn false_positive_rate_of_a_full_filter_is_within_ten_percent() {
         for error_rate in [0.01, 0.001] {
             let capacity = 100_000u64;
-            let mut chain =
-                Chain::new(params(capacity, error_rate, 2, true), eager_zeroed).unwrap();
+            let mut chain = Chain::new(params(capacity, error_rate, 2, true), &EAGER).unwrap();
             for i in 0..capacity {
-                chain
-                    .add(format!("member:{i}").as_bytes(), eager_zeroed)
-                    .unwrap();
+                chain.add(format!("member:{i}").as_bytes(), &EAGER).unwrap();
             }
             let trials = 1_000_000u64;
             let hits = (0..trials)
@@ -451,14 +469,14 @@ mod tests {
                 layout,
                 ..params(40, 0.01, 2, nonscaling)
             };
-            let mut one_by_one = Chain::new(p, eager_zeroed).unwrap();
+            let mut one_by_one = Chain::new(p, &EAGER).unwrap();
             let expected: Vec<_> = items
                 .iter()
-                .map(|item| one_by_one.add(item, eager_zeroed))
+                .map(|item| one_by_one.add(item, &EAGER))
                 .collect();
-            let mut batched = Chain::new(p, eager_zeroed).unwrap();
+            let mut batched = Chain::new(p, &EAGER).unwrap();
             let mut got = Vec::new();
-            batched.add_each(items.iter().map(Vec::as_slice), eager_zeroed, |outcome| {
+            batched.add_each(items.iter().map(Vec::as_slice), &EAGER, |outcome| {
                 got.push(outcome);
                 true
             });
@@ -476,11 +494,11 @@ mod tests {
 
     #[test]
     fn add_each_stops_when_told() {
-        let mut chain = Chain::new(params(3, 0.01, 2, true), eager_zeroed).unwrap();
+        let mut chain = Chain::new(params(3, 0.01, 2, true), &EAGER).unwrap();
         let items: Vec<Vec<u8>> = (0..100u32).map(|i| i.to_le_bytes().to_vec()).collect();
         assert!(chain.may_fill(100) && !chain.may_fill(3));
         let mut outcomes = Vec::new();
-        chain.add_each(items.iter().map(Vec::as_slice), eager_zeroed, |outcome| {
+        chain.add_each(items.iter().map(Vec::as_slice), &EAGER, |outcome| {
             outcomes.push(outcome);
             outcome != Err(Error::Full)
         });
@@ -489,15 +507,36 @@ mod tests {
     }
 
     #[test]
+    fn the_per_filter_limit_refuses_creation_and_growth() {
+        let small = params(100, 0.01, 2, false);
+        let fresh = Chain::new(small, &EAGER).unwrap().memory_usage();
+        let tight = Memory {
+            limit: fresh - 1,
+            ..EAGER
+        };
+        assert_eq!(Chain::new(small, &tight), Err(Error::OverLimit));
+        let exact = Memory {
+            limit: fresh,
+            ..EAGER
+        };
+        let mut chain = Chain::new(small, &exact).unwrap();
+        let refused = (0..1000u32)
+            .map(|i| chain.add(&i.to_le_bytes(), &exact))
+            .find(Result::is_err);
+        assert_eq!(refused, Some(Err(Error::OverLimit)));
+        assert_eq!(chain.links().len(), 1, "nothing was allocated");
+    }
+
+    #[test]
     fn growth_zero_cannot_grow() {
-        let mut chain = Chain::new(params(1, 0.01, 0, false), eager_zeroed).unwrap();
-        chain.add(b"a", eager_zeroed).unwrap();
-        assert_eq!(chain.add(b"b", eager_zeroed), Err(Error::CannotGrow));
+        let mut chain = Chain::new(params(1, 0.01, 0, false), &EAGER).unwrap();
+        chain.add(b"a", &EAGER).unwrap();
+        assert_eq!(chain.add(b"b", &EAGER), Err(Error::CannotGrow));
     }
 
     #[test]
     fn from_links_enforces_invariants() {
-        let chain = Chain::new(params(10, 0.01, 2, false), eager_zeroed).unwrap();
+        let chain = Chain::new(params(10, 0.01, 2, false), &EAGER).unwrap();
         let links = chain.links().to_vec();
         assert!(Chain::from_links(0, 5, 2, links.clone()).is_ok());
         assert_eq!(
@@ -517,15 +556,13 @@ mod tests {
             layout: LayoutKind::Fast,
             ..params(1000, 0.01, 2, false)
         };
-        let mut chain = Chain::new(fast, eager_zeroed).unwrap();
+        let mut chain = Chain::new(fast, &EAGER).unwrap();
         assert_eq!(
             (chain.layout(), chain.hash_kind()),
             (LayoutKind::Fast, HashKind::Xxh3)
         );
         for i in 0..30_000u32 {
-            chain
-                .add(format!("member:{i}").as_bytes(), eager_zeroed)
-                .unwrap();
+            chain.add(format!("member:{i}").as_bytes(), &EAGER).unwrap();
         }
         assert!(chain.links().len() >= 5, "{} links", chain.links().len());
         assert!(chain
@@ -549,7 +586,7 @@ mod tests {
             layout: LayoutKind::Fast,
             ..params(10, 0.01, 2, false)
         };
-        let chain = Chain::new(fast, eager_zeroed).unwrap();
+        let chain = Chain::new(fast, &EAGER).unwrap();
         let links = chain.links().to_vec();
         assert!(Chain::from_links(0, chain.options(), 2, links.clone()).is_ok());
         assert_eq!(

@@ -4,40 +4,20 @@
 //!   fast-layout filters add an 8-byte trailer, which RedisBloom's exact length check refuses);
 //!   later iterators are `1 + byte offset` into the concatenated bit arrays, oldest link
 //!   first, in chunks that never cross a link. LOADCHUNK replays each `(iter, data)` pair.
-//! * RDB (encoding version 4): per chain `size, nfilters, options, growth`, per link
-//!   `entries, error, hashes, bpe, bits, n2, <bit array>, size`. The glue does the I/O field by
-//!   field with these constants; `Layout::is_consistent`, `Link::from_saved` and
-//!   `Chain::from_links` validate what it read.
+//!
+//! The RDB format is in `rdb.rs`.
 
 use super::blocked::{Blocked, BLOCK_BYTES};
-use super::chain::{Chain, LayoutKind};
+use super::chain::{self, Chain, LayoutKind};
 use super::filter::{Link, Shape};
 use super::sizing::Layout;
 use crate::core::Error;
-use crate::core::Zeroed;
-
-/// The RDB encoding version written, as RedisBloom's `BF_MIN_GROWTH_ENC`.
-pub const RDB_ENCODING_VERSION: i32 = 4;
-/// The oldest RDB encoding version loaded. Version 0 sized bits differently and is refused by
-/// RedisBloom's own hardened loader too.
-pub const RDB_OLDEST_ENCODING_VERSION: i32 = 1;
-/// From this version on, an RDB value stores the chain's option bits (before: none, so 32-bit hashing).
-pub const RDB_OPTIONS_SINCE: i32 = 2;
-/// From this version on, an RDB value stores the expansion factor (before: always 2).
-pub const RDB_GROWTH_SINCE: i32 = 4;
-/// The expansion factor of values saved before it was stored.
-pub const RDB_DEFAULT_GROWTH: u32 = 2;
+use crate::core::Memory;
 
 /// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
 /// segment, so its chunks are its segments.
 pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
 const _: () = assert!(MAX_CHUNK as u64 == super::blocked::SEGMENT_BYTES);
-
-/// The RDB encoding version of fast-layout filters (their own data type). Per chain `size,
-/// nfilters, options, growth`; per link `entries, error, hashes, blocks, size`, then the bit
-/// array as its 16 MiB segments, one string each: saving never needs a compression buffer of
-/// the whole array, and loading adopts each string as a segment, never copying the bits.
-pub const FAST_RDB_ENCODING_VERSION: i32 = 1;
 
 const HEADER_LEN: usize = 8 + 4 + 4 + 4;
 const LINK_LEN: usize = 8 + 8 + 8 + 8 + 8 + 4 + 8 + 1;
@@ -69,8 +49,10 @@ pub fn encode_header(chain: &Chain) -> Vec<u8> {
     out
 }
 
-/// A chain with zeroed bits (from `zeroed`) from a SCANDUMP header; chunks fill the bits in later.
-pub fn decode_header(data: &[u8], zeroed: Zeroed) -> Result<Chain, Error> {
+/// A chain with zeroed bits (from `memory`) from a SCANDUMP header; chunks fill the bits in
+/// later. Every link is read and checked, and the whole filter's size against `memory`,
+/// before any bits are allocated.
+pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
     let mut r = Reader(data);
     let items = r.u64()?;
     let nfilters = r.u32()? as usize;
@@ -84,8 +66,8 @@ pub fn decode_header(data: &[u8], zeroed: Zeroed) -> Result<Chain, Error> {
     if nfilters == 0 || !(data.len() == classic_len || fast) {
         return Err(Error::BadEncoding);
     }
-    let mut links = Vec::new();
-    links
+    let mut shapes = Vec::new();
+    shapes
         .try_reserve_exact(nfilters)
         .map_err(|_| Error::OutOfMemory)?;
     let mut total_bytes = 0u64;
@@ -123,7 +105,15 @@ pub fn decode_header(data: &[u8], zeroed: Zeroed) -> Result<Chain, Error> {
             .checked_add(bytes)
             .filter(|t| *t < i64::MAX as u64)
             .ok_or(Error::BadEncoding)?;
-        links.push(Link::zeroed_from_saved(shape, link_items, zeroed)?);
+        shapes.push((shape, link_items));
+    }
+    memory.check(chain::memory_usage(nfilters as u64, total_bytes).ok_or(Error::OutOfMemory)?)?;
+    let mut links = Vec::new();
+    links
+        .try_reserve_exact(nfilters)
+        .map_err(|_| Error::OutOfMemory)?;
+    for (shape, link_items) in shapes {
+        links.push(Link::zeroed_from_saved(shape, link_items, memory)?);
     }
     Chain::from_links(items, options, growth, links)
 }
@@ -202,7 +192,7 @@ impl Reader<'_> {
 mod tests {
     use super::*;
     use crate::core::bloom::chain::{LayoutKind, Params};
-    use crate::core::eager_zeroed;
+    use crate::core::EAGER;
 
     fn scaling_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chain {
         let params = Params {
@@ -212,9 +202,9 @@ mod tests {
             nonscaling: false,
             layout,
         };
-        let mut chain = Chain::new(params, eager_zeroed).unwrap();
+        let mut chain = Chain::new(params, &EAGER).unwrap();
         for i in 0..items {
-            chain.add(&i.to_be_bytes(), eager_zeroed).unwrap();
+            chain.add(&i.to_be_bytes(), &EAGER).unwrap();
         }
         chain
     }
@@ -229,10 +219,10 @@ mod tests {
                 nonscaling: false,
                 layout: LayoutKind::Classic,
             },
-            eager_zeroed,
+            &EAGER,
         )
         .unwrap();
-        assert!(chain.add(b"item1", eager_zeroed).unwrap());
+        assert!(chain.add(b"item1", &EAGER).unwrap());
         chain
     }
 
@@ -253,7 +243,7 @@ mod tests {
     #[test]
     fn scandump_round_trip_restores_identical_chain() {
         let chain = scaling_chain(5, 100, LayoutKind::Classic);
-        let mut copy = decode_header(&encode_header(&chain), eager_zeroed).unwrap();
+        let mut copy = decode_header(&encode_header(&chain), &EAGER).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chunk_at(&chain, iter) {
             load_chunk(&mut copy, next, data).unwrap();
@@ -296,13 +286,13 @@ mod tests {
     fn every_truncation_and_bit_flip_of_a_header_decodes_without_panicking() {
         let header = encode_header(&docs_example());
         for len in 0..header.len() {
-            assert!(decode_header(&header[..len], eager_zeroed).is_err());
+            assert!(decode_header(&header[..len], &EAGER).is_err());
         }
         for byte in 0..header.len() {
             for bit in 0..8 {
                 let mut corrupt = header.clone();
                 corrupt[byte] ^= 1 << bit;
-                let _ = decode_header(&corrupt, eager_zeroed);
+                let _ = decode_header(&corrupt, &EAGER);
             }
         }
     }
@@ -313,7 +303,7 @@ mod tests {
         // bytes = 2^61 with matching bits would be an exabyte.
         header[20..28].copy_from_slice(&(1u64 << 61).to_le_bytes());
         header[28..36].copy_from_slice(&(1u64 << 61).wrapping_mul(8).to_le_bytes());
-        assert!(decode_header(&header, eager_zeroed).is_err());
+        assert!(decode_header(&header, &EAGER).is_err());
     }
 
     #[test]
@@ -326,7 +316,7 @@ mod tests {
             header.len(),
             HEADER_LEN + LINK_LEN * links + FAST_TRAILER.len()
         );
-        let mut copy = decode_header(&header, eager_zeroed).unwrap();
+        let mut copy = decode_header(&header, &EAGER).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chunk_at(&chain, iter) {
             load_chunk(&mut copy, next, data).unwrap();
@@ -334,14 +324,14 @@ mod tests {
         }
         assert_eq!(copy, chain);
         // Without the trailer, or with a classic header's options, it is refused.
-        assert!(decode_header(&header[..header.len() - 8], eager_zeroed).is_err());
+        assert!(decode_header(&header[..header.len() - 8], &EAGER).is_err());
         let mut wrong_trailer = header.clone();
         let end = wrong_trailer.len() - 1;
         wrong_trailer[end] ^= 1;
-        assert!(decode_header(&wrong_trailer, eager_zeroed).is_err());
+        assert!(decode_header(&wrong_trailer, &EAGER).is_err());
         let classic_header = encode_header(&scaling_chain(50, 400, LayoutKind::Classic));
         let mut classic_with_trailer = classic_header.clone();
         classic_with_trailer.extend_from_slice(FAST_TRAILER);
-        assert!(decode_header(&classic_with_trailer, eager_zeroed).is_err());
+        assert!(decode_header(&classic_with_trailer, &EAGER).is_err());
     }
 }

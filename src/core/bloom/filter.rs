@@ -9,7 +9,7 @@ use super::blocked::{Blocked, BLOCK_BYTES};
 use super::divisor::Divisor;
 use super::sizing::Layout;
 use crate::core::hash::HashPair;
-use crate::core::{try_copy, Error, Zeroed};
+use crate::core::{try_copy, Error, Memory};
 
 /// How a sub-filter is sized and where an item's bits go.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,16 +107,12 @@ pub enum Added {
 }
 
 impl Link {
-    /// A new, empty sub-filter.
-    pub fn new(shape: Shape, zeroed: Zeroed) -> Result<Link, Error> {
+    /// A new, empty sub-filter, its bytes from `memory` (the caller has checked the filter's
+    /// size against it).
+    pub fn new(shape: Shape, memory: &Memory) -> Result<Link, Error> {
         let parts = segment_lengths(&shape)
             .into_iter()
-            .map(|len| {
-                let len = usize::try_from(len).map_err(|_| Error::OutOfMemory)?;
-                zeroed(len)
-                    .filter(|b| b.len() == len)
-                    .ok_or(Error::OutOfMemory)
-            })
+            .map(|len| memory.array(len))
             .collect::<Result<Vec<_>, _>>()?;
         Link::assemble(shape, parts, 0)
     }
@@ -131,13 +127,13 @@ impl Link {
     }
 
     /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks).
-    pub fn zeroed_from_saved(shape: Shape, items: u64, zeroed: Zeroed) -> Result<Link, Error> {
+    pub fn zeroed_from_saved(shape: Shape, items: u64, memory: &Memory) -> Result<Link, Error> {
         if !shape.is_valid() {
             return Err(Error::BadEncoding);
         }
         Ok(Link {
             items,
-            ..Link::new(shape, zeroed)?
+            ..Link::new(shape, memory)?
         })
     }
 
@@ -478,8 +474,8 @@ fn bit_mask(bit: usize) -> u8 {
 mod tests {
     use super::*;
     use crate::core::bloom::sizing::options;
-    use crate::core::eager_zeroed;
     use crate::core::hash::HashKind;
+    use crate::core::EAGER;
 
     fn classic(entries: u64, error: f64) -> Shape {
         Shape::Classic(Layout::new(entries, error, options::DEFAULT).unwrap())
@@ -491,7 +487,7 @@ mod tests {
         // item1`): 64 bits, k=5 → bytes 01 08 00 80 00 04 20 00.
         let shape = classic(10, 0.05);
         assert_eq!((shape.bytes(), shape.hashes()), (8, 5));
-        let mut link = Link::new(shape, eager_zeroed).unwrap();
+        let mut link = Link::new(shape, &EAGER).unwrap();
         let h = HashPair::of(b"item1", HashKind::Murmur64);
         assert!(!link.contains(h));
         assert!(link.insert(h));
@@ -575,8 +571,8 @@ mod tests {
             Shape::Classic(Layout::new(50, 0.001 / (1u64 << 25) as f64, options::DEFAULT).unwrap());
         assert!(strict.hashes() as usize > SAVED_PROBES);
         for shape in [classic(2000, 0.01), classic(300, 0.0001), strict, blocked] {
-            let mut inserted = Link::new(shape, eager_zeroed).unwrap();
-            let mut located = Link::new(shape, eager_zeroed).unwrap();
+            let mut inserted = Link::new(shape, &EAGER).unwrap();
+            let mut located = Link::new(shape, &EAGER).unwrap();
             for _ in 0..3000 {
                 // Some items come back, to take the "already present" path.
                 let item = (next() % 2500).to_le_bytes();
@@ -628,14 +624,17 @@ mod tests {
     fn impossible_sizes_fail_cleanly() {
         // Bits for 2^62 entries: an exabyte array. black_box: an unused allocation may
         // legally be optimised away as if it had succeeded.
-        let result = Link::new(std::hint::black_box(classic(1 << 62, 0.01)), eager_zeroed);
+        let result = Link::new(std::hint::black_box(classic(1 << 62, 0.01)), &EAGER);
         assert_eq!(
             std::hint::black_box(&result).as_ref().err(),
             Some(&Error::OutOfMemory)
         );
-        let refused: Zeroed = |_| None;
+        let refused = Memory {
+            zeroed: |_| None,
+            ..EAGER
+        };
         assert_eq!(
-            Link::new(classic(10, 0.01), refused).err(),
+            Link::new(classic(10, 0.01), &refused).err(),
             Some(Error::OutOfMemory)
         );
     }

@@ -13,7 +13,7 @@
 use super::filter::{
     CuckooFilter, SavedHeader, MAX_BUCKETS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
 };
-use crate::core::{Error, Zeroed};
+use crate::core::{Error, Memory};
 
 /// Bytes of a SCANDUMP header (`sizeof(CFHeader)`, packed): numItems, numBuckets, numDeletes
 /// and numFilters as u64, then bucketSize, maxIterations and expansion as u16.
@@ -46,17 +46,6 @@ pub fn encode_header(filter: &CuckooFilter) -> [u8; HEADER_LEN] {
     out
 }
 
-/// What a header may ask for, from the server's configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HeaderLimits {
-    /// The largest bucket size, RedisBloom 8's `cf-bucket-size` maximum:
-    /// `min(255, cf-initial-size / 2)`. Values above 255 count as 255.
-    pub max_bucket_size: u16,
-    /// The most bytes all sub-filters together may need (the machine's memory, say): larger
-    /// headers are refused before anything is allocated.
-    pub max_total_bytes: u64,
-}
-
 /// A filter with zeroed sub-filters (bytes from `zeroed`) from a SCANDUMP header; the data
 /// chunks fill them in later. The rules are RedisBloom 8's (`CFHeader_Load`,
 /// `CuckooFilter_ValidateIntegrity`):
@@ -64,20 +53,21 @@ pub struct HeaderLimits {
 /// * exactly [`HEADER_LEN`] bytes;
 /// * 1 to 65535 sub-filters — the u64 field is refused above that, where RedisBloom
 ///   truncates it to 16 bits (65537 would give one sub-filter);
-/// * a bucket size of 1 to `limits.max_bucket_size` (and 255);
+/// * a bucket size of 1 to `max_bucket_size` (and 255);
 /// * at least 1 iteration;
 /// * a power-of-two bucket count of at most 2^56 − 1;
 /// * an expansion of at most 32768, and not 0 with several sub-filters (RedisBloom 8.4.1+;
 ///   a non-power-of-two expansion is accepted, as there);
-/// * every sub-filter (`num_buckets × expansion^i` buckets) within 2^56 − 1 buckets, and all
-///   of them within `limits.max_total_bytes`.
+/// * every sub-filter (`num_buckets × expansion^i` buckets) within 2^56 − 1 buckets, and the
+///   whole filter within `memory`'s bounds, checked before anything is allocated.
 ///
-/// `BadEncoding` when a rule fails, `OutOfMemory` when the bytes are more than the limit or
-/// `zeroed` refuses them; either way `CF.LOADCHUNK` answers `Couldn't create filter!`.
+/// `BadEncoding` when a rule fails; `OutOfMemory` or `OverLimit` when the filter would be too
+/// large or `memory` refuses the bytes; either way `CF.LOADCHUNK` answers
+/// `Couldn't create filter!`.
 pub fn decode_header(
     data: &[u8],
-    limits: HeaderLimits,
-    zeroed: Zeroed,
+    max_bucket_size: u16,
+    memory: &Memory,
 ) -> Result<CuckooFilter, Error> {
     let mut r = Reader(data);
     let items = r.u64()?;
@@ -87,7 +77,7 @@ pub fn decode_header(
     let bucket_size = r.u16()?;
     let max_iterations = r.u16()?;
     let expansion = r.u16()?;
-    let max_bucket_size = limits.max_bucket_size.min(MAX_BUCKET_SIZE);
+    let max_bucket_size = max_bucket_size.min(MAX_BUCKET_SIZE);
     let valid = r.0.is_empty()
         && (1..=u64::from(MAX_FILTERS)).contains(&num_filters)
         && (1..=max_bucket_size).contains(&bucket_size)
@@ -108,7 +98,7 @@ pub fn decode_header(
         max_iterations: u64::from(max_iterations),
         expansion: u64::from(expansion),
     };
-    CuckooFilter::with_zeroed_sub_filters(header, limits.max_total_bytes, zeroed)
+    CuckooFilter::with_zeroed_sub_filters(header, memory)
 }
 
 /// What `CF.SCANDUMP key cursor` returns.
@@ -235,12 +225,16 @@ impl Reader<'_> {
 mod tests {
     use super::*;
     use crate::core::cuckoo::{ItemHash, Params};
-    use crate::core::eager_zeroed;
+    use crate::core::{eager_zeroed, Memory, Zeroed, EAGER};
 
-    const LIMITS: HeaderLimits = HeaderLimits {
-        max_bucket_size: 255,
-        max_total_bytes: 1 << 30,
-    };
+    /// Memory as a server's would be, with 1 GiB for the filter.
+    fn limited(zeroed: Zeroed) -> Memory {
+        Memory {
+            zeroed,
+            available: 1 << 30,
+            limit: u64::MAX,
+        }
+    }
 
     fn filter(capacity: u64, bucket_size: u16, expansion: u16) -> CuckooFilter {
         let params = Params {
@@ -249,20 +243,19 @@ mod tests {
             max_iterations: 20,
             expansion,
         };
-        CuckooFilter::new(params, eager_zeroed).unwrap()
+        CuckooFilter::new(params, &EAGER).unwrap()
     }
 
     fn with_items(mut f: CuckooFilter, items: u32) -> CuckooFilter {
         for i in 0..items {
-            f.insert(&ItemHash::of(&i.to_le_bytes()), eager_zeroed)
-                .unwrap();
+            f.insert(&ItemHash::of(&i.to_le_bytes()), &EAGER).unwrap();
         }
         f
     }
 
     /// A copy of `f` through its SCANDUMP stream.
     fn round_trip(f: &CuckooFilter) -> CuckooFilter {
-        let mut copy = decode_header(&encode_header(f), LIMITS, eager_zeroed).unwrap();
+        let mut copy = decode_header(&encode_header(f), 255, &limited(eager_zeroed)).unwrap();
         for (next, data) in chunks(f) {
             load_chunk(&mut copy, next, data).unwrap();
         }
@@ -292,7 +285,7 @@ mod tests {
     fn header_of_the_worked_example() {
         // CF.RESERVE cf 8, CF.ADD cf item1 (verified on RedisBloom 2.8.2).
         let mut f = filter(8, 2, 1);
-        f.insert(&ItemHash::of(b"item1"), eager_zeroed).unwrap();
+        f.insert(&ItemHash::of(b"item1"), &EAGER).unwrap();
         let expected: [u8; 38] = [
             1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
             0, 0, 0, 2, 0, 20, 0, 1, 0,
@@ -402,7 +395,7 @@ mod tests {
     #[test]
     fn hostile_headers_are_refused() {
         let ok = header(1, 4, 0, 1, 2, 20, 1);
-        assert!(decode_header(&ok, LIMITS, eager_zeroed).is_ok());
+        assert!(decode_header(&ok, 255, &limited(eager_zeroed)).is_ok());
         for (bad, why) in [
             (header(1, 0, 0, 1, 2, 20, 1), "no buckets"),
             (header(1, 3, 0, 1, 2, 20, 1), "not a power of two"),
@@ -433,7 +426,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                decode_header(&bad, LIMITS, eager_zeroed).err(),
+                decode_header(&bad, 255, &limited(eager_zeroed)).err(),
                 Some(Error::BadEncoding),
                 "{why}"
             );
@@ -441,24 +434,26 @@ mod tests {
         // test_scandump_invalid_header: bytes 0–8 zeroed (numBuckets 4 becomes 0).
         let mut zeroed_start = ok.clone();
         zeroed_start[..9].fill(0);
-        assert!(decode_header(&zeroed_start, LIMITS, eager_zeroed).is_err());
+        assert!(decode_header(&zeroed_start, 255, &limited(eager_zeroed)).is_err());
         // A 46-byte header of RedisBloom before 2.2.15 (with a heap pointer), and 37 bytes.
         let mut old = ok.clone();
         old.extend_from_slice(&[0; 8]);
-        assert!(decode_header(&old, LIMITS, eager_zeroed).is_err());
-        assert!(decode_header(&ok[..37], LIMITS, eager_zeroed).is_err());
+        assert!(decode_header(&old, 255, &limited(eager_zeroed)).is_err());
+        assert!(decode_header(&ok[..37], 255, &limited(eager_zeroed)).is_err());
         // The bucket-size maximum follows the configuration.
-        let narrow = HeaderLimits {
-            max_bucket_size: 1,
-            ..LIMITS
-        };
-        assert!(decode_header(&ok, narrow, eager_zeroed).is_err());
-        let wide = HeaderLimits {
-            max_bucket_size: u16::MAX,
-            ..LIMITS
-        };
-        assert!(decode_header(&header(1, 4, 0, 1, 255, 20, 1), wide, eager_zeroed).is_ok());
-        assert!(decode_header(&header(1, 4, 0, 1, 256, 20, 1), wide, eager_zeroed).is_err());
+        assert!(decode_header(&ok, 1, &limited(eager_zeroed)).is_err());
+        assert!(decode_header(
+            &header(1, 4, 0, 1, 255, 20, 1),
+            u16::MAX,
+            &limited(eager_zeroed)
+        )
+        .is_ok());
+        assert!(decode_header(
+            &header(1, 4, 0, 1, 256, 20, 1),
+            u16::MAX,
+            &limited(eager_zeroed)
+        )
+        .is_err());
     }
 
     /// Hands out zeroed bytes up to 1 MiB, refuses more.
@@ -471,15 +466,19 @@ mod tests {
         // test_scandump_invalid_header_alloc: 2^48 buckets.
         let h = header(1, 1 << 48, 0, 1, 1, 1, 1);
         assert_eq!(
-            decode_header(&h, LIMITS, bounded).err(),
+            decode_header(&h, 255, &limited(bounded)).err(),
             Some(Error::OutOfMemory)
         );
-        let unlimited = HeaderLimits {
-            max_total_bytes: u64::MAX,
-            ..LIMITS
-        };
         assert_eq!(
-            decode_header(&h, unlimited, bounded).err(),
+            decode_header(
+                &h,
+                255,
+                &Memory {
+                    zeroed: bounded,
+                    ..EAGER
+                }
+            )
+            .err(),
             Some(Error::OutOfMemory)
         );
         // Each sub-filter small, all of them together not: 65535 × 2^30 bytes.
@@ -488,17 +487,25 @@ mod tests {
         }
         let many = header(1, 1 << 30, 0, 65535, 1, 1, 1);
         assert_eq!(
-            decode_header(&many, LIMITS, never).err(),
+            decode_header(&many, 255, &limited(never)).err(),
             Some(Error::OutOfMemory)
         );
         // Sizes that overflow the cursor space are refused whatever the limit.
         let overflow = header(1, 1 << 55, 0, 300, 255, 1, 1);
         assert_eq!(
-            decode_header(&overflow, unlimited, never).err(),
+            decode_header(
+                &overflow,
+                255,
+                &Memory {
+                    zeroed: never,
+                    ..EAGER
+                }
+            )
+            .err(),
             Some(Error::BadEncoding)
         );
         // Non-power-of-two expansion: 4, 12, 36 buckets.
-        let three = decode_header(&header(1, 4, 0, 3, 1, 1, 3), LIMITS, bounded).unwrap();
+        let three = decode_header(&header(1, 4, 0, 3, 1, 1, 3), 255, &limited(bounded)).unwrap();
         let sizes: Vec<u64> = three.sub_filters().map(|(n, _)| n).collect();
         assert_eq!(sizes, vec![4, 12, 36]);
     }
@@ -508,13 +515,13 @@ mod tests {
         let f = with_items(filter(64, 4, 2), 500);
         let h = encode_header(&f);
         for len in 0..h.len() {
-            assert!(decode_header(&h[..len], LIMITS, bounded).is_err());
+            assert!(decode_header(&h[..len], 255, &limited(bounded)).is_err());
         }
         for byte in 0..h.len() {
             for bit in 0..8 {
                 let mut corrupt = h;
                 corrupt[byte] ^= 1 << bit;
-                if let Ok(g) = decode_header(&corrupt, LIMITS, bounded) {
+                if let Ok(g) = decode_header(&corrupt, 255, &limited(bounded)) {
                     // Whatever was accepted is self-consistent and walkable.
                     let total: usize = g.sub_filters().map(|(_, d)| d.len()).sum();
                     let walked: usize = chunks(&g).map(|(_, d)| d.len()).sum();
@@ -537,30 +544,57 @@ mod tests {
             REQUESTS.with(|r| r.borrow_mut().push(len));
             bounded(len)
         }
-        let unlimited = HeaderLimits {
-            max_total_bytes: u64::MAX,
-            ..LIMITS
-        };
         let h = header(0, 1 << 32, 0, 1, 1, 1, 1);
         assert_eq!(
-            decode_header(&h, unlimited, counting).err(),
+            decode_header(
+                &h,
+                255,
+                &Memory {
+                    zeroed: counting,
+                    ..EAGER
+                }
+            )
+            .err(),
             Some(Error::OutOfMemory)
         );
         assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 32]);
         // Three such sub-filters: the first refusal ends it.
         let h = header(0, 1 << 32, 0, 3, 1, 1, 1);
         assert_eq!(
-            decode_header(&h, unlimited, counting).err(),
+            decode_header(
+                &h,
+                255,
+                &Memory {
+                    zeroed: counting,
+                    ..EAGER
+                }
+            )
+            .err(),
             Some(Error::OutOfMemory)
         );
         assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 32]);
         // The same shape, small enough for the fake: created, and inserts work.
         let h = header(0, 1 << 16, 0, 3, 1, 1, 1);
-        let mut f = decode_header(&h, unlimited, counting).unwrap();
+        let mut f = decode_header(
+            &h,
+            255,
+            &Memory {
+                zeroed: counting,
+                ..EAGER
+            },
+        )
+        .unwrap();
         assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 16; 3]);
         let item = ItemHash::of(b"x");
         for _ in 0..10 {
-            f.insert(&item, counting).unwrap();
+            f.insert(
+                &item,
+                &Memory {
+                    zeroed: counting,
+                    ..EAGER
+                },
+            )
+            .unwrap();
         }
         assert_eq!((f.items(), f.count(&item)), (10, 10));
     }
@@ -574,15 +608,26 @@ mod tests {
         fn lazy(len: usize) -> Option<Vec<u8>> {
             Some(vec![0; len])
         }
-        let unlimited = HeaderLimits {
-            max_total_bytes: u64::MAX,
-            ..LIMITS
-        };
         let before = resident_bytes();
-        let mut f = decode_header(&header(0, 1 << 32, 0, 1, 1, 1, 1), unlimited, lazy).unwrap();
+        let mut f = decode_header(
+            &header(0, 1 << 32, 0, 1, 1, 1, 1),
+            255,
+            &Memory {
+                zeroed: lazy,
+                ..EAGER
+            },
+        )
+        .unwrap();
         let h = ItemHash::of(b"x");
         for _ in 0..10 {
-            f.insert(&h, lazy).unwrap();
+            f.insert(
+                &h,
+                &Memory {
+                    zeroed: lazy,
+                    ..EAGER
+                },
+            )
+            .unwrap();
         }
         // Two copies per sub-filter (its two buckets), so it grew to five of 2^32 buckets.
         assert_eq!((f.items(), f.count(&h), f.num_filters()), (10, 10, 5));

@@ -24,7 +24,7 @@
 //! alternate of the alternate bucket is the bucket itself only for powers of two).
 
 use crate::core::hash::murmur64a;
-use crate::core::{Error, Zeroed};
+use crate::core::{Error, Memory};
 
 /// The most slots per bucket: RedisBloom stores the bucket size of a sub-filter in 8 bits.
 pub const MAX_BUCKET_SIZE: u16 = 255;
@@ -251,17 +251,14 @@ impl SubFilter {
         }
     }
 
-    /// A zeroed sub-filter of `num_buckets` buckets, its bytes from `zeroed`.
-    fn zeroed(num_buckets: u64, bucket_size: u16, zeroed: Zeroed) -> Result<SubFilter, Error> {
+    /// A zeroed sub-filter of `num_buckets` buckets, its bytes from `memory` (the caller has
+    /// checked the filter's size against it).
+    fn zeroed(num_buckets: u64, bucket_size: u16, memory: &Memory) -> Result<SubFilter, Error> {
         let len = num_buckets
             .checked_mul(u64::from(bucket_size))
             .filter(|len| *len <= MAX_TOTAL_BYTES)
-            .and_then(|len| usize::try_from(len).ok())
             .ok_or(Error::OutOfMemory)?;
-        let data = zeroed(len)
-            .filter(|data| data.len() == len)
-            .ok_or(Error::OutOfMemory)?;
-        Ok(SubFilter::new(num_buckets, data))
+        Ok(SubFilter::new(num_buckets, memory.array(len)?))
     }
 
     /// The bucket a hash lands in: `hash mod num_buckets` (`SubCF_GetIndex`). Its byte offset
@@ -385,10 +382,14 @@ impl CuckooFilter {
     /// `InvalidParameters` outside RedisBloom 8's `CF.RESERVE` ranges (bucket size 1..=255,
     /// max iterations ≥ 1, expansion ≤ 32768) or for an absurd capacity; `OutOfMemory` when
     /// the bytes cannot be had.
-    pub fn new(params: Params, zeroed: Zeroed) -> Result<CuckooFilter, Error> {
+    pub fn new(params: Params, memory: &Memory) -> Result<CuckooFilter, Error> {
         params.check()?;
         let num_buckets = params.num_buckets()?;
-        let first = SubFilter::zeroed(num_buckets, params.bucket_size, zeroed)?;
+        let bytes = num_buckets
+            .checked_mul(u64::from(params.bucket_size))
+            .ok_or(Error::OutOfMemory)?;
+        memory.check(memory_usage(1, bytes).ok_or(Error::OutOfMemory)?)?;
+        let first = SubFilter::zeroed(num_buckets, params.bucket_size, memory)?;
         Ok(CuckooFilter {
             num_buckets,
             items: 0,
@@ -448,8 +449,7 @@ impl CuckooFilter {
     /// is allocated, or when `zeroed` fails.
     pub(super) fn with_zeroed_sub_filters(
         header: SavedHeader,
-        max_total_bytes: u64,
-        zeroed: Zeroed,
+        memory: &Memory,
     ) -> Result<CuckooFilter, Error> {
         header.check()?;
         let bucket_size = u64_to_u16(header.bucket_size)?;
@@ -470,14 +470,12 @@ impl CuckooFilter {
                 .ok_or(Error::BadEncoding)?;
             sizes.push(num_buckets);
         }
-        if total > max_total_bytes {
-            return Err(Error::OutOfMemory);
-        }
+        memory.check(memory_usage(count as u64, total).ok_or(Error::OutOfMemory)?)?;
         let mut subs = Vec::new();
         subs.try_reserve_exact(count)
             .map_err(|_| Error::OutOfMemory)?;
         for num_buckets in sizes {
-            subs.push(SubFilter::zeroed(num_buckets, bucket_size, zeroed)?);
+            subs.push(SubFilter::zeroed(num_buckets, bucket_size, memory)?);
         }
         Ok(CuckooFilter {
             num_buckets: header.num_buckets,
@@ -529,7 +527,7 @@ impl CuckooFilter {
     /// `Full` when the filter may not grow (expansion 0); `CannotGrow` when a new sub-filter
     /// would pass 2^56 − 1 buckets, 65535 sub-filters or the available memory. The filter is
     /// unchanged after either.
-    pub fn insert(&mut self, item: &ItemHash, zeroed: Zeroed) -> Result<(), Error> {
+    pub fn insert(&mut self, item: &ItemHash, memory: &Memory) -> Result<(), Error> {
         loop {
             if self.place(item) || self.kick(item) {
                 self.items = self.items.wrapping_add(1);
@@ -538,18 +536,18 @@ impl CuckooFilter {
             if self.expansion == 0 {
                 return Err(Error::Full);
             }
-            self.grow(zeroed)?;
+            self.grow(memory)?;
         }
     }
 
     /// Adds the item unless it may already be present (`CuckooFilter_InsertUnique`,
     /// `CF.ADDNX`): `Ok(false)` when [`CuckooFilter::contains`] finds it, else as
     /// [`CuckooFilter::insert`] and `Ok(true)`.
-    pub fn insert_if_absent(&mut self, item: &ItemHash, zeroed: Zeroed) -> Result<bool, Error> {
+    pub fn insert_if_absent(&mut self, item: &ItemHash, memory: &Memory) -> Result<bool, Error> {
         if self.contains(item) {
             return Ok(false);
         }
-        self.insert(item, zeroed).map(|()| true)
+        self.insert(item, memory).map(|()| true)
     }
 
     /// Removes one copy of the item's fingerprint (`CuckooFilter_Delete`, `CF.DEL`): the first
@@ -623,7 +621,7 @@ impl CuckooFilter {
     /// `40 + 16 × sub-filters + all sub-filter bytes`.
     pub fn memory_usage(&self) -> u64 {
         let bytes: u64 = self.subs.iter().map(|sub| sub.data.len() as u64).sum();
-        FILTER_OVERHEAD + SUB_FILTER_OVERHEAD * self.subs.len() as u64 + bytes
+        memory_usage(self.subs.len() as u64, bytes).unwrap_or(u64::MAX)
     }
 
     /// The RDB fields in save order (`CFRdbSave`); the sub-filters follow from
@@ -703,7 +701,7 @@ impl CuckooFilter {
     /// with RedisBloom 8's guards: at most 65535 sub-filters, at most 2^56 − 1 buckets, and a
     /// failed allocation is an error rather than an abort). Leaves the filter unchanged on
     /// failure.
-    fn grow(&mut self, zeroed: Zeroed) -> Result<(), Error> {
+    fn grow(&mut self, memory: &Memory) -> Result<(), Error> {
         let n = self.subs.len();
         if n >= usize::from(MAX_FILTERS) {
             return Err(Error::CannotGrow);
@@ -711,14 +709,18 @@ impl CuckooFilter {
         let num_buckets =
             sub_filter_buckets(self.num_buckets, self.expansion, n).ok_or(Error::CannotGrow)?;
         let held: u64 = self.subs.iter().map(|sub| sub.data.len() as u64).sum();
-        let fits = num_buckets
+        let total = num_buckets
             .checked_mul(u64::from(self.bucket_size))
             .and_then(|bytes| bytes.checked_add(held))
-            .is_some_and(|total| total <= MAX_TOTAL_BYTES);
-        if !fits {
-            return Err(Error::CannotGrow);
+            .filter(|total| *total <= MAX_TOTAL_BYTES)
+            .ok_or(Error::CannotGrow)?;
+        let grown = memory_usage(n as u64 + 1, total).ok_or(Error::CannotGrow)?;
+        match memory.check(grown) {
+            Err(Error::OverLimit) => return Err(Error::OverLimit),
+            Err(_) => return Err(Error::CannotGrow),
+            Ok(()) => {}
         }
-        let sub = SubFilter::zeroed(num_buckets, self.bucket_size, zeroed)
+        let sub = SubFilter::zeroed(num_buckets, self.bucket_size, memory)
             .map_err(|_| Error::CannotGrow)?;
         self.subs.try_reserve(1).map_err(|_| Error::CannotGrow)?;
         self.subs.push(sub);
@@ -788,10 +790,19 @@ fn u64_to_u16(value: u64) -> Result<u16, Error> {
     u16::try_from(value).map_err(|_| Error::BadEncoding)
 }
 
+/// What `MEMORY USAGE` counts for a filter of `filters` sub-filters holding `bytes` of
+/// fingerprints (RedisBloom's structs included); `None` on overflow.
+pub fn memory_usage(filters: u64, bytes: u64) -> Option<u64> {
+    SUB_FILTER_OVERHEAD
+        .checked_mul(filters)?
+        .checked_add(FILTER_OVERHEAD)?
+        .checked_add(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::eager_zeroed;
+    use crate::core::{Memory, EAGER};
 
     fn params(capacity: u64, bucket_size: u16, max_iterations: u16, expansion: u16) -> Params {
         Params {
@@ -810,7 +821,7 @@ mod tests {
     ) -> CuckooFilter {
         CuckooFilter::new(
             params(capacity, bucket_size, max_iterations, expansion),
-            eager_zeroed,
+            &EAGER,
         )
         .unwrap()
     }
@@ -908,7 +919,7 @@ mod tests {
             params(1 << 57, 2, 20, 1),
         ] {
             assert_eq!(
-                CuckooFilter::new(p, eager_zeroed),
+                CuckooFilter::new(p, &EAGER),
                 Err(Error::InvalidParameters),
                 "{p:?}"
             );
@@ -922,14 +933,26 @@ mod tests {
             None
         }
         assert_eq!(
-            CuckooFilter::new(params(100, 2, 20, 1), refuse),
+            CuckooFilter::new(
+                params(100, 2, 20, 1),
+                &Memory {
+                    zeroed: refuse,
+                    ..EAGER
+                }
+            ),
             Err(Error::OutOfMemory)
         );
         fn short(len: usize) -> Option<Vec<u8>> {
             Some(vec![0; len / 2])
         }
         assert_eq!(
-            CuckooFilter::new(params(100, 2, 20, 1), short),
+            CuckooFilter::new(
+                params(100, 2, 20, 1),
+                &Memory {
+                    zeroed: short,
+                    ..EAGER
+                }
+            ),
             Err(Error::OutOfMemory)
         );
     }
@@ -940,7 +963,7 @@ mod tests {
         let mut f = filter(8, 2, 20, 1);
         let h = ItemHash::of(b"item1");
         assert_eq!((h.hash() % 4, h.alt_hash() % 4), (2, 1));
-        f.insert(&h, eager_zeroed).unwrap();
+        f.insert(&h, &EAGER).unwrap();
         assert_eq!(bytes(&f), vec![vec![0, 0, 0, 0, 7, 0, 0, 0]]);
         assert!(f.contains(&h));
         assert_eq!(f.count(&h), 1);
@@ -953,7 +976,7 @@ mod tests {
         let mut f = filter(4, 2, 20, 1);
         let h = ItemHash::of(b"3");
         assert_eq!(h.fingerprint(), 228);
-        f.insert(&h, eager_zeroed).unwrap();
+        f.insert(&h, &EAGER).unwrap();
         assert_eq!(f.count(&h), 2);
         assert!(f.contains(&h));
         assert!(f.delete(&h));
@@ -967,14 +990,11 @@ mod tests {
         // test_expansion_0: four slots, a fifth and sixth item are refused.
         let mut f = filter(4, 2, 20, 0);
         for item in [b"1", b"2", b"3", b"4"] {
-            f.insert(&ItemHash::of(item), eager_zeroed).unwrap();
+            f.insert(&ItemHash::of(item), &EAGER).unwrap();
         }
         let before = bytes(&f);
         for item in [b"5", b"6"] {
-            assert_eq!(
-                f.insert(&ItemHash::of(item), eager_zeroed),
-                Err(Error::Full)
-            );
+            assert_eq!(f.insert(&ItemHash::of(item), &EAGER), Err(Error::Full));
             assert_eq!(bytes(&f), before);
         }
         assert_eq!((f.items(), f.num_filters()), (4, 1));
@@ -985,7 +1005,7 @@ mod tests {
         let mut f = filter(4, 2, 20, 2);
         let h = ItemHash::of(b"x");
         for _ in 0..20 {
-            f.insert(&h, eager_zeroed).unwrap();
+            f.insert(&h, &EAGER).unwrap();
         }
         assert_eq!(f.items(), 20);
         assert_eq!(f.count(&h), 20);
@@ -1021,8 +1041,24 @@ mod tests {
             panic!("allocated past the guard")
         }
         let h = ItemHash::of(b"a");
-        f.insert(&h, never).unwrap();
-        assert_eq!(f.insert(&ItemHash::of(b"b"), never), Err(Error::CannotGrow));
+        f.insert(
+            &h,
+            &Memory {
+                zeroed: never,
+                ..EAGER
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            f.insert(
+                &ItemHash::of(b"b"),
+                &Memory {
+                    zeroed: never,
+                    ..EAGER
+                }
+            ),
+            Err(Error::CannotGrow)
+        );
         assert_eq!(
             (bytes(&f), f.items(), f.num_filters()),
             (vec![vec![h.fingerprint()]], 1, 1)
@@ -1035,7 +1071,13 @@ mod tests {
         let before = loop {
             let snapshot = bytes(&f);
             let items = f.items();
-            match f.insert(&ItemHash::of(&items.to_le_bytes()), refuse) {
+            match f.insert(
+                &ItemHash::of(&items.to_le_bytes()),
+                &Memory {
+                    zeroed: refuse,
+                    ..EAGER
+                },
+            ) {
                 Ok(()) => {}
                 Err(e) => {
                     assert_eq!(e, Error::CannotGrow);
@@ -1060,7 +1102,7 @@ mod tests {
         let subs = (0..65535).map(|_| (1, vec![9])).collect();
         let mut f = CuckooFilter::from_saved(header, subs).unwrap();
         assert_eq!(
-            f.insert(&ItemHash::of(b"z"), eager_zeroed),
+            f.insert(&ItemHash::of(b"z"), &EAGER),
             Err(Error::CannotGrow)
         );
         assert_eq!((f.num_filters(), f.items()), (65535, 65535));
@@ -1071,8 +1113,8 @@ mod tests {
     fn delete_then_compact_resets_deletes_even_with_one_sub_filter() {
         let mut f = filter(100, 2, 20, 1);
         let h = ItemHash::of(b"k");
-        f.insert(&h, eager_zeroed).unwrap();
-        f.insert(&h, eager_zeroed).unwrap();
+        f.insert(&h, &EAGER).unwrap();
+        f.insert(&h, &EAGER).unwrap();
         assert!(f.delete(&h));
         assert_eq!((f.items(), f.deletes()), (1, 1));
         f.compact();
@@ -1085,7 +1127,7 @@ mod tests {
         // bring it to filters:3 deletes:2.
         let mut f = filter(8, 2, 20, 1);
         for i in 0..60 {
-            f.insert(&ItemHash::of(i.to_string().as_bytes()), eager_zeroed)
+            f.insert(&ItemHash::of(i.to_string().as_bytes()), &EAGER)
                 .unwrap();
         }
         assert_eq!(f.num_filters(), 8);

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use super::encoding::{self, chunk_at, decode_header, encode_header, scandump, Dump};
 use super::{CuckooFilter, ItemHash, Params, SavedHeader};
-use crate::core::{eager_zeroed, Error};
+use crate::core::{Error, Memory, EAGER};
 
 /// Marsaglia's xorshift64 (13, 7, 17), seeded as the capture script seeded it.
 struct Rng(u64);
@@ -102,8 +102,8 @@ fn apply(f: &mut CuckooFilter, command: &str, item: &[u8]) -> String {
         Err(_) => "G".to_string(),
     };
     match command {
-        "ADD" => code(f.insert(&h, eager_zeroed).map(|()| true)),
-        "ADDNX" => code(f.insert_if_absent(&h, eager_zeroed)),
+        "ADD" => code(f.insert(&h, &EAGER).map(|()| true)),
+        "ADDNX" => code(f.insert_if_absent(&h, &EAGER)),
         "DEL" => code(Ok(f.delete(&h))),
         "COUNT" => format!("{},", f.count(&h)),
         "EXISTS" => code(Ok(f.contains(&h))),
@@ -124,7 +124,7 @@ fn random_run(seed: u64) -> (String, u64, u64) {
     let expansion = g.below(5) as u16;
     let capacity = 2 * u64::from(bucket_size) + g.below(40);
     let p = params(capacity, bucket_size, max_iterations, expansion);
-    let f = CuckooFilter::new(p, eager_zeroed).unwrap();
+    let f = CuckooFilter::new(p, &EAGER).unwrap();
     run_commands(f, &mut g)
 }
 
@@ -144,11 +144,7 @@ fn odd_expansion_run(seed: u64) -> (String, u64, u64) {
     for v in [bucket_size, max_iterations, expansion] {
         header.extend_from_slice(&v.to_le_bytes());
     }
-    let limits = encoding::HeaderLimits {
-        max_bucket_size: 255,
-        max_total_bytes: u64::MAX,
-    };
-    let f = decode_header(&header, limits, eager_zeroed).unwrap();
+    let f = decode_header(&header, 255, &EAGER).unwrap();
     run_commands(f, &mut g)
 }
 
@@ -319,7 +315,7 @@ fn check_run(
     debug: &str,
     walk: &[(i64, &str)],
 ) {
-    let mut f = CuckooFilter::new(p, eager_zeroed).unwrap();
+    let mut f = CuckooFilter::new(p, &EAGER).unwrap();
     let got: String = commands
         .iter()
         .map(|(c, item)| apply(&mut f, c, item.as_bytes()))
@@ -530,9 +526,9 @@ fn rdb_fields_of_the_verified_dump() {
     // CF.RESERVE d1 4 EXPANSION 0; CF.ADD d1 1; CF.ADD d1 2. DUMP carries, as SaveUnsigned:
     // 1 filter, 2 buckets, 2 items, 0 deletes, bucket size 2, 20 iterations, expansion 0,
     // then 2 buckets and the string DD 00 65 00.
-    let mut f = CuckooFilter::new(params(4, 2, 20, 0), eager_zeroed).unwrap();
-    f.insert(&ItemHash::of(b"1"), eager_zeroed).unwrap();
-    f.insert(&ItemHash::of(b"2"), eager_zeroed).unwrap();
+    let mut f = CuckooFilter::new(params(4, 2, 20, 0), &EAGER).unwrap();
+    f.insert(&ItemHash::of(b"1"), &EAGER).unwrap();
+    f.insert(&ItemHash::of(b"2"), &EAGER).unwrap();
     let header = f.saved_header();
     assert_eq!(
         header,
@@ -702,7 +698,7 @@ fn rdb_loading_refuses_inconsistent_geometry() {
     let mut full = false;
     for i in 0..20u32 {
         let h = ItemHash::of(&i.to_le_bytes());
-        match f.insert(&h, eager_zeroed) {
+        match f.insert(&h, &EAGER) {
             Ok(()) => assert!(f.contains(&h)),
             Err(e) => {
                 assert_eq!(e, Error::Full);
@@ -963,7 +959,7 @@ fn the_filter_matches_the_naive_model_byte_for_byte() {
         );
         let pool = 1 + g.below(120);
         let ops = 50 + g.below(250);
-        let mut f = CuckooFilter::new(p, eager_zeroed).unwrap();
+        let mut f = CuckooFilter::new(p, &EAGER).unwrap();
         let mut m = Model::new(p);
         for step in 0..ops {
             let item = format!("i{}", g.below(pool));
@@ -971,14 +967,34 @@ fn the_filter_matches_the_naive_model_byte_for_byte() {
             let h = ItemHash::of(item);
             let context = format!("seed {seed} step {step} {p:?}");
             match g.below(100) {
-                0..40 => assert_eq!(f.insert(&h, bounded), m.insert(item), "{context}"),
+                0..40 => assert_eq!(
+                    f.insert(
+                        &h,
+                        &Memory {
+                            zeroed: bounded,
+                            ..EAGER
+                        }
+                    ),
+                    m.insert(item),
+                    "{context}"
+                ),
                 40..50 => {
                     let expected = if m.contains(item) {
                         Ok(false)
                     } else {
                         m.insert(item).map(|()| true)
                     };
-                    assert_eq!(f.insert_if_absent(&h, bounded), expected, "{context}");
+                    assert_eq!(
+                        f.insert_if_absent(
+                            &h,
+                            &Memory {
+                                zeroed: bounded,
+                                ..EAGER
+                            }
+                        ),
+                        expected,
+                        "{context}"
+                    );
                 }
                 50..75 => assert_eq!(f.delete(&h), m.delete(item), "{context}"),
                 75..85 => assert_eq!(f.count(&h), m.count(item), "{context}"),
@@ -1007,11 +1023,7 @@ fn scandump_round_trip(f: &CuckooFilter) -> CuckooFilter {
     let walk = scandump_walk(f);
     let (first, chunks) = walk.split_first().unwrap();
     assert_eq!(first.0, 1);
-    let limits = encoding::HeaderLimits {
-        max_bucket_size: 255,
-        max_total_bytes: u64::MAX,
-    };
-    let mut copy = decode_header(&first.1, limits, eager_zeroed).unwrap();
+    let mut copy = decode_header(&first.1, 255, &EAGER).unwrap();
     for (cursor, data) in chunks {
         encoding::load_chunk(&mut copy, *cursor, data).unwrap();
     }
@@ -1034,14 +1046,20 @@ fn no_false_negatives_and_counts_cover_multiplicity() {
             g.below(5) as u16,
         );
         let pool = 1 + g.below(200);
-        let mut f = CuckooFilter::new(p, eager_zeroed).unwrap();
+        let mut f = CuckooFilter::new(p, &EAGER).unwrap();
         let mut present: HashMap<String, u64> = HashMap::new();
         for step in 0..400 {
             let item = format!("m{}", g.below(pool));
             let h = ItemHash::of(item.as_bytes());
             let context = format!("seed {seed} step {step} {p:?}");
             match g.below(10) {
-                0..6 => match f.insert(&h, bounded) {
+                0..6 => match f.insert(
+                    &h,
+                    &Memory {
+                        zeroed: bounded,
+                        ..EAGER
+                    },
+                ) {
                     Ok(()) => *present.entry(item).or_default() += 1,
                     Err(Error::Full) => assert_eq!(p.expansion, 0, "{context}"),
                     Err(e) => assert_eq!(e, Error::CannotGrow, "{context}"),
@@ -1076,10 +1094,9 @@ fn loading_hostile_chunks_never_panics_and_keeps_the_invariants() {
             1 + g.below(20) as u16,
             1,
         );
-        let mut f = CuckooFilter::new(p, eager_zeroed).unwrap();
+        let mut f = CuckooFilter::new(p, &EAGER).unwrap();
         for i in 0..g.below(300) {
-            f.insert(&ItemHash::of(&i.to_le_bytes()), eager_zeroed)
-                .unwrap();
+            f.insert(&ItemHash::of(&i.to_le_bytes()), &EAGER).unwrap();
         }
         let total: u64 = f.sub_filters().map(|(_, d)| d.len() as u64).sum();
         for _ in 0..50 {
@@ -1097,7 +1114,7 @@ fn loading_hostile_chunks_never_panics_and_keeps_the_invariants() {
             }
             // Any bytes are fingerprints: everything still works.
             let h = ItemHash::of(&g.next().to_le_bytes());
-            let _ = f.insert(&h, eager_zeroed);
+            let _ = f.insert(&h, &EAGER);
             let _ = (f.count(&h), f.delete(&h), f.contains(&h));
             let _ = chunk_at(&f, cursor);
         }

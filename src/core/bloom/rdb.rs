@@ -1,0 +1,222 @@
+//! A Bloom filter as RDB fields (see `core::rdb`), read and written field for field as
+//! RedisBloom's `BFRdbLoad`/`BFRdbSave` (`src/rebloom.c`) do, for the two data types:
+//!
+//! * `MBbloom--`, encoding version 4 (loads 1–4): per chain `size, nfilters, options,
+//!   growth` (options since version 2, growth since 4), per link `entries, error, hashes,
+//!   bpe, bits, n2, <bit array>, size`;
+//! * `bfblocked` (the fast layout), encoding version 1: per chain the same four fields, per
+//!   link `entries, error, hashes, blocks, size`, then the bit array as its 16 MiB segments,
+//!   one string each — saving needs no compression buffer of the whole array, and loading
+//!   adopts each string as a segment, never copying the bits.
+//!
+//! Every field is checked before the next is trusted: a link's layout before its bits are
+//! read, the chain's invariants before it is returned.
+
+use super::blocked::{Blocked, BLOCK_BYTES};
+use super::chain::Chain;
+use super::filter::{Link, Shape};
+use super::sizing::Layout;
+use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::Error;
+
+/// The encoding version of `MBbloom--` written, RedisBloom's `BF_MIN_GROWTH_ENC`.
+pub const ENCODING_VERSION: i32 = 4;
+/// The oldest encoding version loaded. Version 0 sized bits differently and is refused by
+/// RedisBloom's own hardened loader too.
+const OLDEST_ENCODING_VERSION: i32 = 1;
+/// From this version on, a value stores the chain's option bits (before: none, so 32-bit
+/// hashing).
+const OPTIONS_SINCE: i32 = 2;
+/// From this version on, a value stores the expansion factor (before: always 2).
+const GROWTH_SINCE: i32 = 4;
+/// The expansion factor of values saved before it was stored.
+const DEFAULT_GROWTH: u32 = 2;
+
+/// The encoding version of `bfblocked`, the fast layout's own type.
+pub const FAST_ENCODING_VERSION: i32 = 1;
+
+/// Saves a chain in the format of its layout's data type.
+pub fn save(chain: &Chain, out: &mut impl RdbWrite) {
+    out.unsigned(chain.items());
+    out.unsigned(chain.links().len() as u64);
+    out.unsigned(u64::from(chain.options()));
+    out.unsigned(u64::from(chain.growth()));
+    for link in chain.links() {
+        let shape = link.shape();
+        out.unsigned(shape.entries());
+        out.double(shape.error());
+        out.unsigned(u64::from(shape.hashes()));
+        match shape {
+            Shape::Classic(layout) => {
+                out.double(layout.bpe);
+                out.unsigned(layout.bits);
+                out.unsigned(u64::from(layout.n2));
+                // Classic links are one segment: RedisBloom's one string.
+                link.segments().for_each(|segment| out.bytes(segment));
+                out.unsigned(link.items());
+            }
+            Shape::Blocked(blocked) => {
+                out.unsigned(blocked.bytes() / BLOCK_BYTES);
+                out.unsigned(link.items());
+                link.segments().for_each(|segment| out.bytes(segment));
+            }
+        }
+    }
+}
+
+/// Loads a `MBbloom--` value of encoding version `encver`.
+pub fn load_classic(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> {
+    if !(OLDEST_ENCODING_VERSION..=ENCODING_VERSION).contains(&encver) {
+        return Err(Error::BadEncoding);
+    }
+    let items = input.unsigned()?;
+    let nfilters = input.unsigned()?;
+    let options = if encver >= OPTIONS_SINCE {
+        narrow(input.unsigned()?)?
+    } else {
+        0
+    };
+    let growth = if encver >= GROWTH_SINCE {
+        narrow(input.unsigned()?)?
+    } else {
+        DEFAULT_GROWTH
+    };
+    let mut links = Vec::new();
+    for _ in 0..nfilters {
+        let entries = input.unsigned()?;
+        let error = input.double()?;
+        let hashes = narrow(input.unsigned()?)?;
+        let bpe = input.double()?;
+        let bits = input.unsigned()?;
+        let n2 = u8::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)?;
+        let layout = Layout {
+            entries,
+            error,
+            bpe,
+            hashes,
+            bits,
+            n2,
+        };
+        if !layout.is_consistent() {
+            return Err(Error::BadEncoding);
+        }
+        let bits = input.bytes()?;
+        let link_items = input.unsigned()?;
+        links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
+        links.push(Link::from_saved(
+            Shape::Classic(layout),
+            vec![bits],
+            link_items,
+        )?);
+    }
+    Chain::from_links(items, options, growth, links)
+}
+
+/// Loads a `bfblocked` value of encoding version `encver`.
+pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> {
+    if encver != FAST_ENCODING_VERSION {
+        return Err(Error::BadEncoding);
+    }
+    let items = input.unsigned()?;
+    let nfilters = input.unsigned()?;
+    let options = narrow(input.unsigned()?)?;
+    let growth = narrow(input.unsigned()?)?;
+    let mut links = Vec::new();
+    for _ in 0..nfilters {
+        let shape = Blocked {
+            entries: input.unsigned()?,
+            error: input.double()?,
+            hashes: narrow(input.unsigned()?)?,
+            blocks: input.unsigned()?,
+        };
+        let link_items = input.unsigned()?;
+        if !shape.is_plausible() {
+            return Err(Error::BadEncoding);
+        }
+        let mut segments = Vec::new();
+        for _ in shape.segment_lengths() {
+            segments.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
+            segments.push(input.bytes()?);
+        }
+        links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
+        links.push(Link::from_saved(
+            Shape::Blocked(shape),
+            segments,
+            link_items,
+        )?);
+    }
+    Chain::from_links(items, options, growth, links)
+}
+
+/// A stored 64-bit field that the format defines as 32 bits wide.
+fn narrow(n: u64) -> Result<u32, Error> {
+    u32::try_from(n).map_err(|_| Error::BadEncoding)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::bloom::chain::{LayoutKind, Params};
+    use crate::core::rdb::{FieldReader, FieldWriter};
+    use crate::core::EAGER;
+
+    fn filled(layout: LayoutKind, items: u32) -> Chain {
+        let params = Params {
+            capacity: 50,
+            error_rate: 0.01,
+            expansion: 2,
+            nonscaling: false,
+            layout,
+        };
+        let mut chain = Chain::new(params, &EAGER).unwrap();
+        for i in 0..items {
+            chain.add(&i.to_le_bytes(), &EAGER).unwrap();
+        }
+        chain
+    }
+
+    fn saved(chain: &Chain) -> Vec<u8> {
+        let mut out = FieldWriter::default();
+        save(chain, &mut out);
+        out.0
+    }
+
+    #[test]
+    fn both_formats_round_trip() {
+        let classic = filled(LayoutKind::Classic, 400);
+        let fields = saved(&classic);
+        let loaded = load_classic(&mut FieldReader(&fields), ENCODING_VERSION).unwrap();
+        assert_eq!(loaded, classic);
+        let fast = filled(LayoutKind::Fast, 400);
+        let fields = saved(&fast);
+        let loaded = load_fast(&mut FieldReader(&fields), FAST_ENCODING_VERSION).unwrap();
+        assert_eq!(loaded, fast);
+    }
+
+    #[test]
+    fn unknown_versions_and_the_other_format_are_refused() {
+        let classic = saved(&filled(LayoutKind::Classic, 10));
+        assert!(load_classic(&mut FieldReader(&classic), 0).is_err());
+        assert!(load_classic(&mut FieldReader(&classic), 5).is_err());
+        assert!(load_fast(&mut FieldReader(&classic), FAST_ENCODING_VERSION).is_err());
+        let fast = saved(&filled(LayoutKind::Fast, 10));
+        assert!(load_classic(&mut FieldReader(&fast), ENCODING_VERSION).is_err());
+    }
+
+    #[test]
+    fn every_truncation_and_byte_flip_loads_or_fails_without_panicking() {
+        let fields = saved(&filled(LayoutKind::Classic, 200));
+        for len in 0..fields.len() {
+            assert!(load_classic(&mut FieldReader(&fields[..len]), ENCODING_VERSION).is_err());
+        }
+        for at in 0..fields.len() {
+            let mut corrupt = fields.clone();
+            corrupt[at] ^= 0x5a;
+            if let Ok(chain) = load_classic(&mut FieldReader(&corrupt), ENCODING_VERSION) {
+                // Whatever loads is a filter that answers and saves as it loaded.
+                chain.contains(b"probe");
+                assert_eq!(saved(&chain), corrupt);
+            }
+        }
+    }
+}

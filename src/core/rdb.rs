@@ -1,0 +1,113 @@
+//! A value in an RDB file or `DUMP` payload, as the module API hands it over: a sequence of
+//! fields — unsigned integers, doubles and byte strings — that the server frames, compresses
+//! and checksums itself. Each family's format (`bloom::rdb`, and the Cuckoo filter's) is
+//! written once against [`RdbRead`]/[`RdbWrite`]: the glue implements them over the server's
+//! I/O, and [`FieldReader`]/[`FieldWriter`] over plain bytes, so tests and fuzzers run the
+//! very code that loads a server's RDB file.
+
+use super::Error;
+
+/// Reads the next field of a value. A missing or unreadable field is `BadEncoding`.
+pub trait RdbRead {
+    /// The next unsigned integer (`RedisModule_LoadUnsigned`).
+    fn unsigned(&mut self) -> Result<u64, Error>;
+    /// The next double (`RedisModule_LoadDouble`).
+    fn double(&mut self) -> Result<f64, Error>;
+    /// The next byte string (`RedisModule_LoadStringBuffer`), owned: big bit arrays are
+    /// adopted as they were read, never copied.
+    fn bytes(&mut self) -> Result<Vec<u8>, Error>;
+}
+
+/// Writes the next field of a value.
+pub trait RdbWrite {
+    /// `RedisModule_SaveUnsigned`.
+    fn unsigned(&mut self, n: u64);
+    /// `RedisModule_SaveDouble`.
+    fn double(&mut self, x: f64);
+    /// `RedisModule_SaveStringBuffer`.
+    fn bytes(&mut self, bytes: &[u8]);
+}
+
+/// Fields from plain bytes: an unsigned integer or a double is 8 little-endian bytes, a byte
+/// string a 4-byte little-endian length and its bytes. Any input reads as some fields, or
+/// fails cleanly where it runs short.
+#[derive(Debug, Clone)]
+pub struct FieldReader<'a>(pub &'a [u8]);
+
+impl FieldReader<'_> {
+    fn take(&mut self, len: usize) -> Result<&[u8], Error> {
+        if self.0.len() < len {
+            return Err(Error::BadEncoding);
+        }
+        let (head, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn word(&mut self) -> Result<[u8; 8], Error> {
+        self.take(8)?.try_into().map_err(|_| Error::BadEncoding)
+    }
+}
+
+impl RdbRead for FieldReader<'_> {
+    fn unsigned(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_le_bytes(self.word()?))
+    }
+
+    fn double(&mut self) -> Result<f64, Error> {
+        Ok(f64::from_le_bytes(self.word()?))
+    }
+
+    fn bytes(&mut self) -> Result<Vec<u8>, Error> {
+        let len: [u8; 4] = self.take(4)?.try_into().map_err(|_| Error::BadEncoding)?;
+        let len = usize::try_from(u32::from_le_bytes(len)).map_err(|_| Error::BadEncoding)?;
+        Ok(self.take(len)?.to_vec())
+    }
+}
+
+/// Fields into plain bytes, in [`FieldReader`]'s format.
+#[derive(Debug, Clone, Default)]
+pub struct FieldWriter(pub Vec<u8>);
+
+impl RdbWrite for FieldWriter {
+    fn unsigned(&mut self, n: u64) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    fn double(&mut self, x: f64) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        // Values longer than 4 GiB do not occur in tests and fuzzers, the only users.
+        let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+        self.0.extend_from_slice(&len.to_le_bytes());
+        self.0.extend_from_slice(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_round_trip_and_short_input_fails_cleanly() {
+        let mut out = FieldWriter::default();
+        out.unsigned(7);
+        out.double(0.5);
+        out.bytes(b"abc");
+        let mut fields = FieldReader(&out.0);
+        assert_eq!(fields.unsigned(), Ok(7));
+        assert_eq!(fields.double(), Ok(0.5));
+        assert_eq!(fields.bytes(), Ok(b"abc".to_vec()));
+        assert_eq!(fields.unsigned(), Err(Error::BadEncoding));
+        for len in 0..out.0.len() {
+            let mut fields = FieldReader(&out.0[..len]);
+            let read = fields
+                .unsigned()
+                .and_then(|_| fields.double())
+                .and_then(|_| fields.bytes());
+            assert_eq!(read, Err(Error::BadEncoding));
+        }
+    }
+}
