@@ -219,7 +219,12 @@ pub fn huge_pages_unavailable() -> Option<Unavailable> {
     let mut setting = [0u8; 64];
     let mut file = std::fs::File::open("/sys/kernel/mm/transparent_hugepage/enabled").ok()?;
     let len = std::io::Read::read(&mut file, &mut setting).ok()?;
-    let setting = setting.get(..len)?;
+    unavailable_under(setting.get(..len)?)
+}
+
+/// Why the system setting (the text of `transparent_hugepage/enabled`, the selected word in
+/// brackets) keeps advised memory from huge pages, or `None` when it does not.
+fn unavailable_under(setting: &[u8]) -> Option<Unavailable> {
     let selected = |word: &[u8]| setting.windows(word.len()).any(|w| w == word);
     if selected(b"[never]") {
         Some(THP_NEVER)
