@@ -1,8 +1,8 @@
 //! Everything that touches the server directly: registration and command metadata
 //! (`command_info`), the entry points (`dispatch`) and replies (`reply`), the data types'
 //! callbacks (`data_type` shared, one file per type), configs, the allocator, the module's
-//! `INFO` section (`info`), the panic boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
-//! each block with its `SAFETY:` argument.
+//! `INFO` section (`info`), the panic boundary (`guard`) and small FFI helpers (`ffi`). All
+//! `unsafe` code of the crate lives here, each block with its `SAFETY:` argument.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 

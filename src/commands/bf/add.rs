@@ -82,10 +82,9 @@ pub fn add_items(call: &Call, chain: &mut Chain, items: &[&[u8]]) -> Reply {
     }
     call.out.array(items.len());
     chain.add_each(items.iter().copied(), &call.memory, |outcome| {
-        match reply(outcome) {
-            Reply::Scalar(value) => call.out.scalar(value),
-            Reply::Error(text) => call.out.error(text),
-            _ => call.out.scalar(Scalar::Null),
+        match outcome {
+            Ok(added) => call.out.scalar(Scalar::Bool(added)),
+            Err(error) => call.out.error(errors::bloom_text(error)),
         }
         true
     });
