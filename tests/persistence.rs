@@ -566,10 +566,16 @@ fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
     }
     assert!(refused > body.len(), "most corruptions are caught");
     // Without the checksum check (where the server has the switch), random damage reaches the
-    // module's loader unsealed.
+    // module's loader unsealed, with deep sanitization off (the default) and on (where the
+    // server has it; it checks only the server's own encodings, so the module's checks are
+    // all that stand).
     if c.cmd("DEBUG SET-SKIP-CHECKSUM-VALIDATION 1") == ok() {
         let mut rng = Rng(0xdec0de);
-        for _ in 0..3000 {
+        for round in 0..3000 {
+            if round % 1000 == 0 {
+                let sanitize = if round == 1000 { "yes" } else { "no" };
+                c.call(&["CONFIG", "SET", "sanitize-dump-payload", sanitize]);
+            }
             let mut corrupt = payload.clone();
             for _ in 0..1 + rng.below(4) {
                 let at = 10 + rng.below(body.len() as u64 - 10) as usize;
