@@ -52,9 +52,7 @@ static INITIAL_SIZE: Setting = Setting {
     name: c"bf-initial-size",
     legacy_arg: Some("INITIAL_SIZE"),
     parse: |text| {
-        integer_in(text, &bf::CAPACITY)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
+        setting_integer(text, &bf::CAPACITY).map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
     },
     show: |n| n.to_string(),
     value: AtomicU64::new(100),
@@ -64,11 +62,7 @@ static INITIAL_SIZE: Setting = Setting {
 static EXPANSION: Setting = Setting {
     name: c"bf-expansion-factor",
     legacy_arg: None,
-    parse: |text| {
-        integer_in(text, &bf::EXPANSION)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_EXPANSION_RANGE)
-    },
+    parse: |text| setting_integer(text, &bf::EXPANSION).map_err(|_| errors::CONFIG_EXPANSION_RANGE),
     show: |n| n.to_string(),
     value: AtomicU64::new(2),
     shown: AtomicPtr::new(ptr::null_mut()),
@@ -93,7 +87,7 @@ static CF_BUCKET_SIZE: Setting = Setting {
     parse: |text| {
         let range = cf::bucket_sizes(CF_INITIAL_SIZE.value.load(Ordering::Relaxed));
         let max = u8::try_from(*range.end()).unwrap_or(u8::MAX);
-        cf_integer(text, &range).map_err(|bad| match bad {
+        setting_integer(text, &range).map_err(|bad| match bad {
             Bad::NotANumber => errors::CONFIG_CF_BAD_BUCKET_SIZE,
             Bad::OutOfRange => errors::config_cf_bucket_size_range(max),
         })
@@ -109,7 +103,7 @@ static CF_INITIAL_SIZE: Setting = Setting {
     parse: |text| {
         let bucket_size = CF_BUCKET_SIZE.value.load(Ordering::Relaxed);
         let bucket_size = u8::try_from(bucket_size).unwrap_or(u8::MAX);
-        cf_integer(text, &cf::capacities(bucket_size.into())).map_err(|bad| match bad {
+        setting_integer(text, &cf::capacities(bucket_size.into())).map_err(|bad| match bad {
             Bad::NotANumber => errors::CONFIG_CF_BAD_INITIAL_SIZE,
             Bad::OutOfRange => errors::config_cf_initial_size_range(bucket_size),
         })
@@ -123,7 +117,7 @@ static CF_MAX_ITERATIONS: Setting = Setting {
     name: c"cf-max-iterations",
     legacy_arg: None,
     parse: |text| {
-        cf_integer(text, &cf::MAX_ITERATIONS).map_err(|bad| match bad {
+        setting_integer(text, &cf::MAX_ITERATIONS).map_err(|bad| match bad {
             Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_ITERATIONS,
             Bad::OutOfRange => errors::CONFIG_CF_MAX_ITERATIONS_RANGE,
         })
@@ -137,7 +131,7 @@ static CF_EXPANSION: Setting = Setting {
     name: c"cf-expansion-factor",
     legacy_arg: None,
     parse: |text| {
-        cf_integer(text, &cf::EXPANSION).map_err(|bad| match bad {
+        setting_integer(text, &cf::EXPANSION).map_err(|bad| match bad {
             Bad::NotANumber => errors::CONFIG_CF_BAD_EXPANSION,
             Bad::OutOfRange => errors::CONFIG_CF_EXPANSION_RANGE,
         })
@@ -151,7 +145,7 @@ static CF_MAX_EXPANSIONS: Setting = Setting {
     name: c"cf-max-expansions",
     legacy_arg: Some("CF_MAX_EXPANSIONS"),
     parse: |text| {
-        cf_integer(text, &cf::MAX_EXPANSIONS).map_err(|bad| match bad {
+        setting_integer(text, &cf::MAX_EXPANSIONS).map_err(|bad| match bad {
             Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_EXPANSIONS,
             Bad::OutOfRange => errors::CONFIG_CF_MAX_EXPANSIONS_RANGE,
         })
@@ -173,8 +167,8 @@ static SETTINGS: [&Setting; 9] = [
     &CF_MAX_EXPANSIONS,
 ];
 
-/// A `cf-*` integer within `range` (all are non-negative).
-fn cf_integer(text: &[u8], range: &std::ops::RangeInclusive<i64>) -> Result<u64, Bad> {
+/// An integer setting within `range` (every range of these is non-negative).
+fn setting_integer(text: &[u8], range: &std::ops::RangeInclusive<i64>) -> Result<u64, Bad> {
     integer_in(text, range).map(|n| n as u64)
 }
 
