@@ -35,15 +35,17 @@ fn random_write(rng: &mut Rng) -> Vec<String> {
     let cf = format!("cf{}", rng.below(KEYS_PER_FAMILY));
     let bf_item = |rng: &mut Rng| format!("u{}", rng.below(1 << 40));
     let cf_item = |rng: &mut Rng| format!("c{}", rng.below(3000));
-    let mut cmd: Vec<String> = match rng.below(100) {
-        0..=24 => vec!["BF.ADD".into(), bf, bf_item(rng)],
-        25..=32 => {
+    // Weights per thousand writes. Keys are deleted or expire rarely enough that a filter
+    // lives for tens of thousands of writes, long enough to scale several times.
+    let mut cmd: Vec<String> = match rng.below(1000) {
+        0..=299 => vec!["BF.ADD".into(), bf, bf_item(rng)],
+        300..=379 => {
             let mut c = vec!["BF.MADD".into(), bf];
             c.extend((0..5).map(|_| bf_item(rng)));
             c
         }
         // Creates small, fast-scaling filters where the key is missing.
-        33..=35 => [
+        380..=399 => [
             "BF.INSERT",
             &bf,
             "CAPACITY",
@@ -56,30 +58,33 @@ fn random_write(rng: &mut Rng) -> Vec<String> {
         ]
         .map(String::from)
         .into(),
-        36..=57 => vec!["CF.ADD".into(), cf, cf_item(rng)],
-        58..=61 => vec!["CF.ADDNX".into(), cf, cf_item(rng)],
-        62..=64 => ["CF.INSERT", &cf, "CAPACITY", "300", "ITEMS"]
+        400..=689 => vec!["CF.ADD".into(), cf, cf_item(rng)],
+        690..=739 => vec!["CF.ADDNX".into(), cf, cf_item(rng)],
+        // Small Cuckoo filters, which fill and expand.
+        740..=759 => ["CF.RESERVE", &cf, "200", "EXPANSION", "2"]
             .map(String::from)
             .into(),
-        65 => ["CF.INSERTNX", &cf, "ITEMS"].map(String::from).into(),
-        66..=90 => vec!["CF.DEL".into(), cf, cf_item(rng)],
-        91 => vec!["CF.COMPACT".into(), cf],
-        92..=94 => {
+        760..=779 => ["CF.INSERT", &cf, "CAPACITY", "300", "ITEMS"]
+            .map(String::from)
+            .into(),
+        780..=789 => ["CF.INSERTNX", &cf, "ITEMS"].map(String::from).into(),
+        790..=989 => vec!["CF.DEL".into(), cf, cf_item(rng)],
+        990..=994 => vec!["CF.COMPACT".into(), cf],
+        995 => {
             let key = if rng.below(2) == 0 { bf } else { cf };
             vec!["DEL".into(), key]
         }
         // A TTL that fires during the run (the master propagates the DEL) or one that does
         // not (the replicas keep the same absolute expire time).
-        95..=97 => {
+        _ => {
             let key = if rng.below(2) == 0 { bf } else { cf };
-            let ms = if rng.below(3) == 0 {
+            let ms = if rng.below(4) == 0 {
                 100 + rng.below(1400)
             } else {
                 3_600_000
             };
             vec!["PEXPIRE".into(), key, ms.to_string()]
         }
-        _ => vec!["CF.ADD".into(), cf, cf_item(rng)],
     };
     if cmd.last().is_some_and(|a| a == "ITEMS") {
         let items = 1 + rng.below(4);
@@ -159,6 +164,30 @@ fn assert_same(what: &str, ours: &mut Conn, replica: &mut Conn, redisbloom: &mut
     }
 }
 
+/// The run did what it is for: Bloom filters that scaled, Cuckoo filters that expanded and
+/// hold deletes.
+fn assert_exercised(c: &mut Conn) {
+    let keys: Vec<String> = c.cmd("KEYS *").array().iter().map(Value::text).collect();
+    let most_bloom_filters = keys
+        .iter()
+        .filter(|k| k.starts_with("bf"))
+        .map(|k| c.call(&["BF.INFO", k, "FILTERS"]).array()[0].int())
+        .max();
+    assert!(most_bloom_filters > Some(3), "{most_bloom_filters:?}");
+    let cuckoo_field = |c: &mut Conn, key: &str, name: &str| {
+        let info = c.call(&["CF.INFO", key]).array();
+        let at = info.iter().position(|v| v.text() == name).unwrap();
+        info[at + 1].int()
+    };
+    let cuckoo: Vec<&String> = keys.iter().filter(|k| k.starts_with("cf")).collect();
+    assert!(cuckoo
+        .iter()
+        .any(|k| cuckoo_field(c, k, "Number of filters") > 1));
+    assert!(cuckoo
+        .iter()
+        .any(|k| cuckoo_field(c, k, "Number of items deleted") > 0));
+}
+
 fn rewrite_aof(c: &mut Conn) {
     c.cmd("BGREWRITEAOF");
     wait_for("the AOF rewrite", || {
@@ -191,6 +220,7 @@ fn a_million_writes_leave_every_replica_identical() {
         "Filter is full",
         "Not found",
         "Cuckoo filter was not found",
+        "ERR item exists",
     ];
     while left > 0 {
         let batch: Vec<Vec<String>> = (0..left.min(PIPELINE))
@@ -203,7 +233,7 @@ fn a_million_writes_leave_every_replica_identical() {
         for cmd in &batch {
             match m.read() {
                 // A Cuckoo filter whose expansions are used up refuses the add; CF.DEL and
-                // CF.COMPACT refuse a key that expired or was deleted.
+                // CF.COMPACT refuse a missing key, CF.RESERVE an existing one.
                 Value::Error(e) if EXPECTED_ERRORS.contains(&e.as_str()) => errors += 1,
                 Value::Error(e) => panic!("{cmd:?}: {e}"),
                 _ => {}
@@ -225,6 +255,7 @@ fn a_million_writes_leave_every_replica_identical() {
     let mut l = late.conn();
     wait_in_sync(&mut m, &mut l);
     assert_same("after the writes", &mut m, &mut r, &mut [&mut b, &mut l]);
+    assert_exercised(&mut m);
     drop(l);
     drop(late);
     eprintln!("soak: {} writes, {errors} refused", writes());
@@ -238,5 +269,10 @@ fn a_million_writes_leave_every_replica_identical() {
     }
     let (master, replica, redisbloom) = (master.restart(), replica.restart(), redisbloom.restart());
     let (mut m, mut r, mut b) = (master.conn(), replica.conn(), redisbloom.conn());
-    assert_same("after AOF rewrite and restart", &mut m, &mut r, &mut [&mut b]);
+    assert_same(
+        "after AOF rewrite and restart",
+        &mut m,
+        &mut r,
+        &mut [&mut b],
+    );
 }
