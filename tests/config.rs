@@ -1,5 +1,7 @@
 //! The bf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG SET/GET
-//! with validation, and refusal of bad load arguments. They shape only new filters.
+//! with validation, config files written for RedisBloom or for redis-bf, and refusal of bad
+//! load arguments. Before Redis 7.0 servers have no module
+//! configs: there only module arguments are tested (README, "Tested servers").
 
 mod common;
 
@@ -87,6 +89,10 @@ fn bad_module_arguments_fail_the_load() {
 fn config_set_and_get() {
     let server = Server::start();
     let mut c = server.conn();
+    if !feature::module_configs() {
+        assert_eq!(c.cmd("CONFIG GET *bf-*"), Value::Array(vec![]));
+        return;
+    }
     let rate = config_name(&mut c, "bf-error-rate");
     let size = config_name(&mut c, "bf-initial-size");
     let expansion = config_name(&mut c, "bf-expansion-factor");
@@ -146,6 +152,9 @@ fn default_layout() {
     let mut c = server.conn();
     c.cmd("BF.ADD auto x");
     assert_eq!(c.cmd("TYPE auto"), simple("bfblocked"));
+    if !feature::module_configs() {
+        return;
+    }
     let layout = config_name(&mut c, "bf-layout");
     assert_eq!(c.call(&["CONFIG", "SET", &layout, "CLASSIC"]), ok());
     c.cmd("BF.ADD later x");
@@ -159,6 +168,9 @@ fn default_layout() {
 
 #[test]
 fn config_directive_at_startup() {
+    if !feature::module_configs() {
+        return;
+    }
     let probe = Server::start();
     let name = config_name(&mut probe.conn(), "bf-initial-size");
     drop(probe);
@@ -172,8 +184,13 @@ fn config_directive_at_startup() {
     );
 }
 
+/// redis.conf.example spells the settings `bf.bf-…`, as Redis 7 and Valkey require; Redis 8
+/// takes that spelling too (an alias of RedisBloom's unprefixed names).
 #[test]
 fn example_config_starts_a_working_server() {
+    if !feature::module_configs() {
+        return; // Its bf.bf-* lines are config directives: Redis ≥ 7.0.
+    }
     // The example loads the module from a path relative to the repository, where `make run`
     // starts; the harness runs servers in their own directory, so that one line is made absolute.
     let example = std::fs::read_to_string(
@@ -192,4 +209,50 @@ fn example_config_starts_a_working_server() {
     let mut c = server.conn();
     assert_eq!(c.cmd("BF.ADD k v"), int(1));
     assert_eq!(c.cmd("BF.EXISTS k v"), int(1));
+}
+
+/// A config file of its own for one test, holding `lines` after the module's loadmodule line.
+fn config_file(lines: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "redis-bf-{}-{}.conf",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let text = format!("loadmodule {}\n{lines}\n", module_path().display());
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// CONFIG GET of one name, in either protocol's shape.
+fn get_config(c: &mut Conn, name: &str) -> String {
+    match c.call(&["CONFIG", "GET", name]) {
+        Value::Array(items) if items.len() == 2 => items[1].text(),
+        Value::Map(pairs) if pairs.len() == 1 => pairs[0].1.text(),
+        other => panic!("CONFIG GET {name}: {other:?}"),
+    }
+}
+
+/// A config file written for RedisBloom 8 on Redis 8 — its unprefixed `bf-*` lines — starts
+/// redis-bf in RedisBloom's place; both spellings then answer CONFIG GET and SET.
+#[test]
+fn redisbloom_8_config_file_starts() {
+    if server_is_valkey() || !server_at_least((8, 0, 0)) {
+        return; // Unprefixed module configs are Redis 8's (where RedisBloom 8 runs).
+    }
+    let conf = config_file("bf-error-rate 0.02\nbf-initial-size 200\nbf-expansion-factor 4\n");
+    let server = Server::with(Module::None).config_file(&conf).start();
+    let mut c = server.conn();
+    assert_eq!(
+        auto_created(&mut c)[1].text(),
+        "bytes:240 bits:1920 hashes:7 hashwidth:64 capacity:200 size:1 ratio:0.01"
+    );
+    assert_eq!(c.cmd("BF.INFO auto EXPANSION"), ints(&[4]));
+    assert_eq!(get_config(&mut c, "bf-error-rate"), "0.02");
+    assert_eq!(get_config(&mut c, "bf.bf-error-rate"), "0.02");
+    assert_eq!(c.cmd("CONFIG SET bf.bf-initial-size 300"), ok());
+    assert_eq!(get_config(&mut c, "bf-initial-size"), "300");
+    assert_eq!(c.cmd("CONFIG SET bf-initial-size 400"), ok());
+    assert_eq!(get_config(&mut c, "bf.bf-initial-size"), "400");
 }

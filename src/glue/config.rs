@@ -1,20 +1,29 @@
 //! The `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and (ours) `bf-layout`
-//! configs: defaults for filters created without explicit parameters. Changing them affects
-//! only new filters.
+//! configs: defaults for filters created without explicit parameters, which change only new
+//! filters.
 //!
 //! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE` or the new
-//! names, case-insensitive), in the config file and with CONFIG SET/GET. The names are
-//! registered unprefixed where the server allows it (Redis ≥ 8, as RedisBloom does), and as
-//! `bf.bf-error-rate` etc. where the server requires the module prefix (Redis 7.x, Valkey).
+//! names, case-insensitive), in the config file and with CONFIG SET/GET (Redis ≥ 7.0, Valkey;
+//! before 7.0 servers have no module configs: module arguments only). Every row of
+//! [`SETTINGS`] is registered the same way, its name spelled by the server's rules:
+//!
+//! * Redis ≥ 8 (as RedisBloom 8 does): unprefixed (`bf-error-rate`), with the prefixed name
+//!   (`bf.bf-error-rate`) as an alias, so config files written for RedisBloom 8 and files
+//!   written for redis-bf on Redis 7 both start;
+//! * Redis 7.x and Valkey (whose module API is Redis 7.2's: Valkey 8 refuses the unprefixed
+//!   flag, Valkey 9 ignores it): with the module prefix, `bf.bf-error-rate`.
+//!
+//! Should the server refuse the unprefixed form anyway, the prefixed one is used.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use redis_module::{raw, Context, RedisString};
 
-use super::ffi::c_string;
+use super::ffi::{c_string, log};
+use super::server;
 use crate::commands::bf::{self, Bad};
 use crate::commands::call::Config;
 use crate::commands::errors;
@@ -86,10 +95,30 @@ static SETTINGS: [&Setting; 4] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION, &LAYOU
 /// Cuckoo-filter settings RedisBloom users may pass; there is no Cuckoo filter here.
 const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];
 
-/// `REDISMODULE_CONFIG_UNPREFIXED`: Redis ≥ 8 only; older servers (and Valkey, which reports
-/// 7.2 here) refuse the flag, so it is asked for only where it exists.
+/// `REDISMODULE_CONFIG_UNPREFIXED` (Redis ≥ 8; the crate's header predates it).
 const CONFIG_UNPREFIXED: u32 = 1 << 9;
-const FIRST_VERSION_UNPREFIXED: (i32, i32) = (8, 0);
+/// The first Redis whose module API has unprefixed configs and config aliases.
+const FIRST_VERSION_UNPREFIXED: server::Version = (8, 0, 0);
+
+/// How config names are spelled on this server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// `bf-error-rate|bf.bf-error-rate`, with the unprefixed flag.
+    Unprefixed,
+    /// `bf-error-rate`, which the server prefixes: `bf.bf-error-rate`.
+    Prefixed,
+}
+
+impl Naming {
+    /// The name to register `setting` under, and the flags.
+    fn registration(self, setting: &Setting) -> (CString, u32) {
+        let name = setting.name.to_string_lossy();
+        match self {
+            Naming::Unprefixed => (c_string(&format!("{name}|bf.{name}")), CONFIG_UNPREFIXED),
+            Naming::Prefixed => (c_string(&name), 0),
+        }
+    }
+}
 
 /// The configuration now, as a command sees it.
 pub fn snapshot() -> Config {
@@ -140,9 +169,11 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
             .iter()
             .any(|a| name.eq_ignore_ascii_case(a.as_bytes()))
         {
-            ctx.log_notice(&format!(
-                "Ignoring '{name_text}': redis-bf has no Cuckoo filter"
-            ));
+            log(
+                ctx.ctx,
+                c"notice",
+                &format!("Ignoring '{name_text}': redis-bf has no Cuckoo filter"),
+            );
             continue;
         }
         let setting = SETTINGS
@@ -154,10 +185,14 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
             })
             .ok_or_else(|| format!("Unrecognized option '{name_text}'"))?;
         if !name.eq_ignore_ascii_case(setting.name.to_bytes()) {
-            ctx.log_warning(&format!(
-                "The '{name_text}' configuration is deprecated. Please use '{}' instead",
-                setting.name.to_string_lossy()
-            ));
+            log(
+                ctx.ctx,
+                c"warning",
+                &format!(
+                    "The '{name_text}' configuration is deprecated. Please use '{}' instead",
+                    setting.name.to_string_lossy()
+                ),
+            );
         }
         let parsed = (setting.parse)(value)
             .map_err(|e| format!("{} (module argument '{name_text}')", e.to_string_lossy()))?;
@@ -170,47 +205,68 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
 /// values the config file gives.
 pub fn register(context: &Context) -> Result<(), String> {
     let ctx = context.ctx;
-    let unprefixed = context
-        .get_redis_version()
-        .is_ok_and(|v| (v.major, v.minor) >= FIRST_VERSION_UNPREFIXED);
-    let flags = if unprefixed { CONFIG_UNPREFIXED } else { 0 };
     // SAFETY: reading API pointers set by RedisModule_Init.
-    let (Some(register), Some(load)) = (unsafe { raw::RedisModule_RegisterStringConfig }, unsafe {
+    let (Some(_), Some(load)) = (unsafe { raw::RedisModule_RegisterStringConfig }, unsafe {
         raw::RedisModule_LoadConfigs
     }) else {
         return Ok(()); // Servers before 7.0: module arguments only.
     };
-    for setting in SETTINGS {
-        let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
-        let privdata = ptr::from_ref::<Setting>(setting)
-            .cast_mut()
-            .cast::<c_void>();
-        // SAFETY: OnLoad context; `name` and `default` are NUL-terminated and copied by the
-        // server; `privdata` points to a static that lives as long as the module.
-        let registered = unsafe {
-            register(
-                ctx,
-                setting.name.as_ptr(),
-                default.as_ptr(),
-                flags,
-                Some(get),
-                Some(set),
-                None,
-                privdata,
-            ) == raw::REDISMODULE_OK as c_int
-        };
-        if !registered {
-            return Err(format!(
-                "could not register config {}",
-                setting.name.to_string_lossy()
-            ));
+    let mut naming = if server::api_version(ctx).is_some_and(|v| v >= FIRST_VERSION_UNPREFIXED) {
+        Naming::Unprefixed
+    } else {
+        Naming::Prefixed
+    };
+    for (i, setting) in SETTINGS.iter().enumerate() {
+        if register_one(ctx, setting, naming) {
+            continue;
         }
+        // Nothing is registered before the first setting: it may try the other spelling.
+        if i == 0 && naming == Naming::Unprefixed && register_one(ctx, setting, Naming::Prefixed) {
+            log(
+                ctx,
+                c"notice",
+                "The server refused unprefixed configs: they are named bf.bf-error-rate etc.",
+            );
+            naming = Naming::Prefixed;
+            continue;
+        }
+        return Err(format!(
+            "could not register config {}",
+            setting.name.to_string_lossy()
+        ));
     }
     // SAFETY: OnLoad context, after registering every config.
     if unsafe { load(ctx) } != raw::REDISMODULE_OK as c_int {
         return Err("could not load the bf configs".into());
     }
     Ok(())
+}
+
+/// Registers one config, named as `naming` says; false if the server refuses it.
+fn register_one(ctx: *mut raw::RedisModuleCtx, setting: &'static Setting, naming: Naming) -> bool {
+    // SAFETY: reading an API pointer set by RedisModule_Init.
+    let Some(register) = (unsafe { raw::RedisModule_RegisterStringConfig }) else {
+        return false;
+    };
+    let (name, flags) = naming.registration(setting);
+    let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
+    let privdata = ptr::from_ref::<Setting>(setting)
+        .cast_mut()
+        .cast::<c_void>();
+    // SAFETY: OnLoad context; `name` and `default` are NUL-terminated and copied by the
+    // server; `privdata` points to a static that lives as long as the module.
+    unsafe {
+        register(
+            ctx,
+            name.as_ptr(),
+            default.as_ptr(),
+            flags,
+            Some(get),
+            Some(set),
+            None,
+            privdata,
+        ) == raw::REDISMODULE_OK as c_int
+    }
 }
 
 /// # Safety
