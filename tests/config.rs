@@ -1,6 +1,6 @@
 //! The bf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG SET/GET
-//! with validation, config files written for RedisBloom or for redis-bf, and refusal of bad
-//! load arguments. Before Redis 7.0 servers have no module
+//! with validation, config files written for RedisBloom or for redis-bf, refusal of bad load
+//! arguments, and the per-filter memory limit. Before Redis 7.0 servers have no module
 //! configs: there only module arguments are tested (README, "Tested servers").
 
 mod common;
@@ -255,4 +255,130 @@ fn redisbloom_8_config_file_starts() {
     assert_eq!(get_config(&mut c, "bf-initial-size"), "300");
     assert_eq!(c.cmd("CONFIG SET bf-initial-size 400"), ok());
     assert_eq!(get_config(&mut c, "bf.bf-initial-size"), "400");
+}
+
+const OVER_LIMIT: &str = "ERR operation exceeds bloom object memory limit";
+
+/// `bf-memory-usage-limit` refuses, before allocating anything, a filter that would hold more
+/// than it allows: created by BF.RESERVE, BF.INSERT, BF.ADD or a BF.LOADCHUNK header, or
+/// growing by a new sub-filter. As a module argument it works on every server.
+#[test]
+fn memory_limit_refuses_filters_that_would_exceed_it() {
+    let limit = 64 * 1024;
+    let server = Server::with(Module::RedisBf)
+        .module_arg("bf-memory-usage-limit")
+        .module_arg("64kb")
+        .start();
+    let mut c = server.conn();
+    for line in [
+        "BF.RESERVE big 0.01 100000",
+        "BF.RESERVE big 0.01 100000 NONSCALING",
+        "BF.INSERT big CAPACITY 100000 ITEMS a",
+    ] {
+        assert_eq!(c.cmd(line), err(OVER_LIMIT), "{line}");
+        assert_eq!(c.cmd("EXISTS big"), int(0), "{line}");
+    }
+    assert_eq!(c.cmd("BF.RESERVE fits 0.01 10000"), ok());
+
+    // A scaling filter grows until its next sub-filter would cross the limit.
+    assert_eq!(c.cmd("BF.RESERVE grows 0.01 1000 EXPANSION 2"), ok());
+    let mut added = 0;
+    let refused = loop {
+        assert!(added < 200_000, "the filter never reached the limit");
+        let batch: Vec<String> = (added..added + 500).map(|i| format!("item{i}")).collect();
+        let mut args = vec!["BF.MADD", "grows"];
+        args.extend(batch.iter().map(String::as_str));
+        let replies = c.call(&args).array();
+        if let Some(error) = replies.iter().find(|r| r.is_error()) {
+            break error.clone();
+        }
+        added += 500;
+    };
+    assert_eq!(refused, err(OVER_LIMIT));
+    assert!(
+        c.cmd("BF.INFO grows FILTERS").array()[0].int() >= 3,
+        "it grew first"
+    );
+    let size = c.cmd("BF.INFO grows SIZE").array()[0].int();
+    assert!(size <= limit, "{size} bytes");
+    assert_eq!(c.cmd("BF.EXISTS grows item0"), int(1));
+    assert_eq!(
+        c.call(&["BF.EXISTS", "grows", &format!("item{}", added - 1)]),
+        int(1)
+    );
+    assert_eq!(c.cmd("BF.ADD grows another"), err(OVER_LIMIT));
+
+    // A BF.LOADCHUNK header describing a filter over the limit, from a server without one.
+    let unlimited = Server::start();
+    let mut u = unlimited.conn();
+    u.cmd("BF.RESERVE big 0.01 100000");
+    let chunks = scandump(&mut u, "big");
+    let (iterator, header) = &chunks[0];
+    assert_eq!(
+        c.call_bytes(&[
+            b"BF.LOADCHUNK",
+            b"big",
+            iterator.to_string().as_bytes(),
+            header
+        ]),
+        err(OVER_LIMIT)
+    );
+    assert_eq!(c.cmd("EXISTS big"), int(0));
+
+    // Filters created by BF.ADD with the configured defaults.
+    let defaults = Server::with(Module::RedisBf)
+        .module_arg("bf-memory-usage-limit")
+        .module_arg("1mb")
+        .module_arg("bf-initial-size")
+        .module_arg("1000000")
+        .start();
+    let mut d = defaults.conn();
+    assert_eq!(d.cmd("BF.ADD auto x"), err(OVER_LIMIT));
+    assert_eq!(d.cmd("BF.MADD auto x y"), err(OVER_LIMIT));
+    assert_eq!(d.cmd("EXISTS auto"), int(0));
+}
+
+/// The limit is a config like the others (Redis ≥ 7.0): memory units, 0 for none, bad values
+/// refused. It binds clients' commands only: what the AOF replays is applied as it was.
+#[test]
+fn memory_limit_config_and_what_it_spares() {
+    let server = Server::with(Module::RedisBf)
+        .arg("--appendonly yes")
+        .start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("BF.RESERVE big 0.01 100000"), ok());
+    c.cmd("BF.MADD big a b c");
+    if feature::module_configs() {
+        let name = config_name(&mut c, "bf-memory-usage-limit");
+        assert_eq!(get_config(&mut c, &name), "0", "no limit by default");
+        assert_eq!(c.call(&["CONFIG", "SET", &name, "64KB"]), ok());
+        assert_eq!(get_config(&mut c, &name), "65536");
+        assert_eq!(c.cmd("BF.RESERVE other 0.01 100000"), err(OVER_LIMIT));
+        for bad in ["-1", "abc", "1.5mb", "1tb", "64 kb"] {
+            let reply = c.call(&["CONFIG", "SET", &name, bad]);
+            assert!(
+                reply.is_error() && reply.text().contains("must be a size in bytes"),
+                "{bad}: {reply:?}"
+            );
+        }
+        assert_eq!(get_config(&mut c, &name), "65536");
+        // A filter over the limit stays usable while it does not grow, and reloads.
+        assert_eq!(c.cmd("BF.ADD big d"), int(1));
+        assert_eq!(c.cmd("DEBUG RELOAD"), ok());
+        assert_eq!(c.cmd("BF.CARD big"), int(4));
+        assert_eq!(c.call(&["CONFIG", "SET", &name, "0"]), ok());
+        assert_eq!(c.cmd("BF.RESERVE other 0.01 100000"), ok());
+    }
+    // Restarted with a limit, the server replays the AOF's writes in full.
+    let dir = server.shutdown();
+    let limited = Server::with(Module::RedisBf)
+        .module_arg("bf-memory-usage-limit")
+        .module_arg("64kb")
+        .arg("--appendonly yes")
+        .dir(&dir)
+        .start();
+    let mut l = limited.conn();
+    assert_eq!(l.cmd("BF.EXISTS big a"), int(1));
+    assert_eq!(l.cmd("BF.INFO big CAPACITY"), ints(&[100000]));
+    assert_eq!(l.cmd("BF.RESERVE again 0.01 100000"), err(OVER_LIMIT));
 }

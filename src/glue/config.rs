@@ -1,6 +1,6 @@
 //! The `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and (ours) `bf-layout`
 //! configs: defaults for filters created without explicit parameters, which change only new
-//! filters.
+//! filters; and (ours) `bf-memory-usage-limit`, the most memory one filter may hold.
 //!
 //! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE` or the new
 //! names, case-insensitive), in the config file and with CONFIG SET/GET (Redis ≥ 7.0, Valkey;
@@ -24,6 +24,7 @@ use redis_module::{raw, Context, RedisString};
 
 use super::ffi::{c_string, log};
 use super::server;
+use crate::commands::args::parse_memory;
 use crate::commands::bf::{self, Bad};
 use crate::commands::call::Config;
 use crate::commands::errors;
@@ -90,7 +91,25 @@ static LAYOUT: Setting = Setting {
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
-static SETTINGS: [&Setting; 4] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION, &LAYOUT];
+/// Ours: the most bytes one filter (of either family) may hold, as `MEMORY USAGE` counts them;
+/// 0 (the default) for no limit but the machine's memory. Checked before anything is
+/// allocated, when a filter is created and before it grows.
+static MEMORY_LIMIT: Setting = Setting {
+    name: c"bf-memory-usage-limit",
+    legacy_arg: None,
+    parse: |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
+    show: |bytes| bytes.to_string(),
+    value: AtomicU64::new(0),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static SETTINGS: [&Setting; 5] = [
+    &ERROR_RATE,
+    &INITIAL_SIZE,
+    &EXPANSION,
+    &LAYOUT,
+    &MEMORY_LIMIT,
+];
 
 /// Cuckoo-filter settings RedisBloom users may pass; there is no Cuckoo filter here.
 const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];
@@ -117,6 +136,27 @@ impl Naming {
             Naming::Unprefixed => (c_string(&format!("{name}|bf.{name}")), CONFIG_UNPREFIXED),
             Naming::Prefixed => (c_string(&name), 0),
         }
+    }
+}
+
+/// The most bytes one filter may hold in the command running in `ctx`: `bf-memory-usage-limit`
+/// (0 there: no limit) for clients' commands. What the master replicates and what the AOF
+/// replays were accepted once and must apply as they did, whatever this server's limit — as
+/// a replica ignores `maxmemory` for its master's writes — so they get no limit; nor does
+/// loading a value (RDB, RESTORE), which does not come through commands.
+pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
+    let limit = MEMORY_LIMIT.value.load(Ordering::Relaxed);
+    if limit == 0 {
+        return u64::MAX; // The default: no call to the server on the hot path.
+    }
+    const OBEYED: u32 = raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
+    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
+    // RedisModule_Init.
+    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
+    if flags as u32 & OBEYED != 0 {
+        u64::MAX
+    } else {
+        limit
     }
 }
 
