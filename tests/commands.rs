@@ -490,6 +490,19 @@ fn loadchunk_rejects_bad_input_and_changes_nothing() {
         c.call_bytes(&[b"BF.LOADCHUNK", b"x", b"1", &header[..header.len() - 1]]),
         err("ERR received bad data")
     );
+    // RedisBloom's test_scandump_invalid_header_alloc: `bytes` and `bits` inflated together,
+    // consistent with each other but far beyond what the capacity and error rate imply.
+    c.cmd("BF.RESERVE small 0.01 5");
+    for i in 0..50 {
+        c.call(&["BF.ADD", "small", &format!("foo{i}")]);
+    }
+    let mut inflated = c.cmd("BF.SCANDUMP small 0").array()[1].bulk();
+    inflated[27] = 0x03;
+    inflated[35] = 0x18;
+    assert_eq!(
+        c.call_bytes(&[b"BF.LOADCHUNK", b"x", b"1", &inflated]),
+        err("ERR received bad data")
+    );
     // Every corruption of one byte of the header is refused or yields a consistent filter.
     for i in 0..header.len() {
         let mut corrupt = header.clone();
