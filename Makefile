@@ -52,7 +52,7 @@ run: build
 	$(SERVER) redis.conf.example
 
 install: build
-	install -D -m 0644 target/release/libredis_bf.so $(DESTDIR)$(MODULEDIR)/libredis_bf.so
+	install -D -m 0755 target/release/libredis_bf.so $(DESTDIR)$(MODULEDIR)/libredis_bf.so
 
 test: build $(PYTHON_DEPS)
 	@eval "$$(scripts/fetch-anchors.sh)" && export REDISBLOOM_SO VALKEY_SERVER && \
