@@ -10,8 +10,8 @@
 //! * Redis ≥ 8 (as RedisBloom 8 does): unprefixed (`bf-error-rate`), with the prefixed name
 //!   (`bf.bf-error-rate`) as an alias, so config files written for RedisBloom 8 and files
 //!   written for redis-bf on Redis 7 both start;
-//! * Redis 7.x and Valkey (whose module API is Redis 7.2's: Valkey 8 refuses the unprefixed
-//!   flag, Valkey 9 ignores it): with the module prefix, `bf.bf-error-rate`.
+//! * Redis 7.x and Valkey (whose module API is Redis 7.2's; Valkey 8 refuses the unprefixed
+//!   flag, and the server then exits): with the module prefix, `bf.bf-error-rate`.
 //!
 //! Should the server refuse the unprefixed form anyway, the prefixed one is used.
 
