@@ -591,6 +591,28 @@ fn keyspace_notifications_for_writes() {
     );
 }
 
+/// `MODULE LIST` names the module `bf`, as RedisBloom, with redis-bf's version encoded as
+/// RedisBloom encodes its own (major·10000 + minor·100 + patch): tools read both.
+#[test]
+fn module_list_shows_the_name_and_version() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let (major, minor, patch) = (
+        env!("CARGO_PKG_VERSION_MAJOR").parse::<i64>().unwrap(),
+        env!("CARGO_PKG_VERSION_MINOR").parse::<i64>().unwrap(),
+        env!("CARGO_PKG_VERSION_PATCH").parse::<i64>().unwrap(),
+    );
+    let modules = c.cmd("MODULE LIST").array();
+    assert_eq!(modules.len(), 1, "{modules:?}");
+    let fields = modules[0].array();
+    let field = |name: &str| {
+        let at = fields.iter().position(|f| f.text() == name).unwrap();
+        fields[at + 1].clone()
+    };
+    assert_eq!(field("name").text(), "bf");
+    assert_eq!(field("ver"), int(major * 10000 + minor * 100 + patch));
+}
+
 #[test]
 fn command_info_and_docs() {
     let server = Server::start();
