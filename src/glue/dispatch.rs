@@ -111,7 +111,7 @@ fn run(
         key: key.as_deref(),
         types: &TYPES,
         config: config::snapshot(),
-        memory: alloc::memory(),
+        memory: alloc::memory(ctx),
         notify,
     };
     match guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
