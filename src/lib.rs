@@ -10,19 +10,8 @@ pub mod core;
 #[cfg(not(test))]
 mod glue;
 
+// Unit tests run without a server, so the module (its entry point, `RedisModule_OnLoad` in
+// `glue/load.rs`, and its server-backed allocator) exists only outside them.
 #[cfg(not(test))]
-use glue::{
-    bloom_type::{BLOOM_TYPE, FAST_TYPE},
-    init,
-};
-
-// Unit tests run without a server, so the module (and its server-backed allocator) exists
-// only outside them.
-#[cfg(not(test))]
-redis_module::redis_module! {
-    name: "bf",
-    version: 100,
-    allocator: (glue::alloc::BloomAlloc, glue::alloc::BloomAlloc),
-    data_types: [BLOOM_TYPE, FAST_TYPE],
-    init: init,
-}
+#[global_allocator]
+static ALLOCATOR: glue::alloc::BloomAlloc = glue::alloc::BloomAlloc;

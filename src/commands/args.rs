@@ -1,6 +1,8 @@
 //! Numbers in arguments, parsed exactly as Redis parses them, so that what RedisBloom (which
 //! uses the server's parsers) accepts and refuses, redis-bf accepts and refuses.
 
+use std::ops::RangeInclusive;
+
 /// A signed integer as Redis parses one (`string2ll`): optional `-`, no `+`, no spaces, no
 /// leading zeros, within i64.
 pub fn parse_integer(text: &[u8]) -> Option<i64> {
@@ -16,6 +18,24 @@ pub fn parse_integer(text: &[u8]) -> Option<i64> {
     std::str::from_utf8(text).ok()?.parse().ok()
 }
 
+/// Why a parameter was refused. Each caller words it its own way: the same fault gets different
+/// texts from BF.RESERVE, BF.INSERT, CF.RESERVE and CONFIG SET.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bad {
+    NotANumber,
+    OutOfRange,
+}
+
+/// An integer within `range`.
+pub fn integer_in(text: &[u8], range: &RangeInclusive<i64>) -> Result<i64, Bad> {
+    let n = parse_integer(text).ok_or(Bad::NotANumber)?;
+    if range.contains(&n) {
+        Ok(n)
+    } else {
+        Err(Bad::OutOfRange)
+    }
+}
+
 /// A double as Redis parses one (`RedisModule_StringToDouble`): the whole string, no
 /// leading space, no NaN, and no overflow or underflow of a finite literal.
 pub fn parse_double(text: &[u8]) -> Option<f64> {
@@ -29,6 +49,32 @@ pub fn parse_double(text: &[u8]) -> Option<f64> {
     let overflowed = value.is_infinite() && !names_infinity;
     let underflowed = value == 0.0 && nonzero_mantissa;
     (!value.is_nan() && !overflowed && !underflowed).then_some(value)
+}
+
+/// A byte count as redis.conf spells memory sizes (`maxmemory 2gb`): digits, then optionally
+/// one of the units `b`, `k` (1000), `kb` (1024), `m`, `mb`, `g`, `gb`, in any case.
+pub fn parse_memory(text: &[u8]) -> Option<u64> {
+    const UNITS: [(&[u8], u64); 7] = [
+        (b"b", 1),
+        (b"k", 1000),
+        (b"kb", 1024),
+        (b"m", 1000 * 1000),
+        (b"mb", 1024 * 1024),
+        (b"g", 1000 * 1000 * 1000),
+        (b"gb", 1024 * 1024 * 1024),
+    ];
+    let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (number, unit) = text.split_at(digits);
+    let multiplier = if unit.is_empty() {
+        1
+    } else {
+        UNITS
+            .iter()
+            .find(|(name, _)| unit.eq_ignore_ascii_case(name))?
+            .1
+    };
+    let number: u64 = std::str::from_utf8(number).ok()?.parse().ok()?;
+    number.checked_mul(multiplier)
 }
 
 #[cfg(test)]
@@ -79,6 +125,39 @@ mod tests {
         ] {
             assert_eq!(
                 parse_double(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn memory_sizes_parse_like_redis_conf() {
+        assert_eq!(parse_memory(b"0"), Some(0));
+        assert_eq!(parse_memory(b"134217728"), Some(1 << 27));
+        assert_eq!(parse_memory(b"128mb"), Some(1 << 27));
+        assert_eq!(parse_memory(b"128MB"), Some(1 << 27));
+        assert_eq!(parse_memory(b"2k"), Some(2000));
+        assert_eq!(parse_memory(b"2Kb"), Some(2048));
+        assert_eq!(parse_memory(b"1g"), Some(1_000_000_000));
+        assert_eq!(parse_memory(b"4gb"), Some(4 << 30));
+        assert_eq!(parse_memory(b"7b"), Some(7));
+        assert_eq!(parse_memory(b"18446744073709551615"), Some(u64::MAX));
+        for bad in [
+            &b""[..],
+            b"mb",
+            b"-1",
+            b"+1",
+            b" 1",
+            b"1 mb",
+            b"1.5gb",
+            b"1tb",
+            b"18446744073709551616",
+            b"17179869184gb",
+        ] {
+            assert_eq!(
+                parse_memory(bad),
                 None,
                 "{:?}",
                 String::from_utf8_lossy(bad)

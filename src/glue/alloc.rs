@@ -137,16 +137,17 @@ unsafe impl GlobalAlloc for BloomAlloc {
     }
 }
 
-/// Where filters' arrays come from: lazily zeroed pages, each filter bounded by the machine's
-/// physical memory. Servers before Redis 7.4 have no fallible calloc, and with the overcommit
-/// Redis recommends even an absurd size would be granted and then fault the server to death
-/// as its bits are set; a filter no machine of this one's memory can hold is refused instead
-/// (`ERR Insufficient memory to create filter`).
-pub fn memory() -> Memory {
+/// Where the arrays of the command running in `ctx` come from: lazily zeroed pages, each
+/// filter bounded by the machine's physical memory and by the operator's
+/// `bf-memory-usage-limit` (`config::memory_limit`). Servers before Redis 7.4 have no
+/// fallible calloc, and with the overcommit Redis recommends even an absurd size would be
+/// granted and then fault the server to death as its bits are set; a filter no machine of
+/// this one's memory can hold is refused instead (`ERR Insufficient memory to create filter`).
+pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
     Memory {
         zeroed: lazy_zeroed,
         available: physical_memory(),
-        limit: u64::MAX,
+        limit: super::config::memory_limit(ctx),
     }
 }
 

@@ -1,23 +1,39 @@
 //! The `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and (ours) `bf-layout`
-//! configs: defaults for filters created without explicit parameters; and (ours)
-//! `bf-huge-pages`: whether big bit arrays ask for transparent huge pages. Changing them
-//! affects only filters (and arrays) created afterwards.
+//! configs, and the `cf-bucket-size`, `cf-initial-size`, `cf-max-iterations`,
+//! `cf-expansion-factor` and `cf-max-expansions` configs: defaults for filters created without
+//! explicit parameters, which changing them affects only for new filters — except
+//! `cf-max-expansions`, a limit every CF insert checks, and the CF ranges they couple (see
+//! `commands::cf`); (ours) `bf-memory-usage-limit`, the most memory one filter may hold; and
+//! (ours) `bf-huge-pages`, whether big bit arrays ask for transparent huge pages (for arrays
+//! made or loaded afterwards).
 //!
-//! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE` or the new
-//! names, case-insensitive), in the config file and with CONFIG SET/GET. The names are
-//! registered unprefixed where the server allows it (Redis ≥ 8, as RedisBloom does), and as
-//! `bf.bf-error-rate` etc. where the server requires the module prefix (Redis 7.x, Valkey).
+//! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE`/
+//! `CF_MAX_EXPANSIONS` or the new names, case-insensitive), in the config file and with
+//! CONFIG SET/GET (Redis ≥ 7.0, Valkey; before 7.0 servers have no module configs: module
+//! arguments only). Every row of [`SETTINGS`] is registered the same way, its name spelled by
+//! the server's rules:
+//!
+//! * Redis ≥ 8 (as RedisBloom 8 does): unprefixed (`bf-error-rate`), with the prefixed name
+//!   (`bf.bf-error-rate`) as an alias, so config files written for RedisBloom 8 and files
+//!   written for redis-bf on Redis 7 both start;
+//! * Redis 7.x and Valkey (whose module API is Redis 7.2's; Valkey 8 refuses the unprefixed
+//!   flag, and the server then exits): with the module prefix, `bf.bf-error-rate`.
+//!
+//! Should the server refuse the unprefixed form anyway, the prefixed one is used.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use redis_module::{raw, Context, RedisString};
 
-use super::ffi::c_string;
-use crate::commands::bf::{self, Bad};
+use super::ffi::{c_string, log};
+use super::server;
+use crate::commands::args::{integer_in, parse_memory, Bad};
+use crate::commands::bf;
 use crate::commands::call::Config;
+use crate::commands::cf::{self, Defaults as CuckooDefaults};
 use crate::commands::errors;
 use crate::core::bloom::chain::{LayoutKind, Params};
 
@@ -47,9 +63,7 @@ static INITIAL_SIZE: Setting = Setting {
     name: c"bf-initial-size",
     legacy_arg: Some("INITIAL_SIZE"),
     parse: |text| {
-        bf::integer_in(text, &bf::CAPACITY)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
+        setting_integer(text, &bf::CAPACITY).map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
     },
     show: |n| n.to_string(),
     value: AtomicU64::new(100),
@@ -59,11 +73,7 @@ static INITIAL_SIZE: Setting = Setting {
 static EXPANSION: Setting = Setting {
     name: c"bf-expansion-factor",
     legacy_arg: None,
-    parse: |text| {
-        bf::integer_in(text, &bf::EXPANSION)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_EXPANSION_RANGE)
-    },
+    parse: |text| setting_integer(text, &bf::EXPANSION).map_err(|_| errors::CONFIG_EXPANSION_RANGE),
     show: |n| n.to_string(),
     value: AtomicU64::new(2),
     shown: AtomicPtr::new(ptr::null_mut()),
@@ -96,20 +106,160 @@ static HUGE_PAGES: Setting = Setting {
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
-static SETTINGS: [&Setting; 5] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION, &LAYOUT, &HUGE_PAGES];
-
 /// `bf-huge-pages`: whether big bit arrays are advised transparent huge pages.
 pub fn huge_pages() -> bool {
     HUGE_PAGES.value.load(Ordering::Relaxed) == 1
 }
 
-/// Cuckoo-filter settings RedisBloom users may pass; there is no Cuckoo filter here.
-const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];
+static CF_BUCKET_SIZE: Setting = Setting {
+    name: c"cf-bucket-size",
+    legacy_arg: None,
+    parse: |text| {
+        let range = cf::bucket_sizes(CF_INITIAL_SIZE.value.load(Ordering::Relaxed));
+        let max = u8::try_from(*range.end()).unwrap_or(u8::MAX);
+        setting_integer(text, &range).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_BUCKET_SIZE,
+            Bad::OutOfRange => errors::config_cf_bucket_size_range(max),
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.bucket_size as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+/// Ours: the most bytes one filter (of either family) may hold, as `MEMORY USAGE` counts them;
+/// 0 (the default) for no limit but the machine's memory. Checked before anything is
+/// allocated, when a filter is created and before it grows.
+static MEMORY_LIMIT: Setting = Setting {
+    name: c"bf-memory-usage-limit",
+    legacy_arg: None,
+    parse: |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
+    show: |bytes| bytes.to_string(),
+    value: AtomicU64::new(0),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
 
-/// `REDISMODULE_CONFIG_UNPREFIXED`: Redis ≥ 8 only; older servers (and Valkey, which reports
-/// 7.2 here) refuse the flag, so it is asked for only where it exists.
+static CF_INITIAL_SIZE: Setting = Setting {
+    name: c"cf-initial-size",
+    legacy_arg: None,
+    parse: |text| {
+        let bucket_size = CF_BUCKET_SIZE.value.load(Ordering::Relaxed);
+        let bucket_size = u8::try_from(bucket_size).unwrap_or(u8::MAX);
+        setting_integer(text, &cf::capacities(bucket_size.into())).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_INITIAL_SIZE,
+            Bad::OutOfRange => errors::config_cf_initial_size_range(bucket_size),
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.initial_size),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static CF_MAX_ITERATIONS: Setting = Setting {
+    name: c"cf-max-iterations",
+    legacy_arg: None,
+    parse: |text| {
+        setting_integer(text, &cf::MAX_ITERATIONS).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_ITERATIONS,
+            Bad::OutOfRange => errors::CONFIG_CF_MAX_ITERATIONS_RANGE,
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.max_iterations as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static CF_EXPANSION: Setting = Setting {
+    name: c"cf-expansion-factor",
+    legacy_arg: None,
+    parse: |text| {
+        setting_integer(text, &cf::EXPANSION).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_EXPANSION,
+            Bad::OutOfRange => errors::CONFIG_CF_EXPANSION_RANGE,
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.expansion as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static CF_MAX_EXPANSIONS: Setting = Setting {
+    name: c"cf-max-expansions",
+    legacy_arg: Some("CF_MAX_EXPANSIONS"),
+    parse: |text| {
+        setting_integer(text, &cf::MAX_EXPANSIONS).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_EXPANSIONS,
+            Bad::OutOfRange => errors::CONFIG_CF_MAX_EXPANSIONS_RANGE,
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.max_expansions as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static SETTINGS: [&Setting; 11] = [
+    &ERROR_RATE,
+    &INITIAL_SIZE,
+    &EXPANSION,
+    &LAYOUT,
+    &MEMORY_LIMIT,
+    &HUGE_PAGES,
+    &CF_BUCKET_SIZE,
+    &CF_INITIAL_SIZE,
+    &CF_MAX_ITERATIONS,
+    &CF_EXPANSION,
+    &CF_MAX_EXPANSIONS,
+];
+
+/// An integer setting within `range` (every range of these is non-negative).
+fn setting_integer(text: &[u8], range: &std::ops::RangeInclusive<i64>) -> Result<u64, Bad> {
+    integer_in(text, range).map(|n| n as u64)
+}
+
+/// `REDISMODULE_CONFIG_UNPREFIXED` (Redis ≥ 8; the crate's header predates it).
 const CONFIG_UNPREFIXED: u32 = 1 << 9;
-const FIRST_VERSION_UNPREFIXED: (i32, i32) = (8, 0);
+/// The first Redis whose module API has unprefixed configs and config aliases.
+const FIRST_VERSION_UNPREFIXED: server::Version = (8, 0, 0);
+
+/// How config names are spelled on this server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// `bf-error-rate|bf.bf-error-rate`, with the unprefixed flag.
+    Unprefixed,
+    /// `bf-error-rate`, which the server prefixes: `bf.bf-error-rate`.
+    Prefixed,
+}
+
+impl Naming {
+    /// The name to register `setting` under, and the flags.
+    fn registration(self, setting: &Setting) -> (CString, u32) {
+        let name = setting.name.to_string_lossy();
+        match self {
+            Naming::Unprefixed => (c_string(&format!("{name}|bf.{name}")), CONFIG_UNPREFIXED),
+            Naming::Prefixed => (c_string(&name), 0),
+        }
+    }
+}
+
+/// The most bytes one filter may hold in the command running in `ctx`: `bf-memory-usage-limit`
+/// (0 there: no limit) for clients' commands. What the master replicates and what the AOF
+/// replays were accepted once and must apply as they did, whatever this server's limit — as
+/// a replica ignores `maxmemory` for its master's writes — so they get no limit; nor does
+/// loading a value (RDB, RESTORE), which does not come through commands.
+pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
+    let limit = MEMORY_LIMIT.value.load(Ordering::Relaxed);
+    if limit == 0 {
+        return u64::MAX; // The default: no call to the server on the hot path.
+    }
+    const OBEYED: u32 = raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
+    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
+    // RedisModule_Init.
+    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
+    if flags as u32 & OBEYED != 0 {
+        u64::MAX
+    } else {
+        limit
+    }
+}
 
 /// The configuration now, as a command sees it.
 pub fn snapshot() -> Config {
@@ -122,6 +272,20 @@ pub fn snapshot() -> Config {
             nonscaling: expansion == 0,
             layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
         },
+        cuckoo: cuckoo_defaults(),
+    }
+}
+
+/// The `cf-*` configs now (each stored within its range, so the narrowing is exact).
+fn cuckoo_defaults() -> CuckooDefaults {
+    let load = |setting: &Setting| setting.value.load(Ordering::Relaxed);
+    let narrow = |setting: &Setting| u16::try_from(load(setting)).unwrap_or(u16::MAX);
+    CuckooDefaults {
+        initial_size: load(&CF_INITIAL_SIZE),
+        bucket_size: narrow(&CF_BUCKET_SIZE),
+        max_iterations: narrow(&CF_MAX_ITERATIONS),
+        expansion: narrow(&CF_EXPANSION),
+        max_expansions: u32::try_from(load(&CF_MAX_EXPANSIONS)).unwrap_or(u32::MAX),
     }
 }
 
@@ -156,15 +320,6 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
     for pair in args.chunks_exact(2) {
         let (name, value) = (pair[0].as_slice(), pair[1].as_slice());
         let name_text = String::from_utf8_lossy(name);
-        if IGNORED_ARGS
-            .iter()
-            .any(|a| name.eq_ignore_ascii_case(a.as_bytes()))
-        {
-            ctx.log_notice(&format!(
-                "Ignoring '{name_text}': redis-bf has no Cuckoo filter"
-            ));
-            continue;
-        }
         let setting = SETTINGS
             .iter()
             .find(|s| {
@@ -174,10 +329,14 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
             })
             .ok_or_else(|| format!("Unrecognized option '{name_text}'"))?;
         if !name.eq_ignore_ascii_case(setting.name.to_bytes()) {
-            ctx.log_warning(&format!(
-                "The '{name_text}' configuration is deprecated. Please use '{}' instead",
-                setting.name.to_string_lossy()
-            ));
+            log(
+                ctx.ctx,
+                c"warning",
+                &format!(
+                    "The '{name_text}' configuration is deprecated. Please use '{}' instead",
+                    setting.name.to_string_lossy()
+                ),
+            );
         }
         let parsed = (setting.parse)(value)
             .map_err(|e| format!("{} (module argument '{name_text}')", e.to_string_lossy()))?;
@@ -190,47 +349,68 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
 /// values the config file gives.
 pub fn register(context: &Context) -> Result<(), String> {
     let ctx = context.ctx;
-    let unprefixed = context
-        .get_redis_version()
-        .is_ok_and(|v| (v.major, v.minor) >= FIRST_VERSION_UNPREFIXED);
-    let flags = if unprefixed { CONFIG_UNPREFIXED } else { 0 };
     // SAFETY: reading API pointers set by RedisModule_Init.
-    let (Some(register), Some(load)) = (unsafe { raw::RedisModule_RegisterStringConfig }, unsafe {
+    let (Some(_), Some(load)) = (unsafe { raw::RedisModule_RegisterStringConfig }, unsafe {
         raw::RedisModule_LoadConfigs
     }) else {
         return Ok(()); // Servers before 7.0: module arguments only.
     };
-    for setting in SETTINGS {
-        let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
-        let privdata = ptr::from_ref::<Setting>(setting)
-            .cast_mut()
-            .cast::<c_void>();
-        // SAFETY: OnLoad context; `name` and `default` are NUL-terminated and copied by the
-        // server; `privdata` points to a static that lives as long as the module.
-        let registered = unsafe {
-            register(
-                ctx,
-                setting.name.as_ptr(),
-                default.as_ptr(),
-                flags,
-                Some(get),
-                Some(set),
-                None,
-                privdata,
-            ) == raw::REDISMODULE_OK as c_int
-        };
-        if !registered {
-            return Err(format!(
-                "could not register config {}",
-                setting.name.to_string_lossy()
-            ));
+    let mut naming = if server::api_version(ctx).is_some_and(|v| v >= FIRST_VERSION_UNPREFIXED) {
+        Naming::Unprefixed
+    } else {
+        Naming::Prefixed
+    };
+    for (i, setting) in SETTINGS.iter().enumerate() {
+        if register_one(ctx, setting, naming) {
+            continue;
         }
+        // Nothing is registered before the first setting: it may try the other spelling.
+        if i == 0 && naming == Naming::Unprefixed && register_one(ctx, setting, Naming::Prefixed) {
+            log(
+                ctx,
+                c"notice",
+                "The server refused unprefixed configs: they are named bf.bf-error-rate etc.",
+            );
+            naming = Naming::Prefixed;
+            continue;
+        }
+        return Err(format!(
+            "could not register config {}",
+            setting.name.to_string_lossy()
+        ));
     }
     // SAFETY: OnLoad context, after registering every config.
     if unsafe { load(ctx) } != raw::REDISMODULE_OK as c_int {
         return Err("could not load the bf configs".into());
     }
     Ok(())
+}
+
+/// Registers one config, named as `naming` says; false if the server refuses it.
+fn register_one(ctx: *mut raw::RedisModuleCtx, setting: &'static Setting, naming: Naming) -> bool {
+    // SAFETY: reading an API pointer set by RedisModule_Init.
+    let Some(register) = (unsafe { raw::RedisModule_RegisterStringConfig }) else {
+        return false;
+    };
+    let (name, flags) = naming.registration(setting);
+    let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
+    let privdata = ptr::from_ref::<Setting>(setting)
+        .cast_mut()
+        .cast::<c_void>();
+    // SAFETY: OnLoad context; `name` and `default` are NUL-terminated and copied by the
+    // server; `privdata` points to a static that lives as long as the module.
+    unsafe {
+        register(
+            ctx,
+            name.as_ptr(),
+            default.as_ptr(),
+            flags,
+            Some(get),
+            Some(set),
+            None,
+            privdata,
+        ) == raw::REDISMODULE_OK as c_int
+    }
 }
 
 /// # Safety

@@ -116,7 +116,7 @@ pub fn send(ctx: *mut raw::RedisModuleCtx, reply: &Reply) {
             }
         }
         Reply::Field(name, value) => {
-            if is_resp3(ctx) {
+            if has_map_reply() && is_resp3(ctx) {
                 map(ctx, 1);
                 simple_string(ctx, name);
             } else {
@@ -175,6 +175,8 @@ fn scalar(ctx: *mut raw::RedisModuleCtx, value: Scalar) {
             }
         },
         Scalar::Text(text) => bulk(ctx, text.as_bytes()),
+        Scalar::IntegerOrFalse(_) if is_resp3(ctx) => scalar(ctx, Scalar::Bool(false)),
+        Scalar::IntegerOrFalse(n) => integer(ctx, n),
     }
 }
 
@@ -236,6 +238,14 @@ fn map(ctx: *mut raw::RedisModuleCtx, pairs: usize) {
             None => array(ctx, pairs * 2),
         }
     }
+}
+
+/// Whether the server lets modules send maps (Redis ≥ 7.0); before, a one-field answer keeps
+/// RESP2's shape for every client, as RedisBloom's does.
+fn has_map_reply() -> bool {
+    // SAFETY: see `error`.
+    let reply = unsafe { raw::RedisModule_ReplyWithMap };
+    reply.is_some()
 }
 
 /// Whether the client speaks RESP3 (`HELLO 3`).

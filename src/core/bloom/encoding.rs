@@ -100,6 +100,9 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
                 n2,
             })
         };
+        if !shape.is_sized_for_its_capacity() {
+            return Err(Error::BadEncoding);
+        }
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
         total_bytes = total_bytes
             .checked_add(bytes)
@@ -304,6 +307,22 @@ mod tests {
         header[20..28].copy_from_slice(&(1u64 << 61).to_le_bytes());
         header[28..36].copy_from_slice(&(1u64 << 61).wrapping_mul(8).to_le_bytes());
         assert!(decode_header(&header, &EAGER).is_err());
+    }
+
+    #[test]
+    fn sizes_beyond_what_capacity_and_error_imply_are_bad_data() {
+        // RedisBloom's test_scandump_invalid_header_alloc: the top bytes of `bytes` and
+        // `bits` raised together, consistent with each other but not with the capacity.
+        for layout in [LayoutKind::Classic, LayoutKind::Fast] {
+            let mut header = encode_header(&scaling_chain(5, 50, layout));
+            header[27] = 0x03;
+            header[35] = 0x18;
+            assert_eq!(
+                decode_header(&header, &EAGER).err(),
+                Some(Error::BadEncoding),
+                "{layout:?}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::divisor::Divisor;
-use super::sizing::Layout;
+use super::sizing::{self, Layout};
 use crate::core::hash::HashPair;
 use crate::core::{try_copy, Error, Memory};
 
@@ -60,6 +60,24 @@ impl Shape {
             Shape::Classic(l) => (l.bpe, l.n2),
             Shape::Blocked(b) => ((b.bytes() * 8) as f64 / b.entries as f64, 0),
         }
+    }
+
+    /// Whether its bit array is no bigger than its capacity and error rate imply, allowing
+    /// for every rounding a writer applies (to whole words, to a power of two, to whole
+    /// blocks). A saved header claiming more is inflated — bad data, as RedisBloom answers —
+    /// and is refused before anything is allocated for it.
+    pub fn is_sized_for_its_capacity(&self) -> bool {
+        /// Rounding up to a word or a block adds at most this much to a small filter.
+        const ROUNDING_BITS: f64 = 1024.0;
+        let needed = match self {
+            Shape::Classic(l) => sizing::bits_needed(l.entries, l.error),
+            Shape::Blocked(b) => match Blocked::new(b.entries, b.error) {
+                Ok(fresh) => fresh.bytes() as f64 * 8.0,
+                Err(_) => return false,
+            },
+        };
+        // A power-of-two layout is at most twice what it needs.
+        self.bytes() as f64 * 8.0 <= 2.0 * needed + ROUNDING_BITS
     }
 
     /// Whether a stored shape can be used as it is.
