@@ -1,5 +1,5 @@
-//! redis-bf: Bloom-filter commands (`BF.*`) for Redis and Valkey, wire- and RDB-compatible
-//! with RedisBloom.
+//! redis-bf: Bloom-filter (`BF.*`) and Cuckoo-filter (`CF.*`) commands for Redis and Valkey,
+//! wire- and RDB-compatible with RedisBloom.
 //!
 //! Three layers, dependencies pointing one way: [`core`] (the filter, pure Rust) ←
 //! `commands` (parse, call the core, build the reply) ← `glue` (the server API, all `unsafe`).

@@ -1,6 +1,7 @@
-//! The bf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG SET/GET
-//! with validation, config files written for RedisBloom or for redis-bf, refusal of bad load
-//! arguments, and the per-filter memory limit. Before Redis 7.0 servers have no module
+//! The bf-* and cf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG
+//! SET/GET with validation (the coupled CF ranges included), config files written for
+//! RedisBloom or for redis-bf, refusal of bad load arguments, and the per-filter memory limit.
+//! They shape only new filters, except the CF limits. Before Redis 7.0 servers have no module
 //! configs: there only module arguments are tested (README, "Tested servers").
 
 mod common;
@@ -225,23 +226,16 @@ fn config_file(lines: &str) -> std::path::PathBuf {
     path
 }
 
-/// CONFIG GET of one name, in either protocol's shape.
-fn get_config(c: &mut Conn, name: &str) -> String {
-    match c.call(&["CONFIG", "GET", name]) {
-        Value::Array(items) if items.len() == 2 => items[1].text(),
-        Value::Map(pairs) if pairs.len() == 1 => pairs[0].1.text(),
-        other => panic!("CONFIG GET {name}: {other:?}"),
-    }
-}
-
-/// A config file written for RedisBloom 8 on Redis 8 — its unprefixed `bf-*` lines — starts
-/// redis-bf in RedisBloom's place; both spellings then answer CONFIG GET and SET.
+/// A config file written for RedisBloom 8 on Redis 8 — its unprefixed `bf-*` and `cf-*` lines
+/// — starts redis-bf in RedisBloom's place; both spellings then answer CONFIG GET and SET.
 #[test]
 fn redisbloom_8_config_file_starts() {
     if server_is_valkey() || !server_at_least((8, 0, 0)) {
         return; // Unprefixed module configs are Redis 8's (where RedisBloom 8 runs).
     }
-    let conf = config_file("bf-error-rate 0.02\nbf-initial-size 200\nbf-expansion-factor 4\n");
+    let conf = config_file(
+        "bf-error-rate 0.02\nbf-initial-size 200\nbf-expansion-factor 4\ncf-max-iterations 30\n",
+    );
     let server = Server::with(Module::None).config_file(&conf).start();
     let mut c = server.conn();
     assert_eq!(
@@ -249,12 +243,18 @@ fn redisbloom_8_config_file_starts() {
         "bytes:240 bits:1920 hashes:7 hashwidth:64 capacity:200 size:1 ratio:0.01"
     );
     assert_eq!(c.cmd("BF.INFO auto EXPANSION"), ints(&[4]));
-    assert_eq!(get_config(&mut c, "bf-error-rate"), "0.02");
-    assert_eq!(get_config(&mut c, "bf.bf-error-rate"), "0.02");
+    c.cmd("CF.ADD cuckoo x");
+    assert!(c
+        .cmd("CF.DEBUG cuckoo")
+        .text()
+        .contains("max_iterations:30"));
+    assert_eq!(config_get(&mut c, "bf.cf-max-iterations"), "30");
+    assert_eq!(config_get(&mut c, "bf-error-rate"), "0.02");
+    assert_eq!(config_get(&mut c, "bf.bf-error-rate"), "0.02");
     assert_eq!(c.cmd("CONFIG SET bf.bf-initial-size 300"), ok());
-    assert_eq!(get_config(&mut c, "bf-initial-size"), "300");
+    assert_eq!(config_get(&mut c, "bf-initial-size"), "300");
     assert_eq!(c.cmd("CONFIG SET bf-initial-size 400"), ok());
-    assert_eq!(get_config(&mut c, "bf.bf-initial-size"), "400");
+    assert_eq!(config_get(&mut c, "bf.bf-initial-size"), "400");
 }
 
 const OVER_LIMIT: &str = "ERR operation exceeds bloom object memory limit";
@@ -279,6 +279,12 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
         assert_eq!(c.cmd("EXISTS big"), int(0), "{line}");
     }
     assert_eq!(c.cmd("BF.RESERVE fits 0.01 10000"), ok());
+    // Cuckoo filters too, with their own wording.
+    assert_eq!(
+        c.cmd("CF.RESERVE big 1000000"),
+        err("ERR operation exceeds cuckoo object memory limit")
+    );
+    assert_eq!(c.cmd("EXISTS big"), int(0));
 
     // A scaling filter grows until its next sub-filter would cross the limit.
     assert_eq!(c.cmd("BF.RESERVE grows 0.01 1000 EXPANSION 2"), ok());
@@ -350,9 +356,9 @@ fn memory_limit_config_and_what_it_spares() {
     c.cmd("BF.MADD big a b c");
     if feature::module_configs() {
         let name = config_name(&mut c, "bf-memory-usage-limit");
-        assert_eq!(get_config(&mut c, &name), "0", "no limit by default");
+        assert_eq!(config_get(&mut c, &name), "0", "no limit by default");
         assert_eq!(c.call(&["CONFIG", "SET", &name, "64KB"]), ok());
-        assert_eq!(get_config(&mut c, &name), "65536");
+        assert_eq!(config_get(&mut c, &name), "65536");
         assert_eq!(c.cmd("BF.RESERVE other 0.01 100000"), err(OVER_LIMIT));
         for bad in ["-1", "abc", "1.5mb", "1tb", "64 kb"] {
             let reply = c.call(&["CONFIG", "SET", &name, bad]);
@@ -361,7 +367,7 @@ fn memory_limit_config_and_what_it_spares() {
                 "{bad}: {reply:?}"
             );
         }
-        assert_eq!(get_config(&mut c, &name), "65536");
+        assert_eq!(config_get(&mut c, &name), "65536");
         // A filter over the limit stays usable while it does not grow, and reloads.
         assert_eq!(c.cmd("BF.ADD big d"), int(1));
         assert_eq!(c.cmd("DEBUG RELOAD"), ok());
@@ -381,4 +387,230 @@ fn memory_limit_config_and_what_it_spares() {
     assert_eq!(l.cmd("BF.EXISTS big a"), int(1));
     assert_eq!(l.cmd("BF.INFO big CAPACITY"), ints(&[100000]));
     assert_eq!(l.cmd("BF.RESERVE again 0.01 100000"), err(OVER_LIMIT));
+}
+
+/// The value of a config, whatever the protocol's shape of CONFIG GET.
+fn config_get(c: &mut Conn, name: &str) -> String {
+    match c.call(&["CONFIG", "GET", name]) {
+        Value::Array(items) => items[1].text(),
+        Value::Map(pairs) => pairs[0].1.text(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cuckoo_configs_shape_new_filters() {
+    if !feature::module_configs() {
+        return; // CONFIG SET of module configs: Redis ≥ 7.0.
+    }
+    let server = Server::start();
+    let mut c = server.conn();
+    let names: Vec<String> = [
+        "cf-bucket-size",
+        "cf-initial-size",
+        "cf-max-iterations",
+        "cf-expansion-factor",
+        "cf-max-expansions",
+    ]
+    .iter()
+    .map(|n| config_name(&mut c, n))
+    .collect();
+    let defaults: Vec<String> = names.iter().map(|n| config_get(&mut c, n)).collect();
+    assert_eq!(defaults, ["2", "1024", "20", "1", "32"]);
+    c.cmd("CF.ADD before x");
+    // RedisBloom's test_config_set.
+    for (name, value) in names.iter().zip(["3", "2048", "30", "2", "64"]) {
+        assert_eq!(c.call(&["CONFIG", "SET", name, value]), ok(), "{name}");
+        assert_eq!(config_get(&mut c, name), value);
+    }
+    c.cmd("CF.ADD auto x");
+    assert_eq!(
+        c.cmd("CF.DEBUG auto"),
+        bulk(b"bktsize:3 buckets:1024 items:1 deletes:0 filters:1 max_iterations:30 expansion:2")
+    );
+    assert_eq!(
+        c.cmd("CF.RESERVE r 100"),
+        ok(),
+        "RESERVE takes its option defaults from them too"
+    );
+    assert_eq!(
+        c.cmd("CF.DEBUG r"),
+        bulk(b"bktsize:3 buckets:64 items:0 deletes:0 filters:1 max_iterations:30 expansion:2")
+    );
+    assert_eq!(
+        c.cmd("CF.DEBUG before"),
+        bulk(b"bktsize:2 buckets:512 items:1 deletes:0 filters:1 max_iterations:20 expansion:1"),
+        "existing filters keep their shape"
+    );
+    // RedisBloom's test_config_set_invalid; the old value stays.
+    for (name, value) in [
+        (&names[0], "0"),
+        (&names[0], "256"),
+        (&names[1], "0"),
+        (&names[1], "4294967296"),
+        (&names[2], "0"),
+        (&names[2], "65536"),
+        (&names[3], "-1"),
+        (&names[3], "32769"),
+        (&names[4], "0"),
+        (&names[4], "65537"),
+    ] {
+        let reply = c.call(&["CONFIG", "SET", name, value]);
+        assert!(
+            reply.is_error() && reply.text().contains("must be in the range"),
+            "{name} {value}: {reply:?}"
+        );
+    }
+    let reply = c.call(&["CONFIG", "SET", &names[2], "many"]);
+    assert!(
+        reply
+            .text()
+            .contains("Invalid value for `cf-max-iterations`"),
+        "{reply:?}"
+    );
+    assert_eq!(config_get(&mut c, &names[2]), "30");
+}
+
+#[test]
+fn cuckoo_ranges_are_coupled() {
+    if !feature::module_configs() {
+        return; // CONFIG SET of module configs: Redis ≥ 7.0.
+    }
+    let server = Server::start();
+    let mut c = server.conn();
+    let bucket = config_name(&mut c, "cf-bucket-size");
+    let initial = config_name(&mut c, "cf-initial-size");
+    let set = |c: &mut Conn, name: &str, value: &str| c.call(&["CONFIG", "SET", name, value]);
+    // cf-bucket-size raises the least cf-initial-size (and CF.INSERT CAPACITY) to twice it.
+    assert_eq!(set(&mut c, &bucket, "3"), ok());
+    let reply = set(&mut c, &initial, "5");
+    assert!(
+        reply
+            .text()
+            .contains("Value for `cf-initial-size` must be in the range [6, 1073741824]"),
+        "{reply:?}"
+    );
+    assert_eq!(
+        c.cmd("CF.INSERT x CAPACITY 5 ITEMS a"),
+        err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]")
+    );
+    assert_eq!(c.cmd("CF.INSERT x CAPACITY 6 ITEMS a"), ints(&[1]));
+    // cf-initial-size lowers the largest cf-bucket-size, BUCKETSIZE and header bucket size.
+    assert_eq!(set(&mut c, &initial, "100"), ok());
+    let reply = set(&mut c, &bucket, "51");
+    assert!(
+        reply
+            .text()
+            .contains("Value for `cf-bucket-size` must be in the range [1, 50]"),
+        "{reply:?}"
+    );
+    assert_eq!(
+        c.cmd("CF.RESERVE r 1000 BUCKETSIZE 51"),
+        err("BUCKETSIZE: value must be in the range [1, 50]")
+    );
+    assert_eq!(c.cmd("CF.RESERVE r 1000 BUCKETSIZE 50"), ok());
+    c.cmd("CF.ADD r x");
+    let header = c.cmd("CF.SCANDUMP r 0").array()[1].bulk();
+    c.cmd("DEL r");
+    assert_eq!(c.call_bytes(&[b"CF.LOADCHUNK", b"r", b"1", &header]), ok());
+    assert_eq!(set(&mut c, &initial, "98"), ok());
+    c.cmd("DEL r");
+    assert_eq!(
+        c.call_bytes(&[b"CF.LOADCHUNK", b"r", b"1", &header]),
+        err("Couldn't create filter!"),
+        "a header of 50-slot buckets while at most 49 are allowed"
+    );
+    // The values themselves stay as they were set.
+    assert_eq!(config_get(&mut c, &bucket), "3");
+}
+
+#[test]
+fn cuckoo_module_arguments() {
+    for (name, log) in [("cf-max-expansions", false), ("CF_MAX_EXPANSIONS", true)] {
+        let server = Server::with(Module::RedisBf)
+            .module_arg(name)
+            .module_arg("3")
+            .start();
+        let mut c = server.conn();
+        if feature::module_configs() {
+            let config = config_name(&mut c, "cf-max-expansions");
+            assert_eq!(config_get(&mut c, &config), "3");
+        }
+        c.cmd("CF.RESERVE cf 4");
+        let mut reply = ok();
+        for i in 0..100 {
+            reply = c.call(&["CF.ADD", "cf", &i.to_string()]);
+            if reply.is_error() {
+                break;
+            }
+        }
+        assert_eq!(reply, err("Maximum expansions reached"));
+        assert!(c.cmd("CF.DEBUG cf").text().contains("filters:3"));
+        assert_eq!(server.log().contains("deprecated"), log, "{name}");
+    }
+    // The other cf-* configs are module arguments here too.
+    let server = Server::with(Module::RedisBf)
+        .module_arg("cf-bucket-size")
+        .module_arg("4")
+        .module_arg("CF-MAX-ITERATIONS")
+        .module_arg("9")
+        .start();
+    let mut c = server.conn();
+    c.cmd("CF.ADD auto x");
+    assert_eq!(
+        c.cmd("CF.DEBUG auto"),
+        bulk(b"bktsize:4 buckets:256 items:1 deletes:0 filters:1 max_iterations:9 expansion:1")
+    );
+    for (args, message) in [
+        (vec!["CF_MAX_EXPANSIONS", "0"], "cf-max-expansions"),
+        (vec!["cf-max-expansions", "abc"], "cf-max-expansions"),
+        (vec!["cf-max-expansions", "65537"], "cf-max-expansions"),
+        (vec!["cf-bucket-size", "300"], "cf-bucket-size"),
+    ] {
+        let mut builder = Server::with(Module::RedisBf);
+        for arg in &args {
+            builder = builder.module_arg(arg);
+        }
+        let log = match builder.try_start() {
+            Ok(_) => panic!("{args:?} loaded"),
+            Err(log) => log,
+        };
+        assert!(log.contains(message), "{args:?}: {log}");
+    }
+}
+
+#[test]
+fn cuckoo_config_directive_at_startup_and_legacy_rdb_values() {
+    // Before Redis 7.0 module arguments are the only way to set it.
+    let server = if feature::module_configs() {
+        let probe = Server::start();
+        let name = config_name(&mut probe.conn(), "cf-max-iterations");
+        drop(probe);
+        Server::with(Module::RedisBf)
+            .arg(&format!("--{name} 7"))
+            .start()
+    } else {
+        Server::with(Module::RedisBf)
+            .module_arg("cf-max-iterations")
+            .module_arg("7")
+            .start()
+    };
+    let mut c = server.conn();
+    c.cmd("CF.ADD auto x");
+    assert!(c.cmd("CF.DEBUG auto").text().contains("max_iterations:7"));
+    // A value saved by RedisBloom before 2.2 (encoding version 3) takes the configs for what
+    // it lacks, as RedisBloom 8 does.
+    c.cmd("CF.RESERVE t 4");
+    let template = c.cmd("DUMP t").bulk();
+    let mut body = template[..10].to_vec();
+    body[9] = 3;
+    body.extend_from_slice(&[2, 1, 2, 2, 2, 1, 5, 4, 0, 9, 0, 0, 0]);
+    body.extend_from_slice(&template[template.len() - 10..template.len() - 8]);
+    let crc = crc64(&body);
+    body.extend_from_slice(&crc.to_le_bytes());
+    assert_eq!(c.call_bytes(&[b"RESTORE", b"old", b"0", &body]), ok());
+    assert_eq!(
+        c.cmd("CF.DEBUG old"),
+        bulk(b"bktsize:2 buckets:2 items:1 deletes:0 filters:1 max_iterations:7 expansion:1")
+    );
 }

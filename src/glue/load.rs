@@ -17,6 +17,7 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisString, Status};
 
 use super::bloom_type::{BLOOM_TYPE, FAST_TYPE};
+use super::cuckoo_type::CUCKOO_TYPE;
 use super::ffi::log;
 use super::guard::guarded;
 use super::server;
@@ -109,13 +110,17 @@ fn name_taken() -> bool {
     unsafe { raw::RedisModule_IsModuleNameBusy.is_some_and(|busy| busy(NAME.as_ptr()) != 0) }
 }
 
-/// Registers both data types; fails if the server lacks the API or has the names already.
+/// Registers the data types; fails if the server lacks the API or has the names already.
 fn create_data_types(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     // SAFETY: reading an API pointer set by RedisModule_Init.
     if unsafe { raw::RedisModule_CreateDataType }.is_none() {
         return Err("the server has no RedisModule_CreateDataType".into());
     }
-    for (data_type, name) in [(&BLOOM_TYPE, "MBbloom--"), (&FAST_TYPE, "bfblocked")] {
+    for (data_type, name) in [
+        (&BLOOM_TYPE, "MBbloom--"),
+        (&FAST_TYPE, "bfblocked"),
+        (&CUCKOO_TYPE, "MBbloomCF"),
+    ] {
         data_type.create_data_type(ctx).map_err(|_| {
             format!("could not create the data type {name} (does another module provide it?)")
         })?;
