@@ -176,6 +176,20 @@ pub struct SavedHeader {
 }
 
 impl SavedHeader {
+    /// The seven numbers in their saved order (the RDB value's start, and what a digest
+    /// covers).
+    pub fn fields(&self) -> [u64; 7] {
+        [
+            self.num_filters,
+            self.num_buckets,
+            self.items,
+            self.deletes,
+            self.bucket_size,
+            self.max_iterations,
+            self.expansion,
+        ]
+    }
+
     /// The fields of a value saved with encoding version 1 or 3 (RedisBloom before 2.2), which
     /// stored only `numFilters`, `numBuckets` and `numItems`: no deletes, and the rest from
     /// defaults (RedisBloom 2.8 uses 2, 20 and 1; 8.x its `cf-*` configs). Every one of its
