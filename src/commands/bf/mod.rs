@@ -17,6 +17,11 @@ pub use exists::{EXISTS, MEXISTS};
 pub use info::{CARD, INFO};
 pub use insert::INSERT;
 pub use reserve::RESERVE;
+#[cfg(fuzzing)]
+pub use {
+    insert::{parse as parse_insert, Insert},
+    reserve::{parse as parse_reserve, Reserve},
+};
 
 use std::ops::RangeInclusive;
 
