@@ -100,6 +100,9 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
                 n2,
             })
         };
+        if !shape.is_valid() {
+            return Err(Error::BadEncoding);
+        }
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
         total_bytes = total_bytes
             .checked_add(bytes)
@@ -108,6 +111,12 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
         shapes.push((shape, link_items));
     }
     memory.check(chain::memory_usage(nfilters as u64, total_bytes).ok_or(Error::OutOfMemory)?)?;
+    let saved = shapes
+        .iter()
+        .map(|(shape, link_items)| (shape, *link_items));
+    if !chain::is_consistent(items, options, saved) {
+        return Err(Error::BadEncoding);
+    }
     let mut links = Vec::new();
     links
         .try_reserve_exact(nfilters)
@@ -304,6 +313,31 @@ mod tests {
         header[20..28].copy_from_slice(&(1u64 << 61).to_le_bytes());
         header[28..36].copy_from_slice(&(1u64 << 61).wrapping_mul(8).to_le_bytes());
         assert!(decode_header(&header, &EAGER).is_err());
+    }
+
+    #[test]
+    fn inconsistent_headers_are_refused_before_allocating() {
+        fn no_allocation(len: usize) -> Option<Vec<u8>> {
+            panic!("{len} bytes allocated for a header that is refused")
+        }
+        let memory = Memory {
+            zeroed: no_allocation,
+            available: u64::MAX,
+            limit: u64::MAX,
+        };
+        let header = encode_header(&docs_example());
+        let corrupt = |at: usize, bytes: &[u8]| {
+            let mut h = header.clone();
+            h[at..at + bytes.len()].copy_from_slice(bytes);
+            h
+        };
+        for bad in [
+            corrupt(0, &2u64.to_le_bytes()), // the chain's items are not its link's
+            corrupt(12, &64u32.to_le_bytes()), // an unknown option bit
+            corrupt(60, &6u32.to_le_bytes()), // hashes that do not match bpe
+        ] {
+            assert_eq!(decode_header(&bad, &memory).err(), Some(Error::BadEncoding));
+        }
     }
 
     #[test]
