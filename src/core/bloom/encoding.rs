@@ -100,7 +100,9 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
                 n2,
             })
         };
-        if !shape.is_valid() {
+        // The fast layout derives bpe and n2 from its other fields: they must be those, so
+        // that a header is read back only from the bytes that encode it.
+        if !shape.is_valid() || shape.stored_bpe_and_n2() != (bpe, n2) {
             return Err(Error::BadEncoding);
         }
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
@@ -367,5 +369,15 @@ mod tests {
         let mut classic_with_trailer = classic_header.clone();
         classic_with_trailer.extend_from_slice(FAST_TRAILER);
         assert!(decode_header(&classic_with_trailer, &EAGER).is_err());
+        // The derived bpe and n2 (the first link's, at bytes 52 and 72) must be the ones the
+        // fast link's other fields give.
+        for at in [52, 72] {
+            let mut derived = header.clone();
+            derived[at] ^= 1;
+            assert_eq!(
+                decode_header(&derived, &EAGER).err(),
+                Some(Error::BadEncoding)
+            );
+        }
     }
 }
