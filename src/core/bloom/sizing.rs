@@ -119,7 +119,7 @@ impl Layout {
             && self.n2 <= 63
             && (self.n2 == 0 || self.bits >= 1u64 << self.n2)
             && self.bits != 0
-            && self.bits % 8 == 0
+            && self.bits.is_multiple_of(8)
             && self.hashes >= 1
             && self.hashes <= MAX_HASHES
             && self.hashes == hashes_for(self.bpe)
