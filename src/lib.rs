@@ -1,5 +1,5 @@
-//! redis-bf: Bloom-filter commands (`BF.*`) for Redis and Valkey, wire- and RDB-compatible
-//! with RedisBloom.
+//! redis-bf: Bloom-filter (`BF.*`) and Cuckoo-filter (`CF.*`) commands for Redis and Valkey,
+//! wire- and RDB-compatible with RedisBloom.
 //!
 //! Three layers, dependencies pointing one way: [`core`] (the filter, pure Rust) ←
 //! `commands` (parse, call the core, build the reply) ← `glue` (the server API, all `unsafe`).
@@ -13,6 +13,7 @@ mod glue;
 #[cfg(not(any(test, fuzzing)))]
 use glue::{
     bloom_type::{BLOOM_TYPE, FAST_TYPE},
+    cuckoo_type::CUCKOO_TYPE,
     init,
 };
 
@@ -23,7 +24,7 @@ redis_module::redis_module! {
     name: "bf",
     version: 100,
     allocator: (glue::alloc::BloomAlloc, glue::alloc::BloomAlloc),
-    data_types: [BLOOM_TYPE, FAST_TYPE],
+    data_types: [BLOOM_TYPE, FAST_TYPE, CUCKOO_TYPE],
     init: init,
 }
 

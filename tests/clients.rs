@@ -1,6 +1,6 @@
-//! Real client libraries against a real server: redis-py's `r.bf()` API, in RESP2 and RESP3
-//! (tests/clients/redis_py.py). `make test` installs redis-py into target/python; elsewhere
-//! set `PYTHONPATH` to where it is installed.
+//! Real client libraries against a real server: redis-py's `r.bf()` and `r.cf()` APIs, in
+//! RESP2 and RESP3 (tests/clients/redis_py.py). `make test` installs redis-py into
+//! target/python; elsewhere set `PYTHONPATH` to where it is installed.
 
 mod common;
 
@@ -10,7 +10,7 @@ use std::process::Command;
 use common::*;
 
 #[test]
-fn redis_py_bloom_api() {
+fn redis_py_bloom_and_cuckoo_apis() {
     let server = Server::start();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/redis_py.py");
     let output = Command::new("python3")

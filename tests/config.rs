@@ -1,5 +1,6 @@
-//! The bf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG SET/GET
-//! with validation, and refusal of bad load arguments. They shape only new filters.
+//! The bf-* and cf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG
+//! SET/GET with validation (the coupled CF ranges included), and refusal of bad load
+//! arguments. They shape only new filters, except the CF limits.
 
 mod common;
 
@@ -192,4 +193,214 @@ fn example_config_starts_a_working_server() {
     let mut c = server.conn();
     assert_eq!(c.cmd("BF.ADD k v"), int(1));
     assert_eq!(c.cmd("BF.EXISTS k v"), int(1));
+}
+
+/// The value of a config, whatever the protocol's shape of CONFIG GET.
+fn config_get(c: &mut Conn, name: &str) -> String {
+    match c.call(&["CONFIG", "GET", name]) {
+        Value::Array(items) => items[1].text(),
+        Value::Map(pairs) => pairs[0].1.text(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cuckoo_configs_shape_new_filters() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let names: Vec<String> = [
+        "cf-bucket-size",
+        "cf-initial-size",
+        "cf-max-iterations",
+        "cf-expansion-factor",
+        "cf-max-expansions",
+    ]
+    .iter()
+    .map(|n| config_name(&mut c, n))
+    .collect();
+    let defaults: Vec<String> = names.iter().map(|n| config_get(&mut c, n)).collect();
+    assert_eq!(defaults, ["2", "1024", "20", "1", "32"]);
+    c.cmd("CF.ADD before x");
+    // RedisBloom's test_config_set.
+    for (name, value) in names.iter().zip(["3", "2048", "30", "2", "64"]) {
+        assert_eq!(c.call(&["CONFIG", "SET", name, value]), ok(), "{name}");
+        assert_eq!(config_get(&mut c, name), value);
+    }
+    c.cmd("CF.ADD auto x");
+    assert_eq!(
+        c.cmd("CF.DEBUG auto"),
+        bulk(b"bktsize:3 buckets:1024 items:1 deletes:0 filters:1 max_iterations:30 expansion:2")
+    );
+    assert_eq!(
+        c.cmd("CF.RESERVE r 100"),
+        ok(),
+        "RESERVE takes its option defaults from them too"
+    );
+    assert_eq!(
+        c.cmd("CF.DEBUG r"),
+        bulk(b"bktsize:3 buckets:64 items:0 deletes:0 filters:1 max_iterations:30 expansion:2")
+    );
+    assert_eq!(
+        c.cmd("CF.DEBUG before"),
+        bulk(b"bktsize:2 buckets:512 items:1 deletes:0 filters:1 max_iterations:20 expansion:1"),
+        "existing filters keep their shape"
+    );
+    // RedisBloom's test_config_set_invalid; the old value stays.
+    for (name, value) in [
+        (&names[0], "0"),
+        (&names[0], "256"),
+        (&names[1], "0"),
+        (&names[1], "4294967296"),
+        (&names[2], "0"),
+        (&names[2], "65536"),
+        (&names[3], "-1"),
+        (&names[3], "32769"),
+        (&names[4], "0"),
+        (&names[4], "65537"),
+    ] {
+        let reply = c.call(&["CONFIG", "SET", name, value]);
+        assert!(
+            reply.is_error() && reply.text().contains("must be in the range"),
+            "{name} {value}: {reply:?}"
+        );
+    }
+    let reply = c.call(&["CONFIG", "SET", &names[2], "many"]);
+    assert!(
+        reply
+            .text()
+            .contains("Invalid value for `cf-max-iterations`"),
+        "{reply:?}"
+    );
+    assert_eq!(config_get(&mut c, &names[2]), "30");
+}
+
+#[test]
+fn cuckoo_ranges_are_coupled() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let bucket = config_name(&mut c, "cf-bucket-size");
+    let initial = config_name(&mut c, "cf-initial-size");
+    let set = |c: &mut Conn, name: &str, value: &str| c.call(&["CONFIG", "SET", name, value]);
+    // cf-bucket-size raises the least cf-initial-size (and CF.INSERT CAPACITY) to twice it.
+    assert_eq!(set(&mut c, &bucket, "3"), ok());
+    let reply = set(&mut c, &initial, "5");
+    assert!(
+        reply
+            .text()
+            .contains("Value for `cf-initial-size` must be in the range [6, 1073741824]"),
+        "{reply:?}"
+    );
+    assert_eq!(
+        c.cmd("CF.INSERT x CAPACITY 5 ITEMS a"),
+        err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]")
+    );
+    assert_eq!(c.cmd("CF.INSERT x CAPACITY 6 ITEMS a"), ints(&[1]));
+    // cf-initial-size lowers the largest cf-bucket-size, BUCKETSIZE and header bucket size.
+    assert_eq!(set(&mut c, &initial, "100"), ok());
+    let reply = set(&mut c, &bucket, "51");
+    assert!(
+        reply
+            .text()
+            .contains("Value for `cf-bucket-size` must be in the range [1, 50]"),
+        "{reply:?}"
+    );
+    assert_eq!(
+        c.cmd("CF.RESERVE r 1000 BUCKETSIZE 51"),
+        err("BUCKETSIZE: value must be in the range [1, 50]")
+    );
+    assert_eq!(c.cmd("CF.RESERVE r 1000 BUCKETSIZE 50"), ok());
+    c.cmd("CF.ADD r x");
+    let header = c.cmd("CF.SCANDUMP r 0").array()[1].bulk();
+    c.cmd("DEL r");
+    assert_eq!(c.call_bytes(&[b"CF.LOADCHUNK", b"r", b"1", &header]), ok());
+    assert_eq!(set(&mut c, &initial, "98"), ok());
+    c.cmd("DEL r");
+    assert_eq!(
+        c.call_bytes(&[b"CF.LOADCHUNK", b"r", b"1", &header]),
+        err("Couldn't create filter!"),
+        "a header of 50-slot buckets while at most 49 are allowed"
+    );
+    // The values themselves stay as they were set.
+    assert_eq!(config_get(&mut c, &bucket), "3");
+}
+
+#[test]
+fn cuckoo_module_arguments() {
+    for (name, log) in [("cf-max-expansions", false), ("CF_MAX_EXPANSIONS", true)] {
+        let server = Server::with(Module::RedisBf)
+            .module_arg(name)
+            .module_arg("3")
+            .start();
+        let mut c = server.conn();
+        let config = config_name(&mut c, "cf-max-expansions");
+        assert_eq!(config_get(&mut c, &config), "3");
+        c.cmd("CF.RESERVE cf 4");
+        let mut reply = ok();
+        for i in 0..100 {
+            reply = c.call(&["CF.ADD", "cf", &i.to_string()]);
+            if reply.is_error() {
+                break;
+            }
+        }
+        assert_eq!(reply, err("Maximum expansions reached"));
+        assert!(c.cmd("CF.DEBUG cf").text().contains("filters:3"));
+        assert_eq!(server.log().contains("deprecated"), log, "{name}");
+    }
+    // The other cf-* configs are module arguments here too.
+    let server = Server::with(Module::RedisBf)
+        .module_arg("cf-bucket-size")
+        .module_arg("4")
+        .module_arg("CF-MAX-ITERATIONS")
+        .module_arg("9")
+        .start();
+    let mut c = server.conn();
+    c.cmd("CF.ADD auto x");
+    assert_eq!(
+        c.cmd("CF.DEBUG auto"),
+        bulk(b"bktsize:4 buckets:256 items:1 deletes:0 filters:1 max_iterations:9 expansion:1")
+    );
+    for (args, message) in [
+        (vec!["CF_MAX_EXPANSIONS", "0"], "cf-max-expansions"),
+        (vec!["cf-max-expansions", "abc"], "cf-max-expansions"),
+        (vec!["cf-max-expansions", "65537"], "cf-max-expansions"),
+        (vec!["cf-bucket-size", "300"], "cf-bucket-size"),
+    ] {
+        let mut builder = Server::with(Module::RedisBf);
+        for arg in &args {
+            builder = builder.module_arg(arg);
+        }
+        let log = match builder.try_start() {
+            Ok(_) => panic!("{args:?} loaded"),
+            Err(log) => log,
+        };
+        assert!(log.contains(message), "{args:?}: {log}");
+    }
+}
+
+#[test]
+fn cuckoo_config_directive_at_startup_and_legacy_rdb_values() {
+    let probe = Server::start();
+    let name = config_name(&mut probe.conn(), "cf-max-iterations");
+    drop(probe);
+    let server = Server::with(Module::RedisBf)
+        .arg(&format!("--{name} 7"))
+        .start();
+    let mut c = server.conn();
+    c.cmd("CF.ADD auto x");
+    assert!(c.cmd("CF.DEBUG auto").text().contains("max_iterations:7"));
+    // A value saved by RedisBloom before 2.2 (encoding version 3) takes the configs for what
+    // it lacks, as RedisBloom 8 does.
+    c.cmd("CF.RESERVE t 4");
+    let template = c.cmd("DUMP t").bulk();
+    let mut body = template[..10].to_vec();
+    body[9] = 3;
+    body.extend_from_slice(&[2, 1, 2, 2, 2, 1, 5, 4, 0, 9, 0, 0, 0]);
+    body.extend_from_slice(&template[template.len() - 10..template.len() - 8]);
+    let crc = crc64(&body);
+    body.extend_from_slice(&crc.to_le_bytes());
+    assert_eq!(c.call_bytes(&[b"RESTORE", b"old", b"0", &body]), ok());
+    assert_eq!(
+        c.cmd("CF.DEBUG old"),
+        bulk(b"bktsize:2 buckets:2 items:1 deletes:0 filters:1 max_iterations:7 expansion:1")
+    );
 }

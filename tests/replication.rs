@@ -1,5 +1,6 @@
 //! A replica holds the same filters as its master, bit for bit: after a full sync (RDB,
-//! disk-based and diskless) and through the verbatim stream of every write command.
+//! disk-based and diskless) and through the verbatim stream of every write command, Bloom and
+//! Cuckoo (CF.LOADCHUNK data chunks included, which RedisBloom before 8.10 did not replicate).
 
 mod common;
 
@@ -15,6 +16,26 @@ fn writes(c: &mut Conn) {
     // A filter copied over by SCANDUMP/LOADCHUNK.
     let chunks = scandump(c, "r");
     loadchunks(c, "loaded", &chunks);
+    c.cmd("CF.RESERVE cf 8 EXPANSION 2");
+    for i in 0..100 {
+        c.call(&["CF.ADD", "cf", &format!("i{i}")]);
+    }
+    c.cmd("CF.INSERTNX cfn ITEMS a b a");
+    let chunks = cf_scandump(c, "cf");
+    cf_loadchunks(c, "cf-loaded", &chunks);
+}
+
+/// Cuckoo writes after the sync: each kind, including those that change nothing visible.
+fn cuckoo_writes(c: &mut Conn) {
+    for i in 0..40 {
+        c.call(&["CF.DEL", "cf", &format!("i{i}")]); // compacts along the way
+    }
+    c.cmd("CF.DEL cf never-added");
+    c.cmd("CF.COMPACT cf");
+    c.cmd("CF.ADDNX cfn a");
+    c.cmd("CF.INSERT cfn CAPACITY 100 ITEMS c d");
+    let chunks = cf_scandump(c, "cf");
+    cf_loadchunks(c, "cf-late", &chunks);
 }
 
 fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {
@@ -47,9 +68,20 @@ fn check_replica(master_options: &[&str], replica_options: &[&str]) {
     m.cmd("BF.MADD m d e");
     m.cmd("BF.INSERT n ITEMS z");
     m.cmd("BF.RESERVE fresh 0.001 1000");
+    cuckoo_writes(&mut m);
     wait_in_sync(&mut m, &mut r);
     assert_eq!(m.cmd("DEBUG DIGEST"), r.cmd("DEBUG DIGEST"));
-    for key in ["r", "m", "n", "loaded", "fresh"] {
+    for key in [
+        "r",
+        "m",
+        "n",
+        "loaded",
+        "fresh",
+        "cf",
+        "cfn",
+        "cf-loaded",
+        "cf-late",
+    ] {
         assert_eq!(
             m.call(&["DEBUG", "DIGEST-VALUE", key]),
             r.call(&["DEBUG", "DIGEST-VALUE", key]),
@@ -58,6 +90,12 @@ fn check_replica(master_options: &[&str], replica_options: &[&str]) {
     }
     assert_eq!(r.cmd("BF.EXISTS r after-sync"), int(1));
     assert!(r.cmd("BF.ADD r x").text().starts_with("READONLY"));
+    for key in ["cf", "cfn", "cf-loaded", "cf-late"] {
+        assert_eq!(m.call(&["DUMP", key]), r.call(&["DUMP", key]), "{key}");
+    }
+    assert_eq!(r.cmd("CF.INFO cf-late"), m.cmd("CF.INFO cf"));
+    // CF.COMPACT changes the filter: a read-only replica refuses it (RedisBloom's runs it).
+    assert!(r.cmd("CF.COMPACT cf").text().starts_with("READONLY"));
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Numbers in arguments, parsed exactly as Redis parses them, so that what RedisBloom (which
 //! uses the server's parsers) accepts and refuses, redis-bf accepts and refuses.
 
+use std::ops::RangeInclusive;
+
 /// A signed integer as Redis parses one (`string2ll`): optional `-`, no `+`, no spaces, no
 /// leading zeros, within i64.
 pub fn parse_integer(text: &[u8]) -> Option<i64> {
@@ -14,6 +16,24 @@ pub fn parse_integer(text: &[u8]) -> Option<i64> {
         return None;
     }
     std::str::from_utf8(text).ok()?.parse().ok()
+}
+
+/// Why a parameter was refused. Each caller words it its own way: the same fault gets different
+/// texts from BF.RESERVE, BF.INSERT, CF.RESERVE and CONFIG SET.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bad {
+    NotANumber,
+    OutOfRange,
+}
+
+/// An integer within `range`.
+pub fn integer_in(text: &[u8], range: &RangeInclusive<i64>) -> Result<i64, Bad> {
+    let n = parse_integer(text).ok_or(Bad::NotANumber)?;
+    if range.contains(&n) {
+        Ok(n)
+    } else {
+        Err(Bad::OutOfRange)
+    }
 }
 
 /// A double as Redis parses one (`RedisModule_StringToDouble`, which is `strtod`): the whole

@@ -9,6 +9,7 @@ use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::native_types::RedisType;
 use redis_module::{Context, RedisString};
 
+use super::cf::Defaults as CuckooDefaults;
 use super::errors::{self, Failure};
 use crate::core::bloom::chain::Params as BloomParams;
 use crate::core::Memory;
@@ -22,6 +23,8 @@ pub struct Types {
     pub bloom: &'static RedisType,
     /// `bfblocked`: fast-layout Bloom filters.
     pub fast: &'static RedisType,
+    /// `MBbloomCF`: RedisBloom's type for Cuckoo filters.
+    pub cuckoo: &'static RedisType,
 }
 
 /// The configuration when the command started: how filters created without explicit
@@ -31,6 +34,9 @@ pub struct Config {
     /// The `bf-*` configs: what BF.ADD and BF.MADD auto-create, and the defaults of
     /// BF.RESERVE and BF.INSERT options.
     pub bloom: BloomParams,
+    /// The `cf-*` configs: what CF.ADD and CF.INSERT auto-create, the defaults of CF.RESERVE
+    /// options, and the limits every CF command checks.
+    pub cuckoo: CuckooDefaults,
 }
 
 /// One invocation of a command.

@@ -1,9 +1,11 @@
 //! Every error a command can send, byte for byte as RedisBloom sends it
 //! (`src/rebloom.c`, RedisBloom 8). Some carry no `ERR` code on purpose: RedisBloom writes them
 //! that way and clients match on the text. They are C strings because the server's reply and
-//! config calls take them so: no copy is made to send one.
+//! config calls take them so: no copy is made to send one. The few that carry a number which
+//! follows the configuration (a range) are made once per number and kept.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
+use std::sync::OnceLock;
 
 use crate::core;
 
@@ -87,4 +89,104 @@ pub fn bloom_text(error: core::Error) -> &'static CStr {
 /// error its own way, so there is no blanket conversion.)
 pub fn bloom(error: core::Error) -> Failure {
     Failure::Message(bloom_text(error))
+}
+
+// The Cuckoo filter (`CF.*`).
+
+/// CF.DEL of a missing key or a key of another type.
+pub const CF_DEL_NOT_FOUND: &CStr = c"Not found";
+/// CF.COMPACT of a missing key or a key of another type.
+pub const CF_COMPACT_NOT_FOUND: &CStr = c"Cuckoo filter was not found";
+pub const CF_BAD_CAPACITY: &CStr = c"Bad capacity";
+pub const CF_RESERVE_CAPACITY_RANGE: &CStr =
+    c"Capacity must be in the range [2 * BUCKETSIZE, 1073741824]";
+/// CF.INSERT's, which names the config that decides the bucket size of the filters it makes.
+pub const CF_INSERT_CAPACITY_RANGE: &CStr =
+    c"Capacity must be in the range [cf-bucket-size * 2, 1073741824]";
+pub const CF_BAD_BUCKET_SIZE: &CStr = c"Couldn't parse BUCKETSIZE";
+pub const CF_BAD_MAX_ITERATIONS: &CStr = c"Couldn't parse MAXITERATIONS";
+pub const CF_MAX_ITERATIONS_RANGE: &CStr = c"MAXITERATIONS: value must be in the range [1, 65535]";
+pub const CF_BAD_EXPANSION: &CStr = c"Couldn't parse EXPANSION";
+pub const CF_EXPANSION_RANGE: &CStr = c"EXPANSION: value must be in the range [0, 32768]";
+pub const CF_MAX_EXPANSIONS: &CStr = c"Maximum expansions reached";
+pub const CF_INVALID_POSITION: &CStr = c"Invalid position";
+pub const CF_INVALID_HEADER: &CStr = c"Invalid header";
+pub const CF_CANNOT_CREATE_FROM_HEADER: &CStr = c"Couldn't create filter!";
+pub const CF_CANNOT_LOAD_CHUNK: &CStr = c"Couldn't load chunk!";
+
+/// `BUCKETSIZE: value must be in the range [1, <max>]`: the maximum follows `cf-initial-size`
+/// (`cf::bucket_sizes`).
+pub fn cf_bucket_size_range(max: u8) -> &'static CStr {
+    static TEXTS: [OnceLock<CString>; 256] = [const { OnceLock::new() }; 256];
+    numbered(&TEXTS, max, || {
+        format!("BUCKETSIZE: value must be in the range [1, {max}]")
+    })
+}
+
+/// What CONFIG SET answers (inside Redis's `ERR CONFIG SET failed …`) for bad `cf-*` values.
+pub const CONFIG_CF_BAD_BUCKET_SIZE: &CStr = c"Invalid value for `cf-bucket-size`";
+pub const CONFIG_CF_BAD_INITIAL_SIZE: &CStr = c"Invalid value for `cf-initial-size`";
+pub const CONFIG_CF_BAD_MAX_ITERATIONS: &CStr = c"Invalid value for `cf-max-iterations`";
+pub const CONFIG_CF_BAD_EXPANSION: &CStr = c"Invalid value for `cf-expansion-factor`";
+pub const CONFIG_CF_BAD_MAX_EXPANSIONS: &CStr = c"Invalid value for `cf-max-expansions`";
+pub const CONFIG_CF_MAX_ITERATIONS_RANGE: &CStr =
+    c"Value for `cf-max-iterations` must be in the range [1, 65535]";
+pub const CONFIG_CF_EXPANSION_RANGE: &CStr =
+    c"Value for `cf-expansion-factor` must be in the range [0, 32768]";
+pub const CONFIG_CF_MAX_EXPANSIONS_RANGE: &CStr =
+    c"Value for `cf-max-expansions` must be in the range [1, 65536]";
+
+/// `cf-bucket-size`'s range, whose maximum follows `cf-initial-size`.
+pub fn config_cf_bucket_size_range(max: u8) -> &'static CStr {
+    static TEXTS: [OnceLock<CString>; 256] = [const { OnceLock::new() }; 256];
+    numbered(&TEXTS, max, || {
+        format!("Value for `cf-bucket-size` must be in the range [1, {max}]")
+    })
+}
+
+/// `cf-initial-size`'s range, whose minimum is twice `cf-bucket-size`.
+pub fn config_cf_initial_size_range(bucket_size: u8) -> &'static CStr {
+    static TEXTS: [OnceLock<CString>; 256] = [const { OnceLock::new() }; 256];
+    numbered(&TEXTS, bucket_size, || {
+        let min = 2 * u32::from(bucket_size);
+        format!("Value for `cf-initial-size` must be in the range [{min}, 1073741824]")
+    })
+}
+
+/// The text for `n` from `table`, made by `text` the first time it is asked for.
+fn numbered(
+    table: &'static [OnceLock<CString>; 256],
+    n: u8,
+    text: impl FnOnce() -> String,
+) -> &'static CStr {
+    table[usize::from(n)]
+        .get_or_init(|| CString::new(text()).unwrap_or_default())
+        .as_c_str()
+}
+
+const CF_COULD_NOT_CREATE: &CStr = c"ERR Could not create filter";
+/// valkey-bloom's wording for its per-object limit, which ours mirrors.
+const CUCKOO_OVER_LIMIT: &CStr = c"ERR operation exceeds cuckoo object memory limit";
+const CF_FULL: &CStr = c"Filter is full";
+/// A filter that needed a new sub-filter and could not get one (RedisBloom 8's
+/// `MemAllocFailed`: past 65535 sub-filters, 2^56 buckets, or the memory).
+const CF_CANNOT_GROW: &CStr = c"ERR Insufficient memory";
+
+/// The wire text of a core error in a Cuckoo-filter command.
+pub fn cuckoo_text(error: core::Error) -> &'static CStr {
+    match error {
+        core::Error::InvalidParameters => CF_COULD_NOT_CREATE,
+        core::Error::OutOfMemory => INSUFFICIENT_MEMORY,
+        core::Error::OverLimit => CUCKOO_OVER_LIMIT,
+        core::Error::Full => CF_FULL,
+        core::Error::CannotGrow => CF_CANNOT_GROW,
+        core::Error::BadEncoding | core::Error::NoLinkAtOffset | core::Error::ChunkTooBig => {
+            CF_CANNOT_LOAD_CHUNK
+        }
+    }
+}
+
+/// A core error of a Cuckoo-filter command, as its reply.
+pub fn cuckoo(error: core::Error) -> Failure {
+    Failure::Message(cuckoo_text(error))
 }

@@ -6,7 +6,8 @@
 //! * `spec` — what Redis is told about a command; `call` — one invocation and its key;
 //!   `args` — numbers as Redis parses them; `reply` — reply values; `errors` — every wire
 //!   error string;
-//! * `bf/` — the Bloom-filter family, one file per command family.
+//! * `bf/` — the Bloom-filter family, one file per command family;
+//! * `cf/` — the Cuckoo-filter family, likewise.
 //!
 //! Argument errors always come before key errors, as in RedisBloom.
 
@@ -19,6 +20,7 @@
 pub mod args;
 pub mod bf;
 pub mod call;
+pub mod cf;
 pub mod errors;
 pub mod reply;
 pub mod spec;
@@ -26,7 +28,7 @@ pub mod spec;
 use spec::CommandSpec;
 
 /// Every command, in registration order.
-pub static ALL: [&CommandSpec; 11] = [
+pub static ALL: [&CommandSpec; 25] = [
     &bf::RESERVE,
     &bf::ADD,
     &bf::MADD,
@@ -38,4 +40,18 @@ pub static ALL: [&CommandSpec; 11] = [
     &bf::SCANDUMP,
     &bf::LOADCHUNK,
     &bf::DEBUG,
+    &cf::RESERVE,
+    &cf::ADD,
+    &cf::ADDNX,
+    &cf::INSERT,
+    &cf::INSERTNX,
+    &cf::EXISTS,
+    &cf::MEXISTS,
+    &cf::COUNT,
+    &cf::DEL,
+    &cf::COMPACT,
+    &cf::SCANDUMP,
+    &cf::LOADCHUNK,
+    &cf::INFO,
+    &cf::DEBUG,
 ];

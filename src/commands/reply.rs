@@ -17,6 +17,8 @@ pub enum Scalar {
     Bool(bool),
     /// `_` in RESP3, `$-1` in RESP2.
     Null,
+    /// This integer in RESP2, `#f` in RESP3 (CF.INSERT's -1 for an item that did not fit).
+    IntegerOrFalse(i64),
     /// A bulk string that lives as long as the module.
     Text(&'static str),
 }

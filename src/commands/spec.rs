@@ -22,6 +22,8 @@ pub enum ArgKind {
     PureToken,
     /// Exactly one of these.
     OneOf(&'static [ArgSpec]),
+    /// All of these, in order.
+    Block(&'static [ArgSpec]),
 }
 
 /// One argument in COMMAND DOCS.

@@ -14,11 +14,13 @@ use std::ptr;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::data_type::{add_bytes, add_numbers, emit_chunk, end_digest, free, into_value};
-use super::data_type::{value_ref, Io, NO_CALLBACKS};
+use super::data_type::NO_CALLBACKS;
+use super::data_type::{add_bytes, add_numbers, emit_chunk, end_digest, into_value};
+use super::data_type::{copy, free, free_effort, mem_usage, value_ref, Io, StoredValue};
 use super::guard::guarded;
 use crate::core::bloom::chain::Chain;
 use crate::core::bloom::{encoding, rdb};
+use crate::core::Error;
 
 pub static BLOOM_TYPE: RedisType =
     RedisType::new("MBbloom--", rdb::ENCODING_VERSION, methods(rdb_load));
@@ -38,12 +40,26 @@ const fn methods(rdb_load: LoadFn) -> raw::RedisModuleTypeMethods {
         rdb_load: Some(rdb_load),
         rdb_save: Some(rdb_save),
         aof_rewrite: Some(aof_rewrite),
-        mem_usage: Some(mem_usage),
+        mem_usage: Some(mem_usage::<Chain>),
         digest: Some(digest),
         free: Some(free::<Chain>),
-        free_effort: Some(free_effort),
-        copy: Some(copy),
+        free_effort: Some(free_effort::<Chain>),
+        copy: Some(copy::<Chain>),
         ..NO_CALLBACKS
+    }
+}
+
+impl StoredValue for Chain {
+    fn memory_usage(&self) -> u64 {
+        Chain::memory_usage(self)
+    }
+
+    fn arrays(&self) -> usize {
+        self.links().len()
+    }
+
+    fn try_clone(&self) -> Result<Chain, Error> {
+        Chain::try_clone(self)
     }
 }
 
@@ -54,31 +70,6 @@ const fn methods(rdb_load: LoadFn) -> raw::RedisModuleTypeMethods {
 unsafe fn chain<'a>(value: *const c_void) -> &'a Chain {
     // SAFETY: guaranteed by the caller; values of these types are `Box<Chain>`.
     unsafe { value_ref::<Chain>(value) }
-}
-
-unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
-    // SAFETY: Redis passes a live value of this type.
-    usize::try_from(unsafe { chain(value) }.memory_usage()).unwrap_or(usize::MAX)
-}
-
-/// Bigger values are freed by the lazy-free thread (UNLINK, lazyfree-lazy-*): one unit of
-/// effort per 64 KiB, so filters above ~4 MiB pass Redis's threshold of 64.
-unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
-    // SAFETY: Redis passes a live value of this type.
-    let chain = unsafe { chain(value) };
-    chain.links().len() + usize::try_from(chain.memory_usage() >> 16).unwrap_or(usize::MAX)
-}
-
-unsafe extern "C" fn copy(
-    _from: *mut raw::RedisModuleString,
-    _to: *mut raw::RedisModuleString,
-    value: *const c_void,
-) -> *mut c_void {
-    // SAFETY: Redis passes a live value of this type. A null return makes COPY fail cleanly.
-    let chain = unsafe { chain(value) };
-    guarded(ptr::null_mut(), || {
-        chain.try_clone().map_or(ptr::null_mut(), into_value)
-    })
 }
 
 unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {

@@ -14,8 +14,9 @@ use super::ffi::c_string;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess};
 use crate::commands::ALL;
 
-/// The ACL category every BF command belongs to.
-const CATEGORY: &str = "bloom";
+/// The families' own ACL categories: every BF command is in `bloom`, every CF command in
+/// `cuckoo` (named in each spec's categories, as RedisBloom 8 names them).
+const FAMILY_CATEGORIES: [&str; 2] = ["bloom", "cuckoo"];
 
 static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
     version: 1,
@@ -26,7 +27,7 @@ static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleComman
 
 /// Registers all commands; fails the module load if any cannot be created.
 pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
-    let with_category = add_category(ctx);
+    let with_category = add_categories(ctx);
     for (spec, handler) in ALL.iter().zip(HANDLERS) {
         let name = c_string(spec.name);
         let flags = c_string(spec.flags);
@@ -49,14 +50,17 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     Ok(())
 }
 
-/// Creates the `bloom` category where the server supports module categories (Redis ≥ 7.4, Valkey).
-fn add_category(ctx: *mut raw::RedisModuleCtx) -> bool {
-    let category = c_string(CATEGORY);
-    // SAFETY: OnLoad context; the string outlives the call.
-    unsafe {
-        raw::RedisModule_AddACLCategory
-            .is_some_and(|add| add(ctx, category.as_ptr()) == raw::REDISMODULE_OK as c_int)
-    }
+/// Creates the families' categories where the server supports module categories (Redis ≥ 7.4,
+/// Valkey); true when all of them exist.
+fn add_categories(ctx: *mut raw::RedisModuleCtx) -> bool {
+    FAMILY_CATEGORIES.iter().all(|name| {
+        let category = c_string(name);
+        // SAFETY: OnLoad context; the string outlives the call.
+        unsafe {
+            raw::RedisModule_AddACLCategory
+                .is_some_and(|add| add(ctx, category.as_ptr()) == raw::REDISMODULE_OK as c_int)
+        }
+    })
 }
 
 /// Sets the command's categories where the server has the API (Redis ≥ 7.2); without our own
@@ -73,7 +77,7 @@ fn set_acl_categories(
     let categories: Vec<&str> = spec
         .acl_categories
         .split(' ')
-        .filter(|c| with_category || *c != CATEGORY)
+        .filter(|c| with_category || !FAMILY_CATEGORIES.contains(c))
         .collect();
     let categories = c_string(&categories.join(" "));
     // SAFETY: `command` was returned by RedisModule_GetCommand; the string outlives the call.
@@ -135,6 +139,10 @@ impl Arena {
             ArgKind::OneOf(choices) => (
                 raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
                 self.args(choices),
+            ),
+            ArgKind::Block(parts) => (
+                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
+                self.args(parts),
             ),
         };
         let mut flags = 0;

@@ -1,9 +1,13 @@
 //! The `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and (ours) `bf-layout`
-//! configs: defaults for filters created without explicit parameters. Changing them affects
-//! only new filters.
+//! configs, and the `cf-bucket-size`, `cf-initial-size`, `cf-max-iterations`,
+//! `cf-expansion-factor` and `cf-max-expansions` configs: defaults for filters created without
+//! explicit parameters, which changing them affects only for new filters — except
+//! `cf-max-expansions`, a limit every CF insert checks, and the CF ranges they couple (see
+//! `commands::cf`).
 //!
-//! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE` or the new
-//! names, case-insensitive), in the config file and with CONFIG SET/GET. The names are
+//! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE`/
+//! `CF_MAX_EXPANSIONS` or the new names, case-insensitive), in the config file and with
+//! CONFIG SET/GET. The names are
 //! registered unprefixed where the server allows it (Redis ≥ 8, as RedisBloom does), and as
 //! `bf.bf-error-rate` etc. where the server requires the module prefix (Redis 7.x, Valkey).
 
@@ -15,8 +19,10 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use redis_module::{raw, Context, RedisString};
 
 use super::ffi::c_string;
-use crate::commands::bf::{self, Bad};
+use crate::commands::args::{integer_in, Bad};
+use crate::commands::bf;
 use crate::commands::call::Config;
+use crate::commands::cf::{self, Defaults as CuckooDefaults};
 use crate::commands::errors;
 use crate::core::bloom::chain::{LayoutKind, Params};
 
@@ -46,9 +52,7 @@ static INITIAL_SIZE: Setting = Setting {
     name: c"bf-initial-size",
     legacy_arg: Some("INITIAL_SIZE"),
     parse: |text| {
-        bf::integer_in(text, &bf::CAPACITY)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
+        setting_integer(text, &bf::CAPACITY).map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
     },
     show: |n| n.to_string(),
     value: AtomicU64::new(100),
@@ -58,11 +62,7 @@ static INITIAL_SIZE: Setting = Setting {
 static EXPANSION: Setting = Setting {
     name: c"bf-expansion-factor",
     legacy_arg: None,
-    parse: |text| {
-        bf::integer_in(text, &bf::EXPANSION)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_EXPANSION_RANGE)
-    },
+    parse: |text| setting_integer(text, &bf::EXPANSION).map_err(|_| errors::CONFIG_EXPANSION_RANGE),
     show: |n| n.to_string(),
     value: AtomicU64::new(2),
     shown: AtomicPtr::new(ptr::null_mut()),
@@ -81,10 +81,96 @@ static LAYOUT: Setting = Setting {
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
-static SETTINGS: [&Setting; 4] = [&ERROR_RATE, &INITIAL_SIZE, &EXPANSION, &LAYOUT];
+static CF_BUCKET_SIZE: Setting = Setting {
+    name: c"cf-bucket-size",
+    legacy_arg: None,
+    parse: |text| {
+        let range = cf::bucket_sizes(CF_INITIAL_SIZE.value.load(Ordering::Relaxed));
+        let max = u8::try_from(*range.end()).unwrap_or(u8::MAX);
+        setting_integer(text, &range).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_BUCKET_SIZE,
+            Bad::OutOfRange => errors::config_cf_bucket_size_range(max),
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.bucket_size as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
 
-/// Cuckoo-filter settings RedisBloom users may pass; there is no Cuckoo filter here.
-const IGNORED_ARGS: [&str; 2] = ["CF_MAX_EXPANSIONS", "cf-max-expansions"];
+static CF_INITIAL_SIZE: Setting = Setting {
+    name: c"cf-initial-size",
+    legacy_arg: None,
+    parse: |text| {
+        let bucket_size = CF_BUCKET_SIZE.value.load(Ordering::Relaxed);
+        let bucket_size = u8::try_from(bucket_size).unwrap_or(u8::MAX);
+        setting_integer(text, &cf::capacities(bucket_size.into())).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_INITIAL_SIZE,
+            Bad::OutOfRange => errors::config_cf_initial_size_range(bucket_size),
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.initial_size),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static CF_MAX_ITERATIONS: Setting = Setting {
+    name: c"cf-max-iterations",
+    legacy_arg: None,
+    parse: |text| {
+        setting_integer(text, &cf::MAX_ITERATIONS).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_ITERATIONS,
+            Bad::OutOfRange => errors::CONFIG_CF_MAX_ITERATIONS_RANGE,
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.max_iterations as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static CF_EXPANSION: Setting = Setting {
+    name: c"cf-expansion-factor",
+    legacy_arg: None,
+    parse: |text| {
+        setting_integer(text, &cf::EXPANSION).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_EXPANSION,
+            Bad::OutOfRange => errors::CONFIG_CF_EXPANSION_RANGE,
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.expansion as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static CF_MAX_EXPANSIONS: Setting = Setting {
+    name: c"cf-max-expansions",
+    legacy_arg: Some("CF_MAX_EXPANSIONS"),
+    parse: |text| {
+        setting_integer(text, &cf::MAX_EXPANSIONS).map_err(|bad| match bad {
+            Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_EXPANSIONS,
+            Bad::OutOfRange => errors::CONFIG_CF_MAX_EXPANSIONS_RANGE,
+        })
+    },
+    show: |n| n.to_string(),
+    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.max_expansions as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+static SETTINGS: [&Setting; 9] = [
+    &ERROR_RATE,
+    &INITIAL_SIZE,
+    &EXPANSION,
+    &LAYOUT,
+    &CF_BUCKET_SIZE,
+    &CF_INITIAL_SIZE,
+    &CF_MAX_ITERATIONS,
+    &CF_EXPANSION,
+    &CF_MAX_EXPANSIONS,
+];
+
+/// An integer setting within `range` (every range of these is non-negative).
+fn setting_integer(text: &[u8], range: &std::ops::RangeInclusive<i64>) -> Result<u64, Bad> {
+    integer_in(text, range).map(|n| n as u64)
+}
 
 /// `REDISMODULE_CONFIG_UNPREFIXED`: Redis ≥ 8 only; older servers (and Valkey, which reports
 /// 7.2 here) refuse the flag, so it is asked for only where it exists.
@@ -102,6 +188,20 @@ pub fn snapshot() -> Config {
             nonscaling: expansion == 0,
             layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
         },
+        cuckoo: cuckoo_defaults(),
+    }
+}
+
+/// The `cf-*` configs now (each stored within its range, so the narrowing is exact).
+fn cuckoo_defaults() -> CuckooDefaults {
+    let load = |setting: &Setting| setting.value.load(Ordering::Relaxed);
+    let narrow = |setting: &Setting| u16::try_from(load(setting)).unwrap_or(u16::MAX);
+    CuckooDefaults {
+        initial_size: load(&CF_INITIAL_SIZE),
+        bucket_size: narrow(&CF_BUCKET_SIZE),
+        max_iterations: narrow(&CF_MAX_ITERATIONS),
+        expansion: narrow(&CF_EXPANSION),
+        max_expansions: u32::try_from(load(&CF_MAX_EXPANSIONS)).unwrap_or(u32::MAX),
     }
 }
 
@@ -136,15 +236,6 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
     for pair in args.chunks_exact(2) {
         let (name, value) = (pair[0].as_slice(), pair[1].as_slice());
         let name_text = String::from_utf8_lossy(name);
-        if IGNORED_ARGS
-            .iter()
-            .any(|a| name.eq_ignore_ascii_case(a.as_bytes()))
-        {
-            ctx.log_notice(&format!(
-                "Ignoring '{name_text}': redis-bf has no Cuckoo filter"
-            ));
-            continue;
-        }
         let setting = SETTINGS
             .iter()
             .find(|s| {

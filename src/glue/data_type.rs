@@ -1,15 +1,29 @@
 //! What every stored data type shares: the callback table's shape, the value pointer
-//! convention (`Box<T>` handed to Redis, freed by `free`), and the I/O helpers the type files
-//! build their RDB, AOF and digest callbacks from. Each data type has its own file
-//! (`bloom_type.rs`) holding only what its format needs.
+//! convention (`Box<T>` handed to Redis, freed by `free`), the callbacks that only need a
+//! value's size and a copy of it ([`StoredValue`]: `mem_usage`, `free_effort`, `copy`,
+//! `free`), and the I/O helpers the type files build their RDB, AOF and digest callbacks from.
+//! Each data type has its own file (`bloom_type.rs`, `cuckoo_type.rs`) holding only what its
+//! format needs.
 
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_longlong, c_void};
+use std::ptr;
 
 use redis_module::raw;
 
+use super::guard::guarded;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
+
+/// What the shared callbacks need to know of a stored value.
+pub trait StoredValue: Sized {
+    /// Bytes it holds as `MEMORY USAGE` reports them (RedisBloom's count, to the byte).
+    fn memory_usage(&self) -> u64;
+    /// Separately allocated arrays it holds (sub-filters): each costs a free.
+    fn arrays(&self) -> usize;
+    /// An independent copy for `COPY`, or an error instead of aborting the server.
+    fn try_clone(&self) -> Result<Self, Error>;
+}
 
 /// A callback table with nothing set: each type fills in what it has (`..NO_CALLBACKS`).
 pub const NO_CALLBACKS: raw::RedisModuleTypeMethods = raw::RedisModuleTypeMethods {
@@ -52,6 +66,39 @@ pub fn into_value<T>(value: T) -> *mut c_void {
 pub unsafe extern "C" fn free<T>(value: *mut c_void) {
     // SAFETY: Redis frees each value once, with the pointer `into_value` gave it.
     drop(unsafe { Box::from_raw(value.cast::<T>()) });
+}
+
+/// The `mem_usage` callback of a type whose values are `T`.
+pub unsafe extern "C" fn mem_usage<T: StoredValue>(value: *const c_void) -> usize {
+    // SAFETY: Redis passes a live value of this type.
+    usize::try_from(unsafe { value_ref::<T>(value) }.memory_usage()).unwrap_or(usize::MAX)
+}
+
+/// The `free_effort` callback: bigger values are freed by the lazy-free thread (UNLINK,
+/// lazyfree-lazy-*). One unit of effort per array and per 64 KiB, so values above ~4 MiB pass
+/// Redis's threshold of 64.
+pub unsafe extern "C" fn free_effort<T: StoredValue>(
+    _key: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> usize {
+    // SAFETY: Redis passes a live value of this type.
+    let value = unsafe { value_ref::<T>(value) };
+    let chunks = usize::try_from(value.memory_usage() >> 16).unwrap_or(usize::MAX);
+    value.arrays().saturating_add(chunks)
+}
+
+/// The `copy` callback (COPY): a null return makes COPY fail cleanly when the copy cannot be
+/// made.
+pub unsafe extern "C" fn copy<T: StoredValue>(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    // SAFETY: Redis passes a live value of this type.
+    let value = unsafe { value_ref::<T>(value) };
+    guarded(ptr::null_mut(), || {
+        value.try_clone().map_or(ptr::null_mut(), into_value)
+    })
 }
 
 /// The server's RDB I/O handle as the core's field reader and writer. Read errors

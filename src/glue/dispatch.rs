@@ -9,6 +9,7 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisString};
 
 use super::bloom_type::{BLOOM_TYPE, FAST_TYPE};
+use super::cuckoo_type::CUCKOO_TYPE;
 use super::guard::guarded;
 use super::{alloc, config, reply};
 use crate::commands::call::{Call, Types};
@@ -37,11 +38,26 @@ pub static HANDLERS: [Handler; ALL.len()] = [
     dispatch::<8>,
     dispatch::<9>,
     dispatch::<10>,
+    dispatch::<11>,
+    dispatch::<12>,
+    dispatch::<13>,
+    dispatch::<14>,
+    dispatch::<15>,
+    dispatch::<16>,
+    dispatch::<17>,
+    dispatch::<18>,
+    dispatch::<19>,
+    dispatch::<20>,
+    dispatch::<21>,
+    dispatch::<22>,
+    dispatch::<23>,
+    dispatch::<24>,
 ];
 
 static TYPES: Types = Types {
     bloom: &BLOOM_TYPE,
     fast: &FAST_TYPE,
+    cuckoo: &CUCKOO_TYPE,
 };
 
 /// Arguments of commands with at most this many are borrowed into an array on the stack;

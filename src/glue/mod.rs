@@ -10,6 +10,7 @@ pub mod alloc;
 pub mod bloom_type;
 mod command_info;
 mod config;
+pub mod cuckoo_type;
 mod data_type;
 mod dispatch;
 mod ffi;

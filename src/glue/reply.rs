@@ -85,6 +85,8 @@ fn scalar(ctx: *mut raw::RedisModuleCtx, value: Scalar) {
             }
         },
         Scalar::Text(text) => bulk(ctx, text.as_bytes()),
+        Scalar::IntegerOrFalse(_) if is_resp3(ctx) => scalar(ctx, Scalar::Bool(false)),
+        Scalar::IntegerOrFalse(n) => integer(ctx, n),
     }
 }
 

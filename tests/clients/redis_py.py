@@ -1,4 +1,5 @@
-"""Drives redis-bf through redis-py's own Bloom API (`r.bf()`), as applications do.
+"""Drives redis-bf through redis-py's own Bloom and Cuckoo APIs (`r.bf()`, `r.cf()`), as
+applications do.
 
 Run by tests/clients.rs with the port of a server it started: python3 redis_py.py PORT.
 Exits non-zero, naming the failed check, if any reply is not what redis-py users get from
@@ -44,10 +45,87 @@ def check(port: int, protocol: int) -> None:
         assert str(e) == "non scaling filter is full", str(e)
 
 
+def check_cuckoo(port: int, protocol: int) -> None:
+    r = redis.Redis(host="127.0.0.1", port=port, protocol=protocol)
+    r.flushall()
+    cf = r.cf()
+    # redis-py's test_create / test_bf_reserve.
+    assert cf.create("cuckoo", 1000)
+    assert cf.create("cuckoo_e", 1000, expansion=1)
+    assert cf.create("cuckoo_bs", 1000, bucket_size=4)
+    assert cf.create("cuckoo_mi", 1000, max_iterations=10)
+    assert cf.reserve("cuckoo_r", 1000)
+    # test_cf_add_and_insert.
+    assert cf.add("cuckoo", "filter") in (1, True)
+    assert not cf.addnx("cuckoo", "filter")
+    assert cf.addnx("cuckoo", "newItem") in (1, True)
+    assert [int(x) for x in cf.insert("captest", ["foo"])] == [1]
+    assert [int(x) for x in cf.insert("captest", ["foo"], capacity=1000)] == [1]
+    assert [int(x) for x in cf.insertnx("captest", ["bar"])] == [1]
+    assert [int(x) for x in cf.insertnx("captest", ["food"], nocreate="1")] == [1]
+    assert [int(x) for x in cf.insertnx("captest", ["bar", "food", "baz"])] == [0, 0, 1]
+    try:
+        cf.insert("nocreate", ["x"], nocreate=True)
+        raise AssertionError("NOCREATE created a filter")
+    except redis.ResponseError as e:
+        assert str(e) == "not found", str(e)
+    info = cf.info("captest")
+    if protocol == 2:  # redis-py parses RESP2 into an object, RESP3 into a dict
+        assert (info.insertedNum, info.deletedNum, info.filterNum) == (5, 0, 1), vars(info)
+        assert (info.size, info.bucketNum, info.bucketSize) == (1080, 512, 2)
+        assert (info.expansionRate, info.maxIteration) == (1, 20)
+    else:
+        assert info[b"Number of items inserted"] == 5, info
+        assert info[b"Number of items deleted"] == 0 and info[b"Number of filters"] == 1
+    # test_cf_exists_and_del.
+    assert int(cf.exists("captest", "foo")) == 1
+    assert int(cf.exists("captest", "noexist")) == 0
+    assert [int(x) for x in cf.mexists("captest", "foo", "noexist")] == [1, 0]
+    assert cf.count("captest", "foo") == 2
+    assert cf.count("captest", "bar") == 1
+    assert cf.delete("captest", "bar") in (1, True)
+    assert cf.count("captest", "bar") == 0
+    assert not cf.delete("captest", "bar")
+    try:
+        cf.delete("missing", "x")
+        raise AssertionError("CF.DEL of a missing key succeeded")
+    except redis.ResponseError as e:
+        assert str(e) == "Not found", str(e)
+    # Moving a filter with SCANDUMP/LOADCHUNK.
+    chunks, it = [], 0
+    while True:
+        it, data = cf.scandump("captest", it)
+        if it == 0:
+            break
+        chunks.append((it, data))
+    assert len(chunks) == 2
+    for it, data in chunks:
+        assert cf.loadchunk("copy", it, data) in (b"OK", "OK", True)
+    assert [int(x) for x in cf.mexists("copy", "foo", "food", "baz", "bar")] == [1, 1, 1, 0]
+    # A full filter.
+    cf.create("full", 4, expansion=0)
+    for item in ("1", "2", "3", "4"):
+        cf.add("full", item)
+    assert [int(x) for x in cf.insert("full", ["5", "6"])] == ([-1, -1] if protocol == 2 else [0, 0])
+    assert [int(x) for x in cf.insertnx("full", ["5"])] == [-1]
+    try:
+        cf.add("full", "5")
+        raise AssertionError("a full filter accepted an item")
+    except redis.ResponseError as e:
+        assert str(e) == "Filter is full", str(e)
+    # The doctests (dt_cuckoo.py, home_prob_dts.py).
+    assert cf.reserve("bikes:models", 1000000)
+    assert cf.add("bikes:models", "Smoky Mountain Striker") in (1, True)
+    assert int(cf.exists("bikes:models", "Smoky Mountain Striker")) == 1
+    assert int(cf.exists("bikes:models", "Terrible Bike Name")) == 0
+    assert cf.delete("bikes:models", "Smoky Mountain Striker") in (1, True)
+
+
 def main() -> None:
     port = int(sys.argv[1])
     for protocol in (2, 3):
         check(port, protocol)
+        check_cuckoo(port, protocol)
     print("redis-py: RESP2 and RESP3 ok")
 
 

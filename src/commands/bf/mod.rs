@@ -29,7 +29,9 @@ use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::native_types::RedisType;
 use redis_module::Context;
 
-use super::args::{parse_double, parse_integer};
+pub use super::args::{integer_in, Bad};
+
+use super::args::parse_double;
 use super::call::{Call, Lookup};
 use super::errors::{self, Failure};
 use super::spec::{ArgKind, ArgSpec, KEY_ARG};
@@ -42,29 +44,11 @@ pub const CAPACITY: RangeInclusive<i64> = 1..=1 << 30;
 /// The expansions BF.RESERVE, BF.INSERT and `bf-expansion-factor` accept.
 pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
 
-/// Why a parameter was refused. Each caller words it its own way: BF.RESERVE, BF.INSERT and
-/// CONFIG SET give the same fault different texts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bad {
-    NotANumber,
-    OutOfRange,
-}
-
 /// An error rate: a double strictly between 0 and 1.
 pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {
     let rate = parse_double(text).ok_or(Bad::NotANumber)?;
     if rate > 0.0 && rate < 1.0 {
         Ok(rate)
-    } else {
-        Err(Bad::OutOfRange)
-    }
-}
-
-/// An integer within `range`.
-pub fn integer_in(text: &[u8], range: &RangeInclusive<i64>) -> Result<i64, Bad> {
-    let n = parse_integer(text).ok_or(Bad::NotANumber)?;
-    if range.contains(&n) {
-        Ok(n)
     } else {
         Err(Bad::OutOfRange)
     }

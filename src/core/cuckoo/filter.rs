@@ -1123,7 +1123,7 @@ mod tests {
 
     #[test]
     fn sixty_adds_forty_deletes() {
-        // §4.4's verified run: 60 adds into CF.RESERVE dd 8 give 8 sub-filters; 40 deletes
+        // As run on RedisBloom 2.8.2: 60 adds into CF.RESERVE dd 8 give 8 sub-filters; 40 deletes
         // bring it to filters:3 deletes:2.
         let mut f = filter(8, 2, 20, 1);
         for i in 0..60 {

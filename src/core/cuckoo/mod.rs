@@ -3,13 +3,15 @@
 //!
 //! * [`filter`] — the filter stored under a key: hashing, buckets, the kick loop, growth,
 //!   deletion and compaction (RedisBloom's `src/cuckoo.c`), and its RDB fields;
-//! * [`encoding`] — the SCANDUMP header and chunks, and LOADCHUNK (RedisBloom's `src/cf.c`).
+//! * [`encoding`] — the SCANDUMP header and chunks, and LOADCHUNK (RedisBloom's `src/cf.c`);
+//! * [`rdb`] — the RDB and DUMP format of `MBbloomCF`, every encoding version.
 //!
 //! An item is hashed once per command into an [`ItemHash`]; every lookup, count, insert and
 //! delete of that item takes the hash, so a command never hashes an item twice.
 
 pub mod encoding;
 pub mod filter;
+pub mod rdb;
 
 #[cfg(test)]
 mod tests;

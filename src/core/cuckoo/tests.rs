@@ -390,7 +390,7 @@ fn deletes_with_auto_compaction_match_redisbloom() {
             ),
         ],
     );
-    // CF.RESERVE h 8 EXPANSION 1, the same commands: §4.4's "filters:3 deletes:2".
+    // CF.RESERVE h 8 EXPANSION 1, the same commands: RedisBloom 2.8.2 ends at "filters:3 deletes:2".
     check_run(
         params(8, 2, 20, 1),
         &commands,

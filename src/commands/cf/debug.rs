@@ -1,0 +1,43 @@
+//! `CF.DEBUG key`
+//!
+//! One bulk string in both protocols, RedisBloom's line:
+//! `bktsize:<b> buckets:<n> items:<i> deletes:<d> filters:<f> max_iterations:<m> expansion:<e>`
+//! (unsigned decimals; `buckets` is the first sub-filter's count). `ERR not found` /
+//! `WRONGTYPE`.
+
+use super::lookup_read;
+use crate::commands::call::Call;
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::Reply;
+use crate::commands::spec::{CommandSpec, KeyAccess, KEY_ARG};
+
+pub static DEBUG: CommandSpec = CommandSpec {
+    name: "cf.debug",
+    flags: "readonly fast",
+    arity: 2,
+    key: KeyAccess::Read,
+    acl_categories: "read cuckoo",
+    summary: "Returns internal debug information about a Cuckoo Filter",
+    complexity: "O(1)",
+    since: "1.0.0",
+    tips: Some("nondeterministic_output"),
+    args: &[KEY_ARG],
+    run: debug,
+};
+
+fn debug(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 2)?;
+    let key = call.open_for_read()?;
+    let f = lookup_read(call, &key).existing()?;
+    let line = format!(
+        "bktsize:{} buckets:{} items:{} deletes:{} filters:{} max_iterations:{} expansion:{}",
+        f.bucket_size(),
+        f.num_buckets(),
+        f.items(),
+        f.deletes(),
+        f.num_filters(),
+        f.max_iterations(),
+        f.expansion()
+    );
+    Ok(Reply::Bulk(line.into_bytes()))
+}

@@ -1,0 +1,110 @@
+//! `CF.SCANDUMP key iterator` and `CF.LOADCHUNK key iterator data`
+//!
+//! Incremental save and restore in RedisBloom's format (see `core::cuckoo::encoding`).
+//! SCANDUMP replies `[next_iterator, data]`: iterator 0 gives the 38-byte header and 1; a later
+//! iterator the sub-filter bytes it points into (a sub-filter of at most 16 MiB whole, a bigger
+//! one 16 MiB at a time) and the iterator after them; the end — and every iterator of a filter
+//! with no items — `[0, nil]` (RESP3 `_`). Errors: `Invalid position` (not a non-negative
+//! integer, no ERR) before `ERR not found` / `WRONGTYPE`.
+//!
+//! LOADCHUNK replays each pair, iterator 1 being the header. Errors, without ERR unless shown:
+//! `Invalid position` (not an integer, or 0); for the header `ERR item exists` / `WRONGTYPE`
+//! on a key that holds a value, `Invalid header` (not 38 bytes), `Couldn't create filter!`
+//! (fields RedisBloom 8 refuses, or more memory than allowed); for data `ERR not found` /
+//! `WRONGTYPE`, then `Couldn't load chunk!` (empty, or not inside one sub-filter; RedisBloom
+//! writes data past the last sub-filter into it). The bytes are taken as they come, as in
+//! RedisBloom. `+OK`; header and data are replicated verbatim (RedisBloom before 8.10 left the
+//! data out, so replicas lost it); keyspace event `cf.loadchunk`. AOF rewrites emit these.
+
+use super::{lookup, lookup_read};
+use crate::commands::args::parse_integer;
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::reply::{Reply, Scalar};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::cuckoo::encoding::{self, Dump, HEADER_LEN};
+use crate::core::Error;
+
+pub static SCANDUMP: CommandSpec = CommandSpec {
+    name: "cf.scandump",
+    flags: "readonly",
+    arity: 3,
+    key: KeyAccess::Read,
+    acl_categories: "read cuckoo",
+    summary: "Begins an incremental save of the bloom filter",
+    complexity: "O(n), where n is the capacity",
+    since: "1.0.0",
+    tips: Some("nondeterministic_output"),
+    args: &[KEY_ARG, ArgSpec::new("iterator", ArgKind::Integer)],
+    run: scandump,
+};
+
+pub static LOADCHUNK: CommandSpec = CommandSpec {
+    name: "cf.loadchunk",
+    flags: "write deny-oom",
+    arity: 4,
+    key: KeyAccess::Write,
+    acl_categories: "write cuckoo",
+    summary: "Restores a filter previously saved using SCANDUMP",
+    complexity: "O(n), where n is the capacity",
+    since: "1.0.0",
+    tips: None,
+    args: &[
+        KEY_ARG,
+        ArgSpec::new("iterator", ArgKind::Integer),
+        ArgSpec::new("data", ArgKind::String),
+    ],
+    run: loadchunk,
+};
+
+/// The iterator of both commands (argument 2), if it is an integer `valid` accepts.
+fn iterator(call: &Call, valid: fn(&i64) -> bool) -> Result<i64, Failure> {
+    parse_integer(call.arg(2))
+        .filter(valid)
+        .ok_or(Failure::Message(errors::CF_INVALID_POSITION))
+}
+
+fn scandump(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 3)?;
+    let cursor = iterator(call, |c| *c >= 0)?;
+    let key = call.open_for_read()?;
+    let filter = lookup_read(call, &key).existing()?;
+    let (next, data) = match encoding::scandump(filter, cursor) {
+        Dump::Header(header) => (1, Reply::Bulk(header.to_vec())),
+        Dump::Chunk { next, data } => (next, Reply::Bulk(data.to_vec())),
+        Dump::End => (0, Reply::Scalar(Scalar::Null)),
+    };
+    Ok(Reply::Array(vec![Reply::integer(next), data]))
+}
+
+fn loadchunk(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 4)?;
+    let cursor = iterator(call, |c| *c != 0)?;
+    let data = call.arg(3);
+    let key = call.open_for_write()?;
+    if cursor == 1 {
+        match lookup(call, &key) {
+            Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
+            Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
+            Lookup::Missing if data.len() != HEADER_LEN => {
+                return Err(Failure::Message(errors::CF_INVALID_HEADER))
+            }
+            Lookup::Missing => {
+                let max_bucket_size = call.config.cuckoo.max_bucket_size();
+                let filter = encoding::decode_header(data, max_bucket_size, &call.memory).map_err(
+                    |error| match error {
+                        Error::OverLimit => errors::cuckoo(error),
+                        _ => Failure::Message(errors::CF_CANNOT_CREATE_FROM_HEADER),
+                    },
+                )?;
+                call.store(&key, call.types.cuckoo, filter)?;
+            }
+        }
+    } else {
+        let filter = lookup(call, &key).existing()?;
+        encoding::load_chunk(filter, cursor, data)
+            .map_err(|_| Failure::Message(errors::CF_CANNOT_LOAD_CHUNK))?;
+    }
+    call.finish_write(c"cf.loadchunk");
+    Ok(Reply::OK)
+}

@@ -1,0 +1,94 @@
+//! `CF.EXISTS key item`, `CF.MEXISTS key item [item ...]` and `CF.COUNT key item`
+//!
+//! CF.EXISTS: whether the item may have been added — a boolean (`:1`/`:0` in RESP2,
+//! `#t`/`#f` in RESP3); CF.MEXISTS an array of them. CF.COUNT: how many times it may have been
+//! added, an integer in both protocols (an item whose two buckets are one bucket counts twice,
+//! as in RedisBloom). A missing key — and, as in RedisBloom, a key of another type — answers
+//! false or 0 rather than an error. Read-only, never replicated.
+
+use super::{lookup_read, ONE_ITEM_ARGS};
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::cuckoo::{CuckooFilter, ItemHash};
+
+pub static EXISTS: CommandSpec = CommandSpec {
+    name: "cf.exists",
+    flags: "readonly fast",
+    arity: 3,
+    key: KeyAccess::Read,
+    acl_categories: "read cuckoo",
+    summary: "Checks whether one or more items exist in a Cuckoo Filter",
+    complexity: "O(k), where k is the number of sub-filters",
+    since: "1.0.0",
+    tips: None,
+    args: ONE_ITEM_ARGS,
+    run: exists,
+};
+
+pub static MEXISTS: CommandSpec = CommandSpec {
+    name: "cf.mexists",
+    flags: "readonly fast",
+    arity: -3,
+    key: KeyAccess::Read,
+    acl_categories: "read cuckoo",
+    summary: "Checks whether one or more items exist in a Cuckoo Filter",
+    complexity: "O(k * n), where k is the number of sub-filters and n is the number of items",
+    since: "1.0.0",
+    tips: None,
+    args: &[KEY_ARG, ArgSpec::new("item", ArgKind::String).multiple()],
+    run: mexists,
+};
+
+pub static COUNT: CommandSpec = CommandSpec {
+    name: "cf.count",
+    flags: "readonly fast",
+    arity: 3,
+    key: KeyAccess::Read,
+    acl_categories: "read cuckoo",
+    summary: "Return the number of times an item might be in a Cuckoo Filter",
+    complexity: "O(k), where k is the number of sub-filters",
+    since: "1.0.0",
+    tips: None,
+    args: ONE_ITEM_ARGS,
+    run: count,
+};
+
+fn exists(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 3)?;
+    Ok(Reply::bool(answer(call, |filter, item| {
+        filter.contains(item)
+    })?))
+}
+
+fn count(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() == 3)?;
+    Ok(Reply::count(answer(call, CuckooFilter::count)?))
+}
+
+fn mexists(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() >= 3)?;
+    let items = call.args.get(2..).unwrap_or(&[]);
+    let key = call.open_for_read()?;
+    let found = match lookup_read(call, &key) {
+        Lookup::Found(filter) => items
+            .iter()
+            .map(|item| Reply::bool(filter.contains(&ItemHash::of(item))))
+            .collect(),
+        Lookup::Missing | Lookup::WrongType => vec![Reply::bool(false); items.len()],
+    };
+    Ok(Reply::Array(found))
+}
+
+/// `ask` of the filter about the item (argument 2); the default (false, 0) without a filter.
+fn answer<T: Default>(
+    call: &Call,
+    ask: impl FnOnce(&CuckooFilter, &ItemHash) -> T,
+) -> Result<T, Failure> {
+    let key = call.open_for_read()?;
+    Ok(match lookup_read(call, &key) {
+        Lookup::Found(filter) => ask(filter, &ItemHash::of(call.arg(2))),
+        Lookup::Missing | Lookup::WrongType => T::default(),
+    })
+}

@@ -1,0 +1,163 @@
+//! `CF.INSERT key [CAPACITY capacity] [NOCREATE] ITEMS item [item ...]` and `CF.INSERTNX …`
+//!
+//! CF.ADD and CF.ADDNX for many items, in order (a duplicate later in the call sees the earlier
+//! one), creating a missing key with CAPACITY (default `cf-initial-size`) unless NOCREATE.
+//! Options are told apart by their first letter, in any case, as RedisBloom does: `c…` takes
+//! the capacity (the last one wins), `n…` is NOCREATE, `i…` starts the items. Reply: an array,
+//! one element per item. CF.INSERT: `:1` added, `:-1` not (full, or no new sub-filter could be
+//! made); in RESP3 `#t` / `#f`. CF.INSERTNX: integers in both protocols, `1` added, `0`
+//! present, `-1` not added. An item refused by the per-filter memory limit gets that error in
+//! its place. Errors: arity (no ITEMS, no item, or CAPACITY last); `Bad capacity`,
+//! `Capacity must be in the range [cf-bucket-size * 2, 1073741824]` (checked even when the
+//! filter exists), `Unknown argument received` — all without ERR; `ERR not found` (NOCREATE);
+//! `WRONGTYPE`; `Maximum expansions reached` (before the first item: one call may grow a filter
+//! past `cf-max-expansions`). Replicated verbatim once the array is sent; keyspace event `cf.add`.
+
+use super::{capacities, filter_for_insert};
+use crate::commands::args::{integer_in, Bad};
+use crate::commands::call::Call;
+use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::reply::{Reply, Scalar};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::cuckoo::{CuckooFilter, ItemHash};
+use crate::core::{Error, Memory};
+
+const COMPLEXITY: &str = "O(n * (k + i)), where n is the number of items, k is the number of \
+                          sub-filters and i is maxIterations";
+
+const ARGS: &[ArgSpec] = &[
+    KEY_ARG,
+    ArgSpec::new(
+        "capacity",
+        ArgKind::Block(&[
+            ArgSpec::new("capacity", ArgKind::PureToken).token("CAPACITY"),
+            ArgSpec::new("capacity", ArgKind::Integer),
+        ]),
+    )
+    .optional(),
+    ArgSpec::new("nocreate", ArgKind::PureToken)
+        .token("NOCREATE")
+        .optional(),
+    ArgSpec::new("items", ArgKind::PureToken).token("ITEMS"),
+    ArgSpec::new("item", ArgKind::String).multiple(),
+];
+
+pub static INSERT: CommandSpec = CommandSpec {
+    name: "cf.insert",
+    flags: "write deny-oom",
+    arity: -4,
+    key: KeyAccess::Write,
+    acl_categories: "write cuckoo",
+    summary:
+        "Adds one or more items to a Cuckoo Filter. A filter will be created if it does not exist",
+    complexity: COMPLEXITY,
+    since: "1.0.0",
+    tips: None,
+    args: ARGS,
+    run: insert,
+};
+
+pub static INSERTNX: CommandSpec = CommandSpec {
+    name: "cf.insertnx",
+    flags: "write deny-oom",
+    arity: -4,
+    key: KeyAccess::Write,
+    acl_categories: "write cuckoo",
+    summary: "Adds one or more items to a Cuckoo Filter if the items did not exist previously. \
+              A filter will be created if it does not exist",
+    complexity: COMPLEXITY,
+    since: "1.0.0",
+    tips: None,
+    args: ARGS,
+    run: insertnx,
+};
+
+/// One way of inserting an item, and its reply.
+type InsertItem = fn(&mut CuckooFilter, &ItemHash, &Memory) -> Reply;
+
+fn insert(call: &Call) -> CommandResult {
+    insert_with(call, |filter, item, memory| {
+        match filter.insert(item, memory) {
+            Ok(()) => Reply::bool(true),
+            Err(error) => not_inserted(error, Scalar::IntegerOrFalse(-1)),
+        }
+    })
+}
+
+fn insertnx(call: &Call) -> CommandResult {
+    insert_with(call, |filter, item, memory| {
+        match filter.insert_if_absent(item, memory) {
+            Ok(added) => Reply::integer(i64::from(added)),
+            Err(error) => not_inserted(error, Scalar::Integer(-1)),
+        }
+    })
+}
+
+/// The reply for an item that could not be inserted: `failed`, or the memory limit's error.
+fn not_inserted(error: Error, failed: Scalar) -> Reply {
+    match error {
+        Error::OverLimit => Reply::Error(errors::cuckoo_text(error)),
+        _ => Reply::Scalar(failed),
+    }
+}
+
+/// The step both share: parse, the filter (created if need be), each item its way.
+fn insert_with(call: &Call, insert_item: InsertItem) -> CommandResult {
+    call.require_arity(call.args.len() >= 4)?;
+    let parsed = parse(call)?;
+    let key = call.open_for_write()?;
+    let filter = filter_for_insert(call, &key, (!parsed.nocreate).then_some(parsed.capacity))?;
+    let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
+    let replies = items
+        .iter()
+        .map(|item| insert_item(filter, &ItemHash::of(item), &call.memory))
+        .collect();
+    call.finish_write(c"cf.add");
+    Ok(Reply::Array(replies))
+}
+
+/// What the options asked for.
+struct InsertArgs {
+    capacity: u64,
+    nocreate: bool,
+    /// Index of the first item.
+    first_item: usize,
+}
+
+fn parse(call: &Call) -> Result<InsertArgs, Failure> {
+    let defaults = call.config.cuckoo;
+    let mut capacity = defaults.initial_size;
+    let mut nocreate = false;
+    let mut i = 2;
+    let first_item = loop {
+        let word = call.args.get(i).ok_or(Failure::WrongArity)?;
+        match word.first().map(u8::to_ascii_lowercase) {
+            Some(b'c') => {
+                let value = call.args.get(i + 1).ok_or(Failure::WrongArity)?;
+                let range = capacities(defaults.bucket_size);
+                let n = integer_in(value, &range).map_err(|bad| {
+                    Failure::Message(match bad {
+                        Bad::NotANumber => errors::CF_BAD_CAPACITY,
+                        Bad::OutOfRange => errors::CF_INSERT_CAPACITY_RANGE,
+                    })
+                })?;
+                capacity = n as u64;
+                i += 2;
+            }
+            Some(b'n') => {
+                nocreate = true;
+                i += 1;
+            }
+            Some(b'i') => break i + 1,
+            _ => return Err(Failure::Message(errors::UNKNOWN_ARGUMENT)),
+        }
+    };
+    if first_item >= call.args.len() {
+        return Err(Failure::WrongArity);
+    }
+    Ok(InsertArgs {
+        capacity,
+        nocreate,
+        first_item,
+    })
+}

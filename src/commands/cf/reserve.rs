@@ -1,0 +1,140 @@
+//! `CF.RESERVE key capacity [BUCKETSIZE bucketsize] [MAXITERATIONS maxiterations] [EXPANSION expansion]`
+//!
+//! Creates an empty filter of `next_pow2(capacity / bucketsize)` buckets (at least one). Reply
+//! `+OK` in both protocols. Errors, in RedisBloom's order, without ERR unless shown: arity (an
+//! even number of arguments); `Bad capacity`; `Couldn't parse MAXITERATIONS`,
+//! `MAXITERATIONS: value must be in the range [1, 65535]`; `Couldn't parse BUCKETSIZE`,
+//! `BUCKETSIZE: value must be in the range [1, <max>]` (max: half of `cf-initial-size`, at most
+//! 255); `Couldn't parse EXPANSION`, `EXPANSION: value must be in the range [0, 32768]`;
+//! `Capacity must be in the range [2 * BUCKETSIZE, 1073741824]`; then `WRONGTYPE`,
+//! `ERR item exists`, `ERR Insufficient memory to create filter`.
+//!
+//! Options are looked for among the arguments after the capacity (RedisBloom searches every
+//! argument, the key included); the first of a repeated option wins, unknown words are ignored,
+//! and an option word with no value after it is `Couldn't parse …` (RedisBloom reads past its
+//! arguments and crashes). Omitted options take `cf-bucket-size`, `cf-max-iterations` and
+//! `cf-expansion-factor`. Replicated verbatim; keyspace event `cf.reserve`.
+
+use std::ffi::CStr;
+use std::ops::RangeInclusive;
+
+use super::{bucket_sizes, capacities, create, lookup, EXPANSION, MAX_ITERATIONS};
+use crate::commands::args::{integer_in, parse_integer, Bad};
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::core::cuckoo::Params;
+
+pub static RESERVE: CommandSpec = CommandSpec {
+    name: "cf.reserve",
+    flags: "write deny-oom",
+    arity: -3,
+    key: KeyAccess::Write,
+    acl_categories: "write fast cuckoo",
+    summary: "Creates a new Cuckoo Filter",
+    complexity: "O(1)",
+    since: "1.0.0",
+    tips: None,
+    args: &[
+        KEY_ARG,
+        ArgSpec::new("capacity", ArgKind::Integer),
+        // Each option a block of its token and value, as RedisBloom 8 documents it.
+        ArgSpec::new(
+            "bucketsize",
+            ArgKind::Block(&[ArgSpec::new("bucketsize", ArgKind::Integer)]),
+        )
+        .token("BUCKETSIZE")
+        .optional(),
+        ArgSpec::new(
+            "maxiterations",
+            ArgKind::Block(&[ArgSpec::new("maxiterations", ArgKind::Integer)]),
+        )
+        .token("MAXITERATIONS")
+        .optional(),
+        ArgSpec::new(
+            "expansion",
+            ArgKind::Block(&[ArgSpec::new("expansion", ArgKind::Integer)]),
+        )
+        .token("EXPANSION")
+        .optional(),
+    ],
+    run: reserve,
+};
+
+fn reserve(call: &Call) -> CommandResult {
+    call.require_arity(call.args.len() >= 3 && call.args.len() % 2 == 1)?;
+    let params = parse(call)?;
+    let key = call.open_for_write()?;
+    match lookup(call, &key) {
+        Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
+        Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
+        Lookup::Missing => call.store(&key, call.types.cuckoo, create(call, params)?)?,
+    }
+    call.finish_write(c"cf.reserve");
+    Ok(Reply::OK)
+}
+
+fn parse(call: &Call) -> Result<Params, Failure> {
+    let defaults = call.config.cuckoo;
+    let capacity = parse_integer(call.arg(2)).ok_or(Failure::Message(errors::CF_BAD_CAPACITY))?;
+    let max_iterations = option(
+        call,
+        "MAXITERATIONS",
+        errors::CF_BAD_MAX_ITERATIONS,
+        &MAX_ITERATIONS,
+        errors::CF_MAX_ITERATIONS_RANGE,
+    )?
+    .map_or(defaults.max_iterations, |n| n as u16);
+    let max_bucket_size = defaults.max_bucket_size();
+    let bucket_size = option(
+        call,
+        "BUCKETSIZE",
+        errors::CF_BAD_BUCKET_SIZE,
+        &bucket_sizes(defaults.initial_size),
+        errors::cf_bucket_size_range(u8::try_from(max_bucket_size).unwrap_or(u8::MAX)),
+    )?
+    .map_or(defaults.bucket_size, |n| n as u16);
+    let expansion = option(
+        call,
+        "EXPANSION",
+        errors::CF_BAD_EXPANSION,
+        &EXPANSION,
+        errors::CF_EXPANSION_RANGE,
+    )?
+    .map_or(defaults.expansion, |n| n as u16);
+    if !capacities(bucket_size).contains(&capacity) {
+        return Err(Failure::Message(errors::CF_RESERVE_CAPACITY_RANGE));
+    }
+    Ok(Params {
+        capacity: capacity as u64,
+        bucket_size,
+        max_iterations,
+        expansion,
+    })
+}
+
+/// The value of option `word` (any case) among the arguments after the capacity, checked
+/// against `range`; `None` when the option is absent.
+fn option(
+    call: &Call,
+    word: &str,
+    not_a_number: &'static CStr,
+    range: &RangeInclusive<i64>,
+    out_of_range: &'static CStr,
+) -> Result<Option<i64>, Failure> {
+    let options = call.args.get(3..).unwrap_or(&[]);
+    let Some(at) = options
+        .iter()
+        .position(|a| a.eq_ignore_ascii_case(word.as_bytes()))
+    else {
+        return Ok(None);
+    };
+    let value = options.get(at + 1).copied().unwrap_or_default();
+    integer_in(value, range).map(Some).map_err(|bad| {
+        Failure::Message(match bad {
+            Bad::NotANumber => not_a_number,
+            Bad::OutOfRange => out_of_range,
+        })
+    })
+}

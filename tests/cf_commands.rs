@@ -1,0 +1,1192 @@
+//! Every Cuckoo-filter command's replies and error strings, byte for byte as RedisBloom sends
+//! them, in RESP2 and RESP3 (RedisBloom 8's `src/rebloom.c` and its `tests/flow/test_cuckoo.py`
+//! and `test_resp3.py`), the key-state matrix, the limits, and hostile SCANDUMP/LOADCHUNK input.
+
+mod common;
+
+use common::*;
+
+const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+/// `CF.INSERT key ITEMS <items>` (or another command of that shape) in one call.
+fn insert_all(
+    c: &mut Conn,
+    command: &str,
+    key: &str,
+    items: impl Iterator<Item = String>,
+) -> Value {
+    let mut args = vec![command.to_string(), key.to_string(), "ITEMS".into()];
+    args.extend(items);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    c.call(&args)
+}
+
+fn arity(command: &str) -> Value {
+    err(&format!(
+        "ERR wrong number of arguments for '{command}' command"
+    ))
+}
+
+#[test]
+fn reserve_validates_in_redisbloom_8_order() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    for (line, reply) in [
+        ("CF.RESERVE cf 1000", ok()),
+        ("CF.RESERVE cf 1000", err("ERR item exists")),
+        ("CF.RESERVE str 100", err(WRONGTYPE)),
+        // Arguments come before the key.
+        ("CF.RESERVE str abc", err("Bad capacity")),
+        ("CF.RESERVE x 1.5", err("Bad capacity")),
+        (
+            "CF.RESERVE x 100 MAXITERATIONS x",
+            err("Couldn't parse MAXITERATIONS"),
+        ),
+        (
+            "CF.RESERVE x 100 MAXITERATIONS 0",
+            err("MAXITERATIONS: value must be in the range [1, 65535]"),
+        ),
+        (
+            "CF.RESERVE x 100 MAXITERATIONS 65536",
+            err("MAXITERATIONS: value must be in the range [1, 65535]"),
+        ),
+        (
+            "CF.RESERVE x 100 BUCKETSIZE x",
+            err("Couldn't parse BUCKETSIZE"),
+        ),
+        (
+            "CF.RESERVE x 100 BUCKETSIZE 0",
+            err("BUCKETSIZE: value must be in the range [1, 255]"),
+        ),
+        (
+            "CF.RESERVE x 100 BUCKETSIZE 33554432",
+            err("BUCKETSIZE: value must be in the range [1, 255]"),
+        ),
+        (
+            "CF.RESERVE x 100 EXPANSION two",
+            err("Couldn't parse EXPANSION"),
+        ),
+        (
+            "CF.RESERVE x 100 EXPANSION -1",
+            err("EXPANSION: value must be in the range [0, 32768]"),
+        ),
+        (
+            "CF.RESERVE x 100 EXPANSION 327695",
+            err("EXPANSION: value must be in the range [0, 32768]"),
+        ),
+        // MAXITERATIONS is checked first, then BUCKETSIZE, then EXPANSION, then the capacity.
+        (
+            "CF.RESERVE x 1 EXPANSION -1 BUCKETSIZE 0 MAXITERATIONS 0",
+            err("MAXITERATIONS: value must be in the range [1, 65535]"),
+        ),
+        (
+            "CF.RESERVE x 1 EXPANSION -1 BUCKETSIZE 0",
+            err("BUCKETSIZE: value must be in the range [1, 255]"),
+        ),
+        (
+            "CF.RESERVE x 1 EXPANSION -1",
+            err("EXPANSION: value must be in the range [0, 32768]"),
+        ),
+        (
+            "CF.RESERVE tooSmall 1",
+            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        ),
+        (
+            "CF.RESERVE x -5",
+            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        ),
+        (
+            "CF.RESERVE x 7 BUCKETSIZE 4",
+            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        ),
+        (
+            "CF.RESERVE x 1073741825",
+            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        ),
+        // An option word with no value is a parse error (RedisBloom crashes on it).
+        (
+            "CF.RESERVE x 100 FOO BUCKETSIZE",
+            err("Couldn't parse BUCKETSIZE"),
+        ),
+        (
+            "CF.RESERVE x 100 FOO MAXITERATIONS",
+            err("Couldn't parse MAXITERATIONS"),
+        ),
+        (
+            "CF.RESERVE x 100 FOO EXPANSION",
+            err("Couldn't parse EXPANSION"),
+        ),
+        ("CF.RESERVE", arity("cf.reserve")),
+        ("CF.RESERVE x", arity("cf.reserve")),
+        ("CF.RESERVE x 100 BUCKETSIZE", arity("cf.reserve")),
+        (
+            "CF.RESERVE x 100 BUCKETSIZE 2 EXPANSION",
+            arity("cf.reserve"),
+        ),
+    ] {
+        assert_eq!(c.cmd(line), reply, "{line}");
+    }
+    assert_eq!(
+        c.cmd("EXISTS x tooSmall"),
+        int(0),
+        "failed RESERVEs change nothing"
+    );
+    assert_eq!(c.cmd("GET str"), bulk(b"x"));
+    // Unknown words are ignored, options in any case, the first of a repeat wins.
+    assert_eq!(c.cmd("CF.RESERVE u 100 FOO 3"), ok());
+    assert_eq!(
+        c.cmd("CF.RESERVE o 100 expansion 3 maxiterations 7 EXPANSION 1"),
+        ok()
+    );
+    assert_eq!(
+        c.cmd("CF.DEBUG o"),
+        bulk(b"bktsize:2 buckets:64 items:0 deletes:0 filters:1 max_iterations:7 expansion:4")
+    );
+    // A key named like an option is just a key (RedisBloom would read it as the option).
+    assert_eq!(c.cmd("CF.RESERVE expansion 100"), ok());
+    assert_eq!(c.cmd("CF.RESERVE bucketsize 100"), ok());
+    assert_eq!(
+        c.cmd("CF.DEBUG expansion"),
+        bulk(b"bktsize:2 buckets:64 items:0 deletes:0 filters:1 max_iterations:20 expansion:1")
+    );
+}
+
+#[test]
+fn reserve_sizes_filters_as_redisbloom() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // (options, bucket size, buckets, max iterations, expansion as stored)
+    for (options, expected) in [
+        (
+            "1000",
+            "bktsize:2 buckets:512 items:0 deletes:0 filters:1 max_iterations:20 expansion:1",
+        ),
+        (
+            "9",
+            "bktsize:2 buckets:4 items:0 deletes:0 filters:1 max_iterations:20 expansion:1",
+        ),
+        (
+            "10 MAXITERATIONS 10",
+            "bktsize:2 buckets:8 items:0 deletes:0 filters:1 max_iterations:10 expansion:1",
+        ),
+        (
+            "5",
+            "bktsize:2 buckets:2 items:0 deletes:0 filters:1 max_iterations:20 expansion:1",
+        ),
+        (
+            "10000",
+            "bktsize:2 buckets:8192 items:0 deletes:0 filters:1 max_iterations:20 expansion:1",
+        ),
+        (
+            "64 BUCKETSIZE 1",
+            "bktsize:1 buckets:64 items:0 deletes:0 filters:1 max_iterations:20 expansion:1",
+        ),
+        (
+            "256 BUCKETSIZE 4",
+            "bktsize:4 buckets:64 items:0 deletes:0 filters:1 max_iterations:20 expansion:1",
+        ),
+        (
+            "100 EXPANSION 0",
+            "bktsize:2 buckets:64 items:0 deletes:0 filters:1 max_iterations:20 expansion:0",
+        ),
+        (
+            "100 EXPANSION 3",
+            "bktsize:2 buckets:64 items:0 deletes:0 filters:1 max_iterations:20 expansion:4",
+        ),
+        (
+            "100 EXPANSION 30000",
+            "bktsize:2 buckets:64 items:0 deletes:0 filters:1 max_iterations:20 expansion:32768",
+        ),
+    ] {
+        c.cmd("DEL k");
+        assert_eq!(c.cmd(&format!("CF.RESERVE k {options}")), ok(), "{options}");
+        assert_eq!(c.cmd("CF.DEBUG k"), bulk(expected.as_bytes()), "{options}");
+    }
+    // RedisBloom's test_reserve_limits: the largest valid filter.
+    assert_eq!(
+        c.cmd("CF.RESERVE big 67108864 BUCKETSIZE 255 MAXITERATIONS 65535 EXPANSION 32768"),
+        ok()
+    );
+    assert_eq!(
+        c.cmd("CF.INFO big"),
+        Value::Array(vec![
+            simple("Size"),
+            int(40 + 16 + 524_288 * 255),
+            simple("Number of buckets"),
+            int(524_288),
+            simple("Number of filters"),
+            int(1),
+            simple("Number of items inserted"),
+            int(0),
+            simple("Number of items deleted"),
+            int(0),
+            simple("Bucket size"),
+            int(255),
+            simple("Expansion rate"),
+            int(32768),
+            simple("Max iterations"),
+            int(65535),
+        ])
+    );
+}
+
+#[test]
+fn add_count_del_resp2() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // test_count and test_setnx.
+    c.cmd("CF.RESERVE cf 1000");
+    assert_eq!(c.cmd("CF.EXISTS cf k1"), int(0));
+    assert_eq!(c.cmd("CF.ADD cf k1"), int(1));
+    assert_eq!(c.cmd("CF.ADD cf k1"), int(1), "duplicates are added");
+    assert_eq!(c.cmd("CF.EXISTS cf k1"), int(1));
+    assert_eq!(c.cmd("CF.COUNT cf k1"), int(2));
+    assert_eq!(c.cmd("CF.DEL cf k1"), int(1));
+    assert_eq!(c.cmd("CF.COUNT cf k1"), int(1));
+    assert_eq!(c.cmd("CF.DEL cf k1"), int(1));
+    assert_eq!(c.cmd("CF.COUNT cf k1"), int(0));
+    assert_eq!(c.cmd("CF.DEL cf k1"), int(0));
+    assert_eq!(c.cmd("CF.ADDNX nx k1"), int(1));
+    assert_eq!(c.cmd("CF.ADDNX nx k1"), int(0));
+    assert_eq!(c.cmd("CF.COUNT nx k1"), int(1));
+    assert_eq!(c.cmd("CF.ADD nx k1"), int(1));
+    assert_eq!(c.cmd("CF.COUNT nx k1"), int(2));
+    assert_eq!(c.cmd("CF.MEXISTS nx k1 k2 k1"), ints(&[1, 0, 1]));
+    // Auto-created as CF.RESERVE nx 1024 would be, and INFO shows the counters.
+    assert_eq!(
+        c.cmd("CF.INFO nx"),
+        Value::Array(vec![
+            simple("Size"),
+            int(1080),
+            simple("Number of buckets"),
+            int(512),
+            simple("Number of filters"),
+            int(1),
+            simple("Number of items inserted"),
+            int(2),
+            simple("Number of items deleted"),
+            int(0),
+            simple("Bucket size"),
+            int(2),
+            simple("Expansion rate"),
+            int(1),
+            simple("Max iterations"),
+            int(20),
+        ])
+    );
+    // Binary-safe items; the empty item has fingerprint 1 in bucket 0.
+    assert_eq!(c.call_bytes(&[b"CF.ADD", b"bin", b"\x00\xff\r\n"]), int(1));
+    assert_eq!(
+        c.call_bytes(&[b"CF.EXISTS", b"bin", b"\x00\xff\r\n"]),
+        int(1)
+    );
+    assert_eq!(c.call_bytes(&[b"CF.ADD", b"bin", b""]), int(1));
+    assert_eq!(c.call_bytes(&[b"CF.COUNT", b"bin", b""]), int(1));
+    // The worked example: item1 lands in bucket 2, slot 0 of a 4-bucket filter.
+    c.cmd("CF.RESERVE w 8");
+    c.cmd("CF.ADD w item1");
+    assert_eq!(
+        c.cmd("CF.SCANDUMP w 1"),
+        Value::Array(vec![int(9), bulk(&[0, 0, 0, 0, 7, 0, 0, 0])])
+    );
+    // A 2-bucket filter: "3" has an even fingerprint, so both its buckets are one, counted twice.
+    c.cmd("CF.RESERVE c2 4");
+    c.cmd("CF.ADD c2 3");
+    assert_eq!(c.cmd("CF.COUNT c2 3"), int(2));
+    assert_eq!(c.cmd("CF.EXISTS c2 3"), int(1));
+    assert_eq!(c.cmd("CF.DEL c2 3"), int(1));
+    assert_eq!(c.cmd("CF.COUNT c2 3"), int(0));
+}
+
+#[test]
+fn resp3_reply_types() {
+    let server = Server::start();
+    let mut c = server.conn().resp3();
+    // test_resp3's CF part.
+    assert_eq!(c.cmd("CF.RESERVE a 9 EXPANSION 0"), ok());
+    for item in ["1", "2", "3", "4", "5"] {
+        assert_eq!(c.call(&["CF.ADD", "a", item]), Value::Bool(true));
+    }
+    assert_eq!(c.cmd("CF.ADDNX a 1"), Value::Bool(false));
+    assert_eq!(c.cmd("CF.EXISTS a 1"), Value::Bool(true));
+    assert_eq!(c.cmd("CF.EXISTS a 9"), Value::Bool(false));
+    assert_eq!(c.cmd("CF.MEXISTS a 1 9"), bools(&[true, false]));
+    assert_eq!(c.cmd("CF.COUNT a 1"), int(1), "COUNT stays an integer");
+    assert_eq!(c.cmd("CF.ADD a 6"), Value::Bool(true));
+    assert_eq!(c.cmd("CF.DEL a 6"), Value::Bool(true));
+    assert_eq!(c.cmd("CF.DEL a 6"), Value::Bool(false));
+    assert_eq!(c.cmd("CF.INSERTNX a ITEMS 4 6"), ints(&[0, 1]));
+    assert_eq!(c.cmd("CF.DEL a 6"), Value::Bool(true));
+    assert_eq!(
+        c.cmd("CF.INFO a"),
+        Value::Map(vec![
+            (simple("Size"), int(64)),
+            (simple("Number of buckets"), int(4)),
+            (simple("Number of filters"), int(1)),
+            (simple("Number of items inserted"), int(5)),
+            (simple("Number of items deleted"), int(2)),
+            (simple("Bucket size"), int(2)),
+            (simple("Expansion rate"), int(0)),
+            (simple("Max iterations"), int(20)),
+        ])
+    );
+    assert_eq!(
+        c.cmd("CF.DEBUG a"),
+        bulk(b"bktsize:2 buckets:4 items:5 deletes:2 filters:1 max_iterations:20 expansion:0")
+    );
+    // A full filter: #f in CF.INSERT, -1 in CF.INSERTNX, an error for CF.ADD.
+    c.cmd("CF.RESERVE full 4 EXPANSION 0");
+    c.cmd("CF.INSERT full ITEMS 1 2 3 4");
+    assert_eq!(c.cmd("CF.INSERT full ITEMS 5 6"), bools(&[false, false]));
+    assert_eq!(c.cmd("CF.INSERTNX full ITEMS 5 1"), ints(&[-1, 0]));
+    assert_eq!(c.cmd("CF.ADD full 5"), err("Filter is full"));
+    assert_eq!(c.cmd("CF.INSERT fresh ITEMS x y"), bools(&[true, true]));
+    // SCANDUMP of an empty filter: [0, null] at every iterator.
+    c.cmd("CF.RESERVE empty 100");
+    for cursor in ["0", "1", "7"] {
+        assert_eq!(
+            c.call(&["CF.SCANDUMP", "empty", cursor]),
+            Value::Array(vec![int(0), Value::Null])
+        );
+    }
+    assert_eq!(c.cmd("CF.COMPACT a"), ok());
+}
+
+#[test]
+fn full_filters_without_expansion() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // test_expansion_0.
+    c.cmd("CF.RESERVE a 4 EXPANSION 0");
+    for item in ["1", "2", "3", "4"] {
+        assert_eq!(c.call(&["CF.ADD", "a", item]), int(1));
+    }
+    assert_eq!(c.cmd("CF.INSERT a ITEMS 5 6"), ints(&[-1, -1]));
+    assert_eq!(c.cmd("CF.INSERTNX a ITEMS 5 6 1"), ints(&[-1, -1, 0]));
+    assert_eq!(c.cmd("CF.ADD a 5"), err("Filter is full"));
+    assert_eq!(c.cmd("CF.ADDNX a 5"), err("Filter is full"));
+    assert_eq!(c.cmd("CF.ADDNX a 1"), int(0));
+    assert_eq!(
+        c.cmd("CF.DEBUG a"),
+        bulk(b"bktsize:2 buckets:2 items:4 deletes:0 filters:1 max_iterations:20 expansion:0")
+    );
+}
+
+#[test]
+fn insert_options_and_replies() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // test_insert.
+    assert_eq!(c.cmd("CF.ADD f1 foo"), int(1));
+    assert_eq!(c.cmd("CF.INSERT f2 ITEMS foo"), ints(&[1]));
+    assert_eq!(
+        c.cmd("CF.DEBUG f1"),
+        c.cmd("CF.DEBUG f2"),
+        "the same auto-created filter"
+    );
+    assert_eq!(c.cmd("CF.INSERTNX f1 items foo"), ints(&[0]));
+    assert_eq!(c.cmd("CF.INSERT f3 CAPACITY 10000 ITEMS foo"), ints(&[1]));
+    assert_eq!(
+        c.cmd("CF.DEBUG f3"),
+        bulk(b"bktsize:2 buckets:8192 items:1 deletes:0 filters:1 max_iterations:20 expansion:1")
+    );
+    assert_eq!(c.cmd("CF.INSERTNX f3 ITEMS foo bar baz"), ints(&[0, 1, 1]));
+    assert_eq!(
+        c.cmd("CF.INSERTNX f3 ITEMS new new other"),
+        ints(&[1, 0, 1])
+    );
+    assert_eq!(
+        c.cmd("CF.INSERT f4 nocreate items foo"),
+        err("ERR not found")
+    );
+    assert_eq!(c.cmd("EXISTS f4"), int(0));
+    assert_eq!(c.cmd("CF.INSERT f4 items foo"), ints(&[1]));
+    assert_eq!(c.cmd("CF.INSERT f4 nocreate items foo"), ints(&[1]));
+    // Options by first letter, the last CAPACITY wins, the word after ITEMS is an item.
+    assert_eq!(c.cmd("CF.INSERT g CAT 100 c 40 IX a b"), ints(&[1, 1]));
+    assert_eq!(
+        c.cmd("CF.DEBUG g"),
+        bulk(b"bktsize:2 buckets:32 items:2 deletes:0 filters:1 max_iterations:20 expansion:1")
+    );
+    assert_eq!(c.cmd("CF.INSERT h ITEMS NOCREATE"), ints(&[1]));
+    assert_eq!(c.cmd("CF.EXISTS h NOCREATE"), int(1));
+    // CAPACITY is ignored on an existing filter, but still checked.
+    assert_eq!(c.cmd("CF.INSERT f3 CAPACITY 4 ITEMS x"), ints(&[1]));
+    for (line, reply) in [
+        (
+            "CF.INSERT f3 CAPACITY -1 ITEMS k0",
+            err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]"),
+        ),
+        (
+            "CF.INSERTNX f3 CAPACITY 3 ITEMS k0",
+            err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]"),
+        ),
+        (
+            "CF.INSERT e CAPACITY 1073741825 ITEMS k0",
+            err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]"),
+        ),
+        (
+            "CF.INSERT f3 NOCREATE CAPACITY str ITEMS x",
+            err("Bad capacity"),
+        ),
+        (
+            "CF.INSERT f3 NOCREATE DONTEXIST",
+            err("Unknown argument received"),
+        ),
+        ("CF.INSERT f3 element x", err("Unknown argument received")),
+        ("CF.INSERT f3 '' ITEMS x", err("Unknown argument received")),
+        ("CF.INSERT f3 NOCREATE CAPACITY", arity("cf.insert")),
+        ("CF.INSERT f3 NOCREATE ITEMS", arity("cf.insert")),
+        ("CF.INSERT f3 NOCREATE NOCREATE", arity("cf.insert")),
+        ("CF.INSERT err element", arity("cf.insert")),
+        ("CF.INSERTNX err element", arity("cf.insertnx")),
+    ] {
+        assert_eq!(c.cmd(line), reply, "{line}");
+    }
+    assert_eq!(
+        c.call(&["CF.INSERT", "f3", "", "ITEMS", "x"]),
+        err("Unknown argument received")
+    );
+    assert_eq!(c.cmd("EXISTS e"), int(0));
+}
+
+#[test]
+fn missing_and_wrong_type_keys() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    c.cmd("BF.ADD bf x");
+    for key in ["missing", "str", "bf"] {
+        assert_eq!(c.call(&["CF.EXISTS", key, "x"]), int(0), "{key}");
+        assert_eq!(
+            c.call(&["CF.MEXISTS", key, "x", "y"]),
+            ints(&[0, 0]),
+            "{key}"
+        );
+        assert_eq!(c.call(&["CF.COUNT", key, "x"]), int(0), "{key}");
+        assert_eq!(c.call(&["CF.DEL", key, "x"]), err("Not found"), "{key}");
+        assert_eq!(
+            c.call(&["CF.COMPACT", key]),
+            err("Cuckoo filter was not found"),
+            "{key}"
+        );
+    }
+    for key in ["str", "bf"] {
+        for command in [
+            vec!["CF.INFO", key],
+            vec!["CF.DEBUG", key],
+            vec!["CF.SCANDUMP", key, "0"],
+            vec!["CF.RESERVE", key, "100"],
+            vec!["CF.ADD", key, "x"],
+            vec!["CF.ADDNX", key, "x"],
+            vec!["CF.INSERT", key, "ITEMS", "x"],
+            vec!["CF.INSERTNX", key, "NOCREATE", "ITEMS", "x"],
+            vec!["CF.LOADCHUNK", key, "1", "x"],
+            vec!["CF.LOADCHUNK", key, "9", "x"],
+        ] {
+            assert_eq!(c.call(&command), err(WRONGTYPE), "{command:?}");
+        }
+        // And BF commands refuse Cuckoo filters.
+    }
+    c.cmd("CF.ADD cf x");
+    assert_eq!(c.cmd("BF.ADD cf x"), err(WRONGTYPE));
+    assert_eq!(c.cmd("BF.SCANDUMP cf 0"), err(WRONGTYPE));
+    assert_eq!(c.cmd("BF.EXISTS cf x"), int(0));
+    for command in [
+        "CF.INFO missing",
+        "CF.DEBUG missing",
+        "CF.SCANDUMP missing 0",
+    ] {
+        assert_eq!(c.cmd(command), err("ERR not found"), "{command}");
+    }
+    assert_eq!(c.cmd("CF.LOADCHUNK missing 9 abcd"), err("ERR not found"));
+    assert_eq!(
+        c.cmd("CF.INSERT missing NOCREATE ITEMS x"),
+        err("ERR not found")
+    );
+    assert_eq!(
+        c.cmd("GET str"),
+        bulk(b"x"),
+        "wrong-type writes leave the key alone"
+    );
+    assert_eq!(c.cmd("EXISTS missing"), int(0));
+    assert_eq!(c.cmd("TYPE cf"), simple("MBbloomCF"));
+}
+
+#[test]
+fn arity_errors_name_the_lowercase_command() {
+    let server = Server::start();
+    let mut c = server.conn();
+    for (line, name) in [
+        ("CF.RESERVE", "cf.reserve"),
+        ("CF.RESERVE k", "cf.reserve"),
+        ("CF.ADD", "cf.add"),
+        ("CF.ADD k", "cf.add"),
+        ("CF.ADD k a b", "cf.add"),
+        ("CF.ADDNX k", "cf.addnx"),
+        ("CF.INSERT", "cf.insert"),
+        ("CF.INSERT k", "cf.insert"),
+        ("CF.INSERT k ITEMS", "cf.insert"),
+        ("CF.INSERTNX k ITEMS", "cf.insertnx"),
+        ("CF.EXISTS k", "cf.exists"),
+        ("CF.EXISTS k a b", "cf.exists"),
+        ("CF.MEXISTS k", "cf.mexists"),
+        ("CF.COUNT k", "cf.count"),
+        ("CF.DEL k", "cf.del"),
+        ("CF.COMPACT", "cf.compact"),
+        ("CF.COMPACT a b", "cf.compact"),
+        ("CF.INFO", "cf.info"),
+        ("CF.INFO k x", "cf.info"),
+        ("CF.DEBUG", "cf.debug"),
+        ("CF.SCANDUMP k", "cf.scandump"),
+        ("CF.LOADCHUNK k", "cf.loadchunk"),
+        ("CF.LOADCHUNK k 1", "cf.loadchunk"),
+    ] {
+        assert_eq!(c.cmd(line), arity(name), "{line}");
+    }
+}
+
+#[test]
+fn max_expansions_is_checked_once_per_command() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // test_max_expansions: 124 adds into 2-bucket sub-filters reach 32 of them.
+    c.cmd("CF.RESERVE cf 4");
+    for i in 0..124 {
+        assert_eq!(c.call(&["CF.ADD", "cf", &i.to_string()]), int(1), "{i}");
+    }
+    assert_eq!(c.cmd("CF.ADD cf 2048"), err("Maximum expansions reached"));
+    assert_eq!(
+        c.cmd("CF.ADDNX cf 1"),
+        err("Maximum expansions reached"),
+        "present items too"
+    );
+    assert_eq!(
+        c.cmd("CF.INSERT cf ITEMS 1"),
+        err("Maximum expansions reached")
+    );
+    assert_eq!(c.cmd("CF.DEL cf 1"), int(1), "deletes are not limited");
+    // One INSERT may grow far past the limit: the check comes before its first item
+    // (RedisBloom 2.8.2 gives the same 51 sub-filters for these items).
+    c.cmd("CF.RESERVE m 4");
+    let replies = insert_all(&mut c, "CF.INSERT", "m", (0..200).map(|i| format!("i{i}")));
+    assert!(replies.array().iter().all(|r| *r == int(1)));
+    assert_eq!(
+        c.cmd("CF.DEBUG m"),
+        bulk(b"bktsize:2 buckets:2 items:200 deletes:0 filters:51 max_iterations:20 expansion:1")
+    );
+    assert_eq!(c.cmd("CF.ADD m x"), err("Maximum expansions reached"));
+    // With cf-max-expansions 1 no insert runs, and a missing key is not created by the refusal.
+    let name = config_name(&mut c, "cf-max-expansions");
+    assert_eq!(c.call(&["CONFIG", "SET", &name, "1"]), ok());
+    assert_eq!(c.cmd("CF.ADD newkey x"), err("Maximum expansions reached"));
+    assert_eq!(
+        c.cmd("CF.INSERT newkey ITEMS x"),
+        err("Maximum expansions reached")
+    );
+    assert_eq!(c.cmd("EXISTS newkey"), int(0));
+    assert_eq!(
+        c.cmd("CF.RESERVE newkey 100"),
+        ok(),
+        "reserving is not an insert"
+    );
+    assert_eq!(c.cmd("CF.ADD newkey x"), err("Maximum expansions reached"));
+}
+
+#[test]
+fn bucket_sizes_and_expansions_grow_as_redisbloom() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // test_bucket_size and test_expansion: 1000 items each.
+    for (key, options, expected) in [
+        (
+            "a",
+            "64 BUCKETSIZE 1",
+            "bktsize:1 buckets:64 items:1000 deletes:0 filters:18 max_iterations:20 expansion:1",
+        ),
+        (
+            "b",
+            "64 BUCKETSIZE 2",
+            "bktsize:2 buckets:32 items:1000 deletes:0 filters:17 max_iterations:20 expansion:1",
+        ),
+        (
+            "c",
+            "256 BUCKETSIZE 4 MAXITERATIONS 500",
+            "bktsize:4 buckets:64 items:1000 deletes:0 filters:4 max_iterations:500 expansion:1",
+        ),
+        (
+            "e2",
+            "64 EXPANSION 2",
+            "bktsize:2 buckets:32 items:1000 deletes:0 filters:5 max_iterations:20 expansion:2",
+        ),
+        (
+            "e4",
+            "64 EXPANSION 4 MAXITERATIONS 500",
+            "bktsize:2 buckets:32 items:1000 deletes:0 filters:3 max_iterations:500 expansion:4",
+        ),
+    ] {
+        assert_eq!(c.cmd(&format!("CF.RESERVE {key} {options}")), ok());
+        for i in 0..1000 {
+            assert_eq!(c.call(&["CF.ADD", key, &i.to_string()]), int(1));
+        }
+        let mut mexists = vec!["CF.MEXISTS".to_string(), key.to_string()];
+        mexists.extend((0..1000).map(|i| i.to_string()));
+        let mexists: Vec<&str> = mexists.iter().map(String::as_str).collect();
+        assert!(
+            c.call(&mexists).array().iter().all(|v| *v == int(1)),
+            "{key}"
+        );
+        assert_eq!(
+            c.call(&["CF.DEBUG", key]),
+            bulk(expected.as_bytes()),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn deletes_compact_as_redisbloom() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // 60 adds give 8 sub-filters; 40 deletes compact them down to 3.
+    c.cmd("CF.RESERVE dd 8");
+    for i in 0..60 {
+        c.call(&["CF.ADD", "dd", &i.to_string()]);
+    }
+    assert_eq!(
+        c.cmd("CF.DEBUG dd"),
+        bulk(b"bktsize:2 buckets:4 items:60 deletes:0 filters:8 max_iterations:20 expansion:1")
+    );
+    for i in 0..40 {
+        assert_eq!(c.call(&["CF.DEL", "dd", &i.to_string()]), int(1));
+    }
+    assert_eq!(
+        c.cmd("CF.DEBUG dd"),
+        bulk(b"bktsize:2 buckets:4 items:20 deletes:2 filters:3 max_iterations:20 expansion:1")
+    );
+    // CF.COMPACT resets the deletes even with one sub-filter (test_num_deletes's filter).
+    c.cmd("CF.ADD nums Redis");
+    c.cmd("CF.ADD nums Bloom");
+    c.cmd("CF.DEL nums Redis");
+    assert!(c
+        .cmd("CF.DEBUG nums")
+        .text()
+        .contains("items:1 deletes:1 filters:1"));
+    assert_eq!(c.cmd("CF.COMPACT nums"), ok());
+    assert!(c
+        .cmd("CF.DEBUG nums")
+        .text()
+        .contains("items:1 deletes:0 filters:1"));
+    // test_compact: 100 items into 8, then compaction.
+    c.cmd("CF.RESERVE cf 8 MAXITERATIONS 50");
+    for i in 0..100 {
+        c.call(&["CF.ADD", "cf", &i.to_string()]);
+    }
+    let before = c.cmd("CF.DEBUG cf").text();
+    assert_eq!(c.cmd("CF.COMPACT cf"), ok());
+    let after = c.cmd("CF.DEBUG cf").text();
+    assert!(before[49..52] >= after[49..52], "{before} / {after}");
+    for i in 0..100 {
+        assert_eq!(c.call(&["CF.EXISTS", "cf", &i.to_string()]), int(1), "{i}");
+    }
+}
+
+#[test]
+fn scandump_and_loadchunk_round_trip() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // The documented example: header, then the one 8-byte sub-filter.
+    c.cmd("CF.RESERVE cf 8");
+    c.cmd("CF.ADD cf item1");
+    let header = [
+        1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+        0, 0, 2, 0, 20, 0, 1, 0,
+    ];
+    assert_eq!(
+        c.cmd("CF.SCANDUMP cf 0"),
+        Value::Array(vec![int(1), bulk(&header)])
+    );
+    // Any iterator inside a small sub-filter returns all of it.
+    for (iter, next) in [(1, 9), (4, 12), (8, 16)] {
+        assert_eq!(
+            c.call(&["CF.SCANDUMP", "cf", &iter.to_string()]),
+            Value::Array(vec![int(next), bulk(&[0, 0, 0, 0, 7, 0, 0, 0])])
+        );
+    }
+    for iter in ["9", "100", "9223372036854775807"] {
+        assert_eq!(
+            c.call(&["CF.SCANDUMP", "cf", iter]),
+            Value::Array(vec![int(0), Value::Nil])
+        );
+    }
+    for iter in ["-1", "x", "1.0", "9223372036854775808"] {
+        assert_eq!(
+            c.call(&["CF.SCANDUMP", "cf", iter]),
+            err("Invalid position"),
+            "{iter}"
+        );
+        assert_eq!(
+            c.call(&["CF.SCANDUMP", "missing", iter]),
+            err("Invalid position")
+        );
+    }
+    // A filter with no items dumps nothing.
+    c.cmd("CF.RESERVE empty 62");
+    assert_eq!(
+        c.cmd("CF.SCANDUMP empty 0"),
+        Value::Array(vec![int(0), Value::Nil])
+    );
+    // test_scandump_with_expansion: several sub-filters, restored item for item.
+    c.cmd("CF.RESERVE src 62 EXPANSION 2");
+    for i in 0..500 {
+        c.call(&["CF.ADD", "src", &i.to_string()]);
+    }
+    let chunks = cf_scandump(&mut c, "src");
+    assert!(chunks.len() > 3, "{}", chunks.len());
+    cf_loadchunks(&mut c, "dst", &chunks);
+    assert_eq!(c.cmd("CF.INFO dst"), c.cmd("CF.INFO src"));
+    assert_eq!(c.cmd("CF.DEBUG dst"), c.cmd("CF.DEBUG src"));
+    assert_eq!(cf_scandump(&mut c, "dst"), chunks);
+    assert_eq!(
+        c.cmd("DEBUG DIGEST-VALUE dst"),
+        c.cmd("DEBUG DIGEST-VALUE src")
+    );
+    for i in 0..500 {
+        assert_eq!(c.call(&["CF.EXISTS", "dst", &i.to_string()]), int(1));
+    }
+}
+
+#[test]
+fn loadchunk_refuses_bad_input_and_changes_nothing() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CF.RESERVE cf 100");
+    for i in 0..50 {
+        c.call(&["CF.ADD", "cf", &format!("foo{i}")]);
+    }
+    let header = c.cmd("CF.SCANDUMP cf 0").array()[1].bulk();
+    let load = |c: &mut Conn, key: &str, iter: &str, data: &[u8]| {
+        c.call_bytes(&[b"CF.LOADCHUNK", key.as_bytes(), iter.as_bytes(), data])
+    };
+    for iter in ["0", "x", "1.5", ""] {
+        assert_eq!(
+            load(&mut c, "new", iter, &header),
+            err("Invalid position"),
+            "{iter}"
+        );
+    }
+    assert_eq!(
+        load(&mut c, "new", "1", &header[..37]),
+        err("Invalid header")
+    );
+    assert_eq!(
+        load(&mut c, "new", "1", &[header.clone(), vec![0; 8]].concat()),
+        err("Invalid header")
+    );
+    assert_eq!(load(&mut c, "cf", "1", &header), err("ERR item exists"));
+    // test_scandump_invalid_header: the first 9 bytes zeroed.
+    let mut zeroed = header.clone();
+    zeroed[..9].fill(0);
+    assert_eq!(
+        load(&mut c, "new", "1", &zeroed),
+        err("Couldn't create filter!")
+    );
+    // test_scandump_invalid_header_alloc: 2^48 buckets.
+    let mut huge = header.clone();
+    huge[8..13].fill(0);
+    huge[14] = 1;
+    assert_eq!(
+        load(&mut c, "new", "1", &huge),
+        err("Couldn't create filter!")
+    );
+    let field = |h: &[u8], at: usize, value: u64, width: usize| {
+        let mut h = h.to_vec();
+        h[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+        h
+    };
+    for (bad, why) in [
+        (field(&header, 8, 3, 8), "3 buckets"),
+        (field(&header, 24, 0, 8), "no sub-filters"),
+        (field(&header, 24, 65537, 8), "65537 sub-filters"),
+        (field(&header, 32, 0, 2), "bucket size 0"),
+        (field(&header, 32, 256, 2), "bucket size 256"),
+        (field(&header, 34, 0, 2), "no iterations"),
+        (field(&header, 36, 32769, 2), "expansion 32769"),
+        (
+            field(&field(&header, 24, 2, 8), 36, 0, 2),
+            "expansion 0 with 2 sub-filters",
+        ),
+        (
+            field(&field(&header, 24, 65535, 8), 8, 1 << 40, 8),
+            "65535 sub-filters of 2^40",
+        ),
+    ] {
+        assert_eq!(
+            load(&mut c, "new", "1", &bad),
+            err("Couldn't create filter!"),
+            "{why}"
+        );
+    }
+    assert_eq!(c.cmd("EXISTS new"), int(0));
+    // Data chunks: test_scandump_invalid.
+    c.cmd("CF.RESERVE small 4");
+    c.cmd("CF.ADD small x");
+    let before = c.cmd("CF.SCANDUMP small 1");
+    for (iter, data) in [
+        ("-9223372036854775808", &b"1"[..]),
+        ("922337203685477588", b"1"),
+        ("9223372036854775807", b"abcd"),
+        ("4", b"kdoasdksaodsadsadsadsadsadadsadadsdad"),
+        ("4", b"abcd"),
+        ("-1", b"ab"),
+        ("2", b"ab"),
+        ("5", b""),
+        ("9", b"abcd"),
+        ("6", b"abcd"),
+    ] {
+        assert_eq!(
+            load(&mut c, "small", iter, data),
+            err("Couldn't load chunk!"),
+            "{iter}"
+        );
+    }
+    assert_eq!(
+        c.cmd("CF.SCANDUMP small 1"),
+        before,
+        "failed chunks wrote nothing"
+    );
+    assert_eq!(
+        load(&mut c, "small", "5", b"abcd"),
+        ok(),
+        "any bytes are taken"
+    );
+    assert_eq!(
+        c.cmd("CF.SCANDUMP small 1"),
+        Value::Array(vec![int(5), bulk(b"abcd")])
+    );
+    assert_eq!(c.cmd("PING"), simple("PONG"));
+}
+
+#[test]
+fn hostile_scandump_and_loadchunk_streams_do_no_harm() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // test_scandump_random_scan_small and test_scandump_load_small.
+    c.cmd("CF.RESERVE cf 50");
+    let replies = insert_all(
+        &mut c,
+        "CF.INSERT",
+        "cf",
+        (0..2000).map(|i| format!("x{i}")),
+    );
+    assert_eq!(replies.array().len(), 2000);
+    let size = c.cmd("CF.INFO cf").array()[1].int();
+    for i in 0..size + 1024 {
+        let reply = c.call(&["CF.SCANDUMP", "cf", &i.to_string()]);
+        assert_eq!(reply.array().len(), 2);
+    }
+    let mut rng = Rng(0x5eed);
+    for _ in 0..size + 100 {
+        let len = rng.below(101) as usize;
+        let blob: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let iter = rng.below(10_001).to_string();
+        let reply = c.call_bytes(&[b"CF.LOADCHUNK", b"cf", iter.as_bytes(), &blob]);
+        assert!(
+            reply == ok()
+                || [
+                    err("Couldn't load chunk!"),
+                    err("Invalid position"),
+                    err("ERR item exists")
+                ]
+                .contains(&reply),
+            "{reply:?}"
+        );
+    }
+    // Whatever was written, every command still works on the filter.
+    for line in [
+        "CF.ADD cf probe",
+        "CF.DEL cf probe",
+        "CF.COMPACT cf",
+        "CF.INFO cf",
+        "CF.COUNT cf x1",
+    ] {
+        c.cmd(line);
+    }
+    // Random headers: refused or a consistent, usable filter.
+    for _ in 0..300 {
+        let mut header: Vec<u8> = (0..38).map(|_| rng.next() as u8).collect();
+        // Mostly plausible fields, so that some pass the checks.
+        header[8..16].copy_from_slice(&(1u64 << rng.below(12)).to_le_bytes());
+        header[24..32].copy_from_slice(&(1 + rng.below(4)).to_le_bytes());
+        header[32..34].copy_from_slice(&(rng.below(6) as u16).to_le_bytes());
+        header[36..38].copy_from_slice(&(rng.below(8) as u16).to_le_bytes());
+        let reply = c.call_bytes(&[b"CF.LOADCHUNK", b"h", b"1", &header]);
+        if reply == ok() {
+            c.cmd("CF.ADD h x");
+            c.cmd("CF.INSERT h ITEMS a b c");
+            c.cmd("CF.DEL h a");
+            c.cmd("CF.COMPACT h");
+            cf_scandump(&mut c, "h");
+            c.cmd("DEL h");
+        } else {
+            assert_eq!(reply, err("Couldn't create filter!"));
+        }
+    }
+    assert_eq!(c.cmd("PING"), simple("PONG"));
+}
+
+#[test]
+fn a_four_gib_header_costs_nothing_until_used() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // test_number_of_buckets_does_not_overflow: 2^32 one-slot buckets, one iteration.
+    let mut header = vec![0u8; 38];
+    header[8..16].copy_from_slice(&(1u64 << 32).to_le_bytes());
+    header[24..32].copy_from_slice(&1u64.to_le_bytes());
+    header[32..38].copy_from_slice(&[1, 0, 1, 0, 1, 0]);
+    let rss = |c: &mut Conn| {
+        info_field(c, "memory", "used_memory_rss")
+            .parse::<i64>()
+            .unwrap()
+    };
+    let before = rss(&mut c);
+    assert_eq!(c.call_bytes(&[b"CF.LOADCHUNK", b"cf", b"1", &header]), ok());
+    assert_eq!(c.cmd("CF.INFO cf").array()[1], int(40 + 16 + (1 << 32)));
+    // Ten copies of one item: two fit each sub-filter (its two buckets), so the filter grows by
+    // another 4 GiB for every two — as far as this machine's memory allows.
+    let replies = insert_all(&mut c, "CF.INSERT", "cf", (0..10).map(|_| "1".to_string()));
+    let added = replies.array().iter().filter(|r| **r == int(1)).count() as i64;
+    assert!(replies
+        .array()
+        .iter()
+        .all(|r| *r == int(1) || *r == int(-1)));
+    assert!(added >= 2, "{replies:?}");
+    assert_eq!(c.cmd("CF.COUNT cf 1"), int(added));
+    let filters = c.cmd("CF.INFO cf").array()[5].int();
+    assert_eq!(filters, (added + 1) / 2);
+    assert_eq!(
+        c.cmd("CF.INFO cf").array()[1],
+        int(40 + filters * (16 + (1 << 32)))
+    );
+    let grown = rss(&mut c) - before;
+    assert!(
+        grown < 64 << 20,
+        "RSS grew by {grown} bytes for {filters} sub-filters of 4 GiB"
+    );
+    assert_eq!(c.cmd("UNLINK cf"), int(1));
+}
+
+#[test]
+fn growth_stops_at_65535_sub_filters() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // RedisBloom's test_counter_overflow_with_large_number_of_items grows a filter one
+    // sub-filter at a time until RedisBloom 8 refuses a 65536th; here a SCANDUMP stream
+    // builds the 65534 full one-slot sub-filters it would reach (pipelined, it is quick).
+    let filters = 65534u64;
+    let mut header = Vec::new();
+    for field in [filters, 1, 0, filters] {
+        header.extend_from_slice(&field.to_le_bytes());
+    }
+    header.extend_from_slice(&[1, 0, 20, 0, 1, 0]);
+    assert_eq!(c.call_bytes(&[b"CF.LOADCHUNK", b"cf", b"1", &header]), ok());
+    for i in 0..filters {
+        let iter = (i + 2).to_string();
+        c.send(&[
+            b"CF.LOADCHUNK",
+            b"cf",
+            iter.as_bytes(),
+            &[(i % 255 + 1) as u8],
+        ]);
+    }
+    for _ in 0..filters {
+        assert_eq!(c.read(), ok());
+    }
+    let name = config_name(&mut c, "cf-max-expansions");
+    c.call(&["CONFIG", "SET", &name, "65536"]);
+    // The first item gets the 65535th sub-filter, the rest find no room and may not grow.
+    assert_eq!(c.cmd("CF.INSERT cf ITEMS a b c"), ints(&[1, -1, -1]));
+    assert_eq!(c.cmd("CF.ADD cf d"), err("ERR Insufficient memory"));
+    assert_eq!(
+        c.cmd("CF.DEBUG cf"),
+        bulk(b"bktsize:1 buckets:1 items:65535 deletes:0 filters:65535 max_iterations:20 expansion:1")
+    );
+    assert_eq!(c.cmd("CF.EXISTS cf a"), int(1));
+    assert_eq!(c.cmd("CF.DEL cf a"), int(1));
+}
+
+#[test]
+fn keyspace_notifications_for_writes() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CONFIG SET notify-keyspace-events KEA");
+    let mut psub = server.conn();
+    psub.cmd("PSUBSCRIBE __keyspace@0__:*");
+    let header = {
+        c.cmd("CF.RESERVE tmp 4");
+        c.cmd("CF.ADD tmp x");
+        let h = c.cmd("CF.SCANDUMP tmp 0").array()[1].bulk();
+        c.cmd("DEL tmp");
+        for _ in 0..3 {
+            psub.read();
+        }
+        h
+    };
+    for line in [
+        "CF.RESERVE k 100",
+        "CF.ADD k a",
+        "CF.ADDNX k a",
+        "CF.INSERT k ITEMS b",
+        "CF.INSERTNX k ITEMS b",
+        "CF.DEL k a",
+        "CF.COMPACT k",
+    ] {
+        assert!(!c.cmd(line).is_error(), "{line}");
+    }
+    c.call_bytes(&[b"CF.LOADCHUNK", b"l", b"1", &header]);
+    // Reads and failures raise nothing.
+    for line in [
+        "CF.EXISTS k a",
+        "CF.INFO k",
+        "CF.RESERVE k 100",
+        "CF.DEL missing a",
+    ] {
+        c.cmd(line);
+    }
+    c.cmd("SET marker 1");
+    let events: Vec<Value> = (0..9).map(|_| psub.read().array()[3].clone()).collect();
+    let expected = [
+        "cf.reserve",
+        "cf.add",
+        "cf.add",
+        "cf.add",
+        "cf.add",
+        "cf.del",
+        "cf.compact",
+        "cf.loadchunk",
+        "set",
+    ];
+    assert_eq!(events, expected.map(|e| bulk(e.as_bytes())));
+}
+
+/// The strings of an array or set reply, sorted.
+fn sorted_texts(value: &Value) -> Vec<String> {
+    let mut texts: Vec<String> = value.array().iter().map(Value::text).collect();
+    texts.sort();
+    texts
+}
+
+#[test]
+fn command_info_docs_and_acl() {
+    let server = Server::start();
+    let mut c = server.conn();
+    for (command, arity, flags) in [
+        ("cf.reserve", -3, vec!["denyoom", "module", "write"]),
+        ("cf.add", 3, vec!["denyoom", "module", "write"]),
+        ("cf.insertnx", -4, vec!["denyoom", "module", "write"]),
+        ("cf.exists", 3, vec!["fast", "module", "readonly"]),
+        ("cf.mexists", -3, vec!["fast", "module", "readonly"]),
+        ("cf.count", 3, vec!["fast", "module", "readonly"]),
+        ("cf.del", 3, vec!["fast", "module", "write"]),
+        ("cf.compact", 2, vec!["module", "write"]),
+        ("cf.scandump", 3, vec!["module", "readonly"]),
+        ("cf.loadchunk", 4, vec!["denyoom", "module", "write"]),
+        ("cf.info", 2, vec!["fast", "module", "readonly"]),
+        ("cf.debug", 2, vec!["fast", "module", "readonly"]),
+    ] {
+        let info = c.call(&["COMMAND", "INFO", command]).array()[0].array();
+        assert_eq!(info[1], int(arity), "{command}");
+        assert_eq!(sorted_texts(&info[2]), flags, "{command}");
+        assert_eq!((info[3].int(), info[4].int(), info[5].int()), (1, 1, 1));
+    }
+    assert_eq!(
+        c.cmd("COMMAND GETKEYS CF.INSERT mykey ITEMS a b"),
+        Value::Array(vec![bulk(b"mykey")])
+    );
+    let docs = c.cmd("COMMAND DOCS cf.reserve").array()[1].array();
+    let field = |name: &str| docs[docs.iter().position(|v| v.text() == name).unwrap() + 1].clone();
+    assert_eq!(field("summary"), bulk(b"Creates a new Cuckoo Filter"));
+    assert_eq!(field("complexity"), bulk(b"O(1)"));
+    assert_eq!(field("since"), bulk(b"1.0.0"));
+    // RedisBloom's test_docs_help: the argument names and types.
+    let args: Vec<(String, String)> = field("arguments")
+        .array()
+        .iter()
+        .map(|arg| {
+            let arg = arg.array();
+            let get =
+                |name: &str| arg[arg.iter().position(|v| v.text() == name).unwrap() + 1].text();
+            (get("name"), get("type"))
+        })
+        .collect();
+    let expected = [
+        ("key", "key"),
+        ("capacity", "integer"),
+        ("bucketsize", "block"),
+        ("maxiterations", "block"),
+        ("expansion", "block"),
+    ];
+    assert_eq!(args, expected.map(|(n, t)| (n.to_string(), t.to_string())));
+    assert_eq!(c.cmd("COMMAND LIST FILTERBY MODULE bf").array().len(), 25);
+    // The cuckoo category holds exactly the 14 CF commands where modules may add categories.
+    if c.cmd("ACL CAT").array().contains(&bulk(b"cuckoo")) {
+        let commands = sorted_texts(&c.cmd("ACL CAT cuckoo"));
+        assert_eq!(commands.len(), 14, "{commands:?}");
+        assert!(commands.iter().all(|name| name.starts_with("cf.")));
+        assert_eq!(c.cmd("ACL SETUSER testusr2 on nopass +@bloom ~*"), ok());
+        c.cmd("AUTH testusr2 x");
+        assert_eq!(
+            c.cmd("CF.RESERVE k 100"),
+            err("NOPERM User testusr2 has no permissions to run the 'cf.reserve' command")
+        );
+        assert!(!c.cmd("BF.ADD b x").is_error());
+    }
+}
+
+#[test]
+fn memory_usage_counts_what_redisbloom_counts() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CF.RESERVE cf 1000");
+    assert_eq!(c.cmd("CF.INFO cf").array()[1], int(1080));
+    let usage = c.cmd("MEMORY USAGE cf").int();
+    assert!(usage > 1080 && usage < 1200, "{usage}");
+    c.cmd("CF.INSERT cf NOCREATE ITEMS foo");
+    assert_eq!(c.cmd("MEMORY USAGE cf").int(), usage);
+    // Each sub-filter adds 16 bytes and its array.
+    c.cmd("CF.RESERVE g 4 EXPANSION 2");
+    insert_all(&mut c, "CF.INSERT", "g", (0..20).map(|i| i.to_string()));
+    let info = c.cmd("CF.INFO g").array();
+    let filters = info[5].int();
+    let bytes: i64 = (0..filters).map(|i| 4 << i).sum();
+    assert_eq!(info[1], int(40 + 16 * filters + bytes));
+}
+
+#[test]
+fn watch_is_not_disturbed_by_reads() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CF.ADD k x");
+    c.cmd("WATCH k");
+    let mut other = server.conn();
+    for line in [
+        "CF.EXISTS k x",
+        "CF.MEXISTS k x",
+        "CF.COUNT k x",
+        "CF.INFO k",
+        "CF.DEBUG k",
+        "CF.SCANDUMP k 0",
+        "CF.DEL missing x",
+    ] {
+        other.cmd(line);
+    }
+    c.cmd("MULTI");
+    c.cmd("PING");
+    assert_eq!(c.cmd("EXEC"), Value::Array(vec![simple("PONG")]));
+    c.cmd("WATCH k");
+    other.cmd("CF.DEL k x");
+    c.cmd("MULTI");
+    c.cmd("PING");
+    assert_eq!(c.cmd("EXEC"), Value::Nil, "a write does touch the key");
+}

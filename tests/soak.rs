@@ -1,0 +1,278 @@
+//! The replica soak: a redis-bf master with a redis-bf replica and a RedisBloom replica takes
+//! a million mixed writes of both filter families — adds that make filters scale, Cuckoo
+//! deletes and compactions, whole-key deletes, TTLs that fire during the run — and then all
+//! three hold the same values: every key's `DEBUG DIGEST-VALUE` equal between the redis-bf
+//! servers and every key's DUMP payload equal on all three (RedisBloom registers no digest
+//! callback, and equal DUMP bytes are the stronger claim: the same encoding of the same
+//! state). A second RedisBloom replica attached after the writes loads the master's RDB.
+//! Then every server rewrites its AOF (the redis-bf replica without the RDB preamble, so its
+//! own AOF rewrite callback is what is replayed) and restarts, and all of it holds again.
+//!
+//! All servers are Debian's redis-server, where RedisBloom 2.8.2 loads. `SOAK_WRITES`
+//! overrides the number of writes (default one million).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+
+const KEYS_PER_FAMILY: u64 = 24;
+const PIPELINE: usize = 1000;
+
+fn writes() -> usize {
+    std::env::var("SOAK_WRITES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// One write. Bloom items come from a large space, so filters keep filling and scaling;
+/// Cuckoo items from a small pool per key, so deletes find what was added, counts go above
+/// one, and some filters fill up and expand.
+fn random_write(rng: &mut Rng) -> Vec<String> {
+    let bf = format!("bf{}", rng.below(KEYS_PER_FAMILY));
+    let cf = format!("cf{}", rng.below(KEYS_PER_FAMILY));
+    let bf_item = |rng: &mut Rng| format!("u{}", rng.below(1 << 40));
+    let cf_item = |rng: &mut Rng| format!("c{}", rng.below(3000));
+    // Weights per thousand writes. Keys are deleted or expire rarely enough that a filter
+    // lives for tens of thousands of writes, long enough to scale several times.
+    let mut cmd: Vec<String> = match rng.below(1000) {
+        0..=299 => vec!["BF.ADD".into(), bf, bf_item(rng)],
+        300..=379 => {
+            let mut c = vec!["BF.MADD".into(), bf];
+            c.extend((0..5).map(|_| bf_item(rng)));
+            c
+        }
+        // Creates small, fast-scaling filters where the key is missing.
+        380..=399 => [
+            "BF.INSERT",
+            &bf,
+            "CAPACITY",
+            "50",
+            "ERROR",
+            "0.001",
+            "EXPANSION",
+            "2",
+            "ITEMS",
+        ]
+        .map(String::from)
+        .into(),
+        400..=689 => vec!["CF.ADD".into(), cf, cf_item(rng)],
+        690..=739 => vec!["CF.ADDNX".into(), cf, cf_item(rng)],
+        // Small Cuckoo filters, which fill and expand.
+        740..=759 => ["CF.RESERVE", &cf, "200", "EXPANSION", "2"]
+            .map(String::from)
+            .into(),
+        760..=779 => ["CF.INSERT", &cf, "CAPACITY", "300", "ITEMS"]
+            .map(String::from)
+            .into(),
+        780..=789 => ["CF.INSERTNX", &cf, "ITEMS"].map(String::from).into(),
+        790..=989 => vec!["CF.DEL".into(), cf, cf_item(rng)],
+        990..=994 => vec!["CF.COMPACT".into(), cf],
+        995 => {
+            let key = if rng.below(2) == 0 { bf } else { cf };
+            vec!["DEL".into(), key]
+        }
+        // A TTL that fires during the run (the master propagates the DEL) or one that does
+        // not (the replicas keep the same absolute expire time).
+        _ => {
+            let key = if rng.below(2) == 0 { bf } else { cf };
+            let ms = if rng.below(4) == 0 {
+                100 + rng.below(1400)
+            } else {
+                3_600_000
+            };
+            vec!["PEXPIRE".into(), key, ms.to_string()]
+        }
+    };
+    if cmd.last().is_some_and(|a| a == "ITEMS") {
+        let items = 1 + rng.below(4);
+        for _ in 0..items {
+            let item = if cmd[0].starts_with("BF") {
+                bf_item(rng)
+            } else {
+                cf_item(rng)
+            };
+            cmd.push(item);
+        }
+    }
+    cmd
+}
+
+fn replica_of(master: &Server, module: Module, options: &[&str]) -> Server {
+    let mut builder = Server::with(module).binary("redis-server");
+    for option in options {
+        builder = builder.arg(option);
+    }
+    let replica = builder.start();
+    // Attached by command, not by option, so that a restart later reads the replica's own
+    // AOF instead of resynchronising from the master.
+    let attached = replica
+        .conn()
+        .call(&["REPLICAOF", "127.0.0.1", &master.port.to_string()]);
+    assert_eq!(attached, ok());
+    replica
+}
+
+fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {
+    wait_for("the replica link", || {
+        info_field(replica, "replication", "master_link_status") == "up"
+    });
+    wait_for("the replica to catch up", || {
+        let offset = info_field(master, "replication", "master_repl_offset");
+        info_field(replica, "replication", "slave_repl_offset") == offset
+    });
+}
+
+/// Every key with its DUMP payload, its absolute expire time, and (where the server has a
+/// digest for it) its DEBUG DIGEST-VALUE.
+fn snapshot(c: &mut Conn, digests: bool) -> BTreeMap<String, (Vec<u8>, i64, Option<Value>)> {
+    let mut keys: Vec<String> = c.cmd("KEYS *").array().iter().map(Value::text).collect();
+    keys.sort();
+    keys.into_iter()
+        .map(|key| {
+            let dump = c.call(&["DUMP", &key]).bulk();
+            let expires = c.call(&["PEXPIRETIME", &key]).int();
+            let digest = digests.then(|| c.call(&["DEBUG", "DIGEST-VALUE", &key]));
+            (key, (dump, expires, digest))
+        })
+        .collect()
+}
+
+fn assert_same(what: &str, ours: &mut Conn, replica: &mut Conn, redisbloom: &mut [&mut Conn]) {
+    let master = snapshot(ours, true);
+    assert!(
+        master.len() > KEYS_PER_FAMILY as usize,
+        "{what}: too few keys survived ({})",
+        master.len()
+    );
+    assert_eq!(
+        master,
+        snapshot(replica, true),
+        "{what}: the redis-bf replica differs"
+    );
+    let without_digests: BTreeMap<_, _> = master
+        .iter()
+        .map(|(k, (dump, expires, _))| (k.clone(), (dump.clone(), *expires, None)))
+        .collect();
+    for (n, theirs) in redisbloom.iter_mut().enumerate() {
+        assert!(
+            without_digests == snapshot(theirs, false),
+            "{what}: RedisBloom replica {n} differs"
+        );
+    }
+}
+
+/// The run did what it is for: Bloom filters that scaled, Cuckoo filters that expanded and
+/// hold deletes.
+fn assert_exercised(c: &mut Conn) {
+    let keys: Vec<String> = c.cmd("KEYS *").array().iter().map(Value::text).collect();
+    let most_bloom_filters = keys
+        .iter()
+        .filter(|k| k.starts_with("bf"))
+        .map(|k| c.call(&["BF.INFO", k, "FILTERS"]).array()[0].int())
+        .max();
+    assert!(most_bloom_filters > Some(3), "{most_bloom_filters:?}");
+    let cuckoo_field = |c: &mut Conn, key: &str, name: &str| {
+        let info = c.call(&["CF.INFO", key]).array();
+        let at = info.iter().position(|v| v.text() == name).unwrap();
+        info[at + 1].int()
+    };
+    let cuckoo: Vec<&String> = keys.iter().filter(|k| k.starts_with("cf")).collect();
+    assert!(cuckoo
+        .iter()
+        .any(|k| cuckoo_field(c, k, "Number of filters") > 1));
+    assert!(cuckoo
+        .iter()
+        .any(|k| cuckoo_field(c, k, "Number of items deleted") > 0));
+}
+
+fn rewrite_aof(c: &mut Conn) {
+    c.cmd("BGREWRITEAOF");
+    wait_for("the AOF rewrite", || {
+        info_field(c, "persistence", "aof_rewrite_in_progress") == "0"
+            && info_field(c, "persistence", "aof_rewrite_scheduled") == "0"
+    });
+}
+
+#[test]
+fn a_million_writes_leave_every_replica_identical() {
+    let master = Server::with(Module::RedisBf)
+        .binary("redis-server")
+        .arg("--appendonly yes")
+        .start();
+    let replica = replica_of(
+        &master,
+        Module::RedisBf,
+        &["--appendonly yes", "--aof-use-rdb-preamble no"],
+    );
+    let redisbloom = replica_of(&master, Module::RedisBloom, &["--appendonly yes"]);
+    let mut m = master.conn();
+    let (mut r, mut b) = (replica.conn(), redisbloom.conn());
+    wait_in_sync(&mut m, &mut r);
+    wait_in_sync(&mut m, &mut b);
+
+    let mut rng = Rng(0x5eed_50a6);
+    let mut left = writes();
+    let mut errors = 0usize;
+    const EXPECTED_ERRORS: &[&str] = &[
+        "Filter is full",
+        "Not found",
+        "Cuckoo filter was not found",
+        "ERR item exists",
+    ];
+    while left > 0 {
+        let batch: Vec<Vec<String>> = (0..left.min(PIPELINE))
+            .map(|_| random_write(&mut rng))
+            .collect();
+        for cmd in &batch {
+            let args: Vec<&[u8]> = cmd.iter().map(|a| a.as_bytes()).collect();
+            m.send(&args);
+        }
+        for cmd in &batch {
+            match m.read() {
+                // A Cuckoo filter whose expansions are used up refuses the add; CF.DEL and
+                // CF.COMPACT refuse a missing key, CF.RESERVE an existing one.
+                Value::Error(e) if EXPECTED_ERRORS.contains(&e.as_str()) => errors += 1,
+                Value::Error(e) => panic!("{cmd:?}: {e}"),
+                _ => {}
+            }
+        }
+        left -= batch.len();
+    }
+
+    // Let every short TTL fire, then touch each key so the master expires and propagates
+    // what the active expiry cycle has not reached yet.
+    std::thread::sleep(std::time::Duration::from_millis(1600));
+    for key in m.cmd("KEYS *").array() {
+        m.call(&["EXISTS", &key.text()]);
+    }
+    wait_in_sync(&mut m, &mut r);
+    wait_in_sync(&mut m, &mut b);
+    // A RedisBloom replica that gets everything by full sync: our RDB, loaded by RedisBloom.
+    let late = replica_of(&master, Module::RedisBloom, &[]);
+    let mut l = late.conn();
+    wait_in_sync(&mut m, &mut l);
+    assert_same("after the writes", &mut m, &mut r, &mut [&mut b, &mut l]);
+    assert_exercised(&mut m);
+    drop(l);
+    drop(late);
+    eprintln!("soak: {} writes, {errors} refused", writes());
+
+    // Each server on its own: rewrite the AOF, restart from it.
+    for c in [&mut r, &mut b] {
+        assert_eq!(c.cmd("REPLICAOF NO ONE"), ok());
+    }
+    for c in [&mut m, &mut r, &mut b] {
+        rewrite_aof(c);
+    }
+    let (master, replica, redisbloom) = (master.restart(), replica.restart(), redisbloom.restart());
+    let (mut m, mut r, mut b) = (master.conn(), replica.conn(), redisbloom.conn());
+    assert_same(
+        "after AOF rewrite and restart",
+        &mut m,
+        &mut r,
+        &mut [&mut b],
+    );
+}
