@@ -7,7 +7,8 @@
 //! | `bf_rdb_classic` | a `DUMP` payload of `MBbloom--` (RedisBloom's type), encoding versions 1–4 |
 //! | `bf_rdb_fast` | a `DUMP` payload of `bfblocked` (the fast layout) |
 //! | `bf_scandump` | a BF.SCANDUMP stream (`stream`): header, then LOADCHUNK pairs |
-//! //! | `cf_scandump` | a CF.SCANDUMP stream |
+//! //! | `cf_rdb` | a `DUMP` payload of `MBbloomCF`, encoding versions 1–4 |
+//! | `cf_scandump` | a CF.SCANDUMP stream |
 //! | `args_numbers` | one argument: the integer, double, error-rate, range and layout parsers |
 //! | `bf_args` | a command line, one argument per line: BF.RESERVE and BF.INSERT options |
 
@@ -17,6 +18,7 @@ use redis_bf::core::bloom::filter::Link;
 use redis_bf::core::bloom::rdb;
 use redis_bf::core::cuckoo::encoding as cf_encoding;
 use redis_bf::core::cuckoo::filter::{memory_usage as cf_memory_usage, MAX_BUCKET_SIZE};
+use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
 use redis_bf::core::cuckoo::{CuckooFilter, ItemHash};
 use redis_bf::core::rdb::{FieldReader, FieldWriter};
 use redis_bf::core::Error;
@@ -285,6 +287,52 @@ fn check_bloom(chain: &Chain, data: &[u8]) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Cuckoo filter: RDB / DUMP payloads.
+
+/// What values of encoding versions 1 to 3 take from the configuration: RedisBloom's defaults
+/// (`cf-bucket-size` 2, `cf-max-iterations` 20, `cf-expansion-factor` 1).
+const LEGACY: LegacyDefaults = LegacyDefaults {
+    bucket_size: 2,
+    max_iterations: 20,
+    expansion: 1,
+};
+
+/// A `DUMP` payload of RedisBloom's Cuckoo-filter type, through `cuckoo::rdb::load`.
+pub fn cf_rdb(data: &[u8]) {
+    let Some((module, reader)) = dump::open(data) else {
+        return;
+    };
+    if &module.name != b"MBbloomCF" {
+        return;
+    }
+    let mut input = Recording::new(reader);
+    let Ok(filter) = cf_rdb::load(&mut input, module.encver, LEGACY) else {
+        return;
+    };
+    // Its size is its bookkeeping and the strings it was read from, nothing else.
+    let subs = filter.sub_filters().len() as u64;
+    assert_eq!(
+        Some(filter.memory_usage()),
+        cf_memory_usage(subs, input.string_bytes),
+        "memory_usage is not what the payload holds"
+    );
+    if module.encver == cf_rdb::ENCODING_VERSION {
+        assert_eq!(
+            saved_cuckoo(&filter),
+            input.fields.0,
+            "a loaded filter saves other fields than it was loaded from"
+        );
+    }
+    check_cuckoo(&filter, data, false);
+}
+
+fn saved_cuckoo(filter: &CuckooFilter) -> Vec<u8> {
+    let mut out = FieldWriter::default();
+    cf_rdb::save(filter, &mut out);
+    out.0
+}
+
+// ---------------------------------------------------------------------------------------
 // Cuckoo filter: SCANDUMP / LOADCHUNK.
 
 /// CF.LOADCHUNK of a header, then of every chunk of the stream.
@@ -340,7 +388,7 @@ pub fn cf_scandump(data: &[u8]) {
             check_cuckoo_scandump(&filter, at);
         }
     }
-    check_cuckoo(&filter, data);
+    check_cuckoo(&filter, data, true);
 }
 
 fn flat_cuckoo(filter: &CuckooFilter) -> Vec<u8> {
@@ -393,8 +441,9 @@ fn check_cuckoo_scandump(filter: &CuckooFilter, cursor: i64) {
 /// looks for its sub-filter from the first: a whole walk of 65535 sub-filters takes seconds).
 const SAMPLED_CHUNKS: usize = 16;
 
-/// What every decoded Cuckoo filter must satisfy.
-fn check_cuckoo(filter: &CuckooFilter, data: &[u8]) {
+/// What every decoded Cuckoo filter must satisfy, however it was decoded (`from_header`: from
+/// a SCANDUMP header).
+fn check_cuckoo(filter: &CuckooFilter, data: &[u8], from_header: bool) {
     let header = filter.saved_header();
     assert_eq!(header.num_filters, filter.sub_filters().len() as u64);
     assert!(header.check().is_ok());
@@ -413,8 +462,12 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8]) {
         assert_eq!(filter.contains(item), filter.count(item) > 0);
     }
 
-    // CF-RDB PLUG-IN: that it saves, and loads back equal, to the same RDB fields, once the
-    // core has the Cuckoo filter's RDB format (core/cuckoo/rdb.rs, on the cf-commands branch).
+    // RDB: it saves, and loads back equal, to the same fields.
+    let fields = saved_cuckoo(filter);
+    let again = cf_rdb::load(&mut FieldReader(&fields), cf_rdb::ENCODING_VERSION, LEGACY)
+        .expect("a decoded filter does not load from what it saves");
+    assert_eq!(&again, filter);
+    assert_eq!(saved_cuckoo(&again), fields);
 
     // SCANDUMP: the walk covers exactly its bytes, a chunk per sub-filter of up to 16 MiB.
     let mut walked = Vec::new();
@@ -432,7 +485,8 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8]) {
         walked == flat,
         "the SCANDUMP walk does not cover the filter's bytes"
     );
-    // Header plus chunks rebuild it.
+    // Header plus chunks rebuild it, when its header describes its sub-filters: always for
+    // one decoded from a header; an RDB value's sub-filters may have other sizes.
     if filter.memory_usage() <= LIMIT {
         let copy = cf_encoding::decode_header(
             &cf_encoding::encode_header(filter),
@@ -441,13 +495,12 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8]) {
         );
         take_granted();
         match copy {
-            Ok(mut copy) => {
-                assert!(
-                    copy.sub_filters()
-                        .map(|(n, _)| n)
-                        .eq(filter.sub_filters().map(|(n, _)| n)),
-                    "a filter's own header describes other sub-filters"
-                );
+            Ok(mut copy)
+                if copy
+                    .sub_filters()
+                    .map(|(n, _)| n)
+                    .eq(filter.sub_filters().map(|(n, _)| n)) =>
+            {
                 // LOADCHUNK looks for its sub-filter from the first, so a walk of many
                 // sub-filters loads the first and last few, and compares those.
                 let count = filter.sub_filters().len();
@@ -479,7 +532,10 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8]) {
                     }
                 }
             }
-            Err(e) => panic!("a decoded filter's own SCANDUMP header is refused: {e:?}"),
+            _ => assert!(
+                !from_header,
+                "a decoded filter's own header does not describe it"
+            ),
         }
     }
 

@@ -7,6 +7,7 @@ use redis_bf::core::bloom::chain::Chain;
 use redis_bf::core::bloom::{encoding as bf_encoding, rdb};
 use redis_bf::core::cuckoo::encoding as cf_encoding;
 use redis_bf::core::cuckoo::filter::MAX_BUCKET_SIZE;
+use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
 use redis_bf::core::cuckoo::ItemHash;
 use redis_bf::core::Error;
 
@@ -17,10 +18,11 @@ use crate::{dump, stream, targets};
 type Target = fn(&[u8]);
 
 /// The targets by name, as `fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("bf_rdb_classic", targets::bf_rdb_classic),
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
+    ("cf_rdb", targets::cf_rdb),
     ("cf_scandump", targets::cf_scandump),
     ("args_numbers", targets::args_numbers),
     ("bf_args", targets::bf_args),
@@ -88,6 +90,18 @@ fn the_seeds_decode_into_filters_holding_what_was_added() {
             bf_encoding::load_chunk(&mut chain, iter, chunk).expect(&name);
         }
         assert!(holds_items(&name, |item| chain.contains(item)), "{name}");
+    }
+    for (name, data) in inputs("seeds", "cf_rdb") {
+        let (module, mut reader) = dump::open(&data).expect(&name);
+        let legacy = LegacyDefaults {
+            bucket_size: 2,
+            max_iterations: 20,
+            expansion: 1,
+        };
+        let filter = cf_rdb::load(&mut reader, module.encver, legacy).expect(&name);
+        reader.finish().expect(&name);
+        let holds = holds_items(&name, |item| filter.contains(&ItemHash::of(item)));
+        assert!(holds, "{name}");
     }
     for (name, data) in inputs("seeds", "cf_scandump") {
         let stream = stream::parse(&data).expect(&name);
