@@ -1,5 +1,7 @@
 # redis-bf — see README.md.
 #   make run    build, then start redis-server on port 6379 with redis.conf.example
+#   make install  build, then install the module as $(MODULEDIR)/libredis_bf.so
+#               (PREFIX=/usr/local, MODULEDIR=$(PREFIX)/lib/redis/modules; DESTDIR honoured)
 #   make test   unit tests, then the integration suite on Redis and again on Valkey,
 #               and the differential tests against RedisBloom (fetched from PyPI)
 #   make test-matrix  the portable integration suites on every server version users run
@@ -21,6 +23,9 @@
 
 CARGO ?= cargo
 SERVER ?= redis-server
+PREFIX ?= /usr/local
+# Where the redis:8 images keep their modules.
+MODULEDIR ?= $(PREFIX)/lib/redis/modules
 # The integration suites that run on every supported server (compat pins redis-server).
 PORTABLE_SUITES := --test commands --test cf_commands --test persistence --test replication --test config --test clients
 # redis-py for tests/clients, installed into the build directory, not the system.
@@ -30,21 +35,33 @@ PYTHON_DEPS := target/python
 # `scripts/fetch-servers.sh --list`). CI runs the matrix on every other server too and
 # reports those without failing; a server joins this list once it passes.
 MATRIX_BLOCKING :=
+MATRIX_BLOCKING += redis-6.0
+MATRIX_BLOCKING += redis-6.2
 MATRIX_BLOCKING += redis-7.0
 MATRIX_BLOCKING += redis-7.2
+MATRIX_BLOCKING += redis-7.4
+MATRIX_BLOCKING += redis-8.0
+MATRIX_BLOCKING += redis-8.0-sid
+MATRIX_BLOCKING += redis-8.2
+MATRIX_BLOCKING += valkey-8.0
+MATRIX_BLOCKING += valkey-8.1
+MATRIX_BLOCKING += valkey-8.1-pypi
 MATRIX_BLOCKING += valkey-9.1
 
 # The fuzz targets, one per file of fuzz/fuzz_targets.
 FUZZ_TARGETS := $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
 FUZZ_SECONDS ?= 60
 
-.PHONY: build run test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-check fuzz-seeds
+.PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-check fuzz-seeds
 
 build:
 	$(CARGO) build --release
 
 run: build
 	$(SERVER) redis.conf.example
+
+install: build
+	install -D -m 0755 target/release/libredis_bf.so $(DESTDIR)$(MODULEDIR)/libredis_bf.so
 
 test: build $(PYTHON_DEPS)
 	@eval "$$(scripts/fetch-anchors.sh)" && export REDISBLOOM_SO VALKEY_SERVER && \

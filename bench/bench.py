@@ -83,6 +83,8 @@ def describe(servers: dict[str, Server], bf: Client, rb: Client, facts: dict[str
         facts.setdefault(f"{name} version", module_version(client, server.module.path))
         facts.setdefault(f"{name} module args", "; ".join(server.module_args_report) or "none")
     facts.setdefault("fast layout", "available" if fast else "unavailable (n/a)")
+    # Whether big bit arrays get huge pages (bf-huge-pages, and whether the system allows it).
+    facts.setdefault("redis-bf huge pages", bf.info("bf").get("bf_huge_pages", "n/a (no INFO bf)"))
     return fast
 
 

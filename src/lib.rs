@@ -1,5 +1,5 @@
-//! redis-bf: Bloom-filter (`BF.*`) and Cuckoo-filter (`CF.*`) commands for Redis and Valkey,
-//! wire- and RDB-compatible with RedisBloom.
+//! redis-bf: Bloom-filter commands (`BF.*`) for Redis and Valkey, wire- and RDB-compatible
+//! with RedisBloom.
 //!
 //! Three layers, dependencies pointing one way: [`core`] (the filter, pure Rust) ←
 //! `commands` (parse, call the core, build the reply) ← `glue` (the server API, all `unsafe`).
@@ -10,23 +10,12 @@ pub mod core;
 #[cfg(not(any(test, fuzzing)))]
 mod glue;
 
+// Unit tests and fuzz targets run without a server, so the module (its entry point,
+// `RedisModule_OnLoad` in `glue/load.rs`, and its server-backed allocator) exists only outside
+// them.
 #[cfg(not(any(test, fuzzing)))]
-use glue::{
-    bloom_type::{BLOOM_TYPE, FAST_TYPE},
-    cuckoo_type::CUCKOO_TYPE,
-    init,
-};
-
-// Unit tests and fuzz targets run without a server, so the module (and its server-backed
-// allocator) exists only outside them.
-#[cfg(not(any(test, fuzzing)))]
-redis_module::redis_module! {
-    name: "bf",
-    version: 100,
-    allocator: (glue::alloc::BloomAlloc, glue::alloc::BloomAlloc),
-    data_types: [BLOOM_TYPE, FAST_TYPE, CUCKOO_TYPE],
-    init: init,
-}
+#[global_allocator]
+static ALLOCATOR: glue::alloc::BloomAlloc = glue::alloc::BloomAlloc;
 
 /// What the fuzz targets (`fuzz/`) reach besides the core: the argument parsers, which are
 /// pure functions of the argument bytes and the configuration. Built only with

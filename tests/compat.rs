@@ -472,3 +472,21 @@ fn redisbloom_refuses_fast_filters_cleanly() {
         .expect("RedisBloom must not load a fast filter");
     assert!(log.contains("bfblocked"), "{log}");
 }
+
+/// Loaded beside RedisBloom (or any module named `bf`), redis-bf refuses to load and the log
+/// says why, rather than the server's bare "initialization failed".
+#[test]
+fn refused_beside_redisbloom_with_the_reason() {
+    let log = match Server::with(Module::RedisBloom)
+        .binary("redis-server")
+        .arg(&format!("--loadmodule {}", module_path().display()))
+        .try_start()
+    {
+        Ok(_) => panic!("redis-bf loaded beside RedisBloom"),
+        Err(log) => log,
+    };
+    assert!(
+        log.contains("redis-bf not loaded: a module named 'bf' is already loaded"),
+        "{log}"
+    );
+}

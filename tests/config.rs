@@ -1,6 +1,8 @@
 //! The bf-* and cf-* configs: module arguments (RedisBloom's names and the new ones), CONFIG
-//! SET/GET with validation (the coupled CF ranges included), and refusal of bad load
-//! arguments. They shape only new filters, except the CF limits.
+//! SET/GET with validation (the coupled CF ranges included), config files written for
+//! RedisBloom or for redis-bf, refusal of bad load arguments, and the per-filter memory limit.
+//! They shape only new filters, except the CF limits. Before Redis 7.0 servers have no module
+//! configs: there only module arguments are tested (README, "Tested servers").
 
 mod common;
 
@@ -88,6 +90,10 @@ fn bad_module_arguments_fail_the_load() {
 fn config_set_and_get() {
     let server = Server::start();
     let mut c = server.conn();
+    if !feature::module_configs() {
+        assert_eq!(c.cmd("CONFIG GET *bf-*"), Value::Array(vec![]));
+        return;
+    }
     let rate = config_name(&mut c, "bf-error-rate");
     let size = config_name(&mut c, "bf-initial-size");
     let expansion = config_name(&mut c, "bf-expansion-factor");
@@ -147,6 +153,9 @@ fn default_layout() {
     let mut c = server.conn();
     c.cmd("BF.ADD auto x");
     assert_eq!(c.cmd("TYPE auto"), simple("bfblocked"));
+    if !feature::module_configs() {
+        return;
+    }
     let layout = config_name(&mut c, "bf-layout");
     assert_eq!(c.call(&["CONFIG", "SET", &layout, "CLASSIC"]), ok());
     c.cmd("BF.ADD later x");
@@ -160,6 +169,9 @@ fn default_layout() {
 
 #[test]
 fn config_directive_at_startup() {
+    if !feature::module_configs() {
+        return;
+    }
     let probe = Server::start();
     let name = config_name(&mut probe.conn(), "bf-initial-size");
     drop(probe);
@@ -173,8 +185,13 @@ fn config_directive_at_startup() {
     );
 }
 
+/// redis.conf.example spells the settings `bf.bf-…`, as Redis 7 and Valkey require; Redis 8
+/// takes that spelling too (an alias of RedisBloom's unprefixed names).
 #[test]
 fn example_config_starts_a_working_server() {
+    if !feature::module_configs() {
+        return; // Its bf.bf-* lines are config directives: Redis ≥ 7.0.
+    }
     // The example loads the module from a path relative to the repository, where `make run`
     // starts; the harness runs servers in their own directory, so that one line is made absolute.
     let example = std::fs::read_to_string(
@@ -195,17 +212,183 @@ fn example_config_starts_a_working_server() {
     assert_eq!(c.cmd("BF.EXISTS k v"), int(1));
 }
 
-/// The value of a config, whatever the protocol's shape of CONFIG GET.
-fn config_get(c: &mut Conn, name: &str) -> String {
+/// A config file of its own for one test, holding `lines` after the module's loadmodule line.
+fn config_file(lines: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "redis-bf-{}-{}.conf",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let text = format!("loadmodule {}\n{lines}\n", module_path().display());
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// CONFIG GET of one name, in either protocol's shape.
+fn get_config(c: &mut Conn, name: &str) -> String {
     match c.call(&["CONFIG", "GET", name]) {
-        Value::Array(items) => items[1].text(),
-        Value::Map(pairs) => pairs[0].1.text(),
-        other => panic!("{other:?}"),
+        Value::Array(items) if items.len() == 2 => items[1].text(),
+        Value::Map(pairs) if pairs.len() == 1 => pairs[0].1.text(),
+        other => panic!("CONFIG GET {name}: {other:?}"),
     }
+}
+
+/// A config file written for RedisBloom 8 on Redis 8 — its unprefixed `bf-*` lines — starts
+/// redis-bf in RedisBloom's place; both spellings then answer CONFIG GET and SET.
+#[test]
+fn redisbloom_8_config_file_starts() {
+    if server_is_valkey() || !server_at_least((8, 0, 0)) {
+        return; // Unprefixed module configs are Redis 8's (where RedisBloom 8 runs).
+    }
+    let conf = config_file("bf-error-rate 0.02\nbf-initial-size 200\nbf-expansion-factor 4\n");
+    let server = Server::with(Module::None).config_file(&conf).start();
+    let mut c = server.conn();
+    assert_eq!(
+        auto_created(&mut c)[1].text(),
+        "bytes:240 bits:1920 hashes:7 hashwidth:64 capacity:200 size:1 ratio:0.01"
+    );
+    assert_eq!(c.cmd("BF.INFO auto EXPANSION"), ints(&[4]));
+    assert_eq!(get_config(&mut c, "bf-error-rate"), "0.02");
+    assert_eq!(get_config(&mut c, "bf.bf-error-rate"), "0.02");
+    assert_eq!(c.cmd("CONFIG SET bf.bf-initial-size 300"), ok());
+    assert_eq!(get_config(&mut c, "bf-initial-size"), "300");
+    assert_eq!(c.cmd("CONFIG SET bf-initial-size 400"), ok());
+    assert_eq!(get_config(&mut c, "bf.bf-initial-size"), "400");
+}
+
+const OVER_LIMIT: &str = "ERR operation exceeds bloom object memory limit";
+
+/// `bf-memory-usage-limit` refuses, before allocating anything, a filter that would hold more
+/// than it allows: created by BF.RESERVE, BF.INSERT, BF.ADD or a BF.LOADCHUNK header, or
+/// growing by a new sub-filter. As a module argument it works on every server.
+#[test]
+fn memory_limit_refuses_filters_that_would_exceed_it() {
+    let limit = 64 * 1024;
+    let server = Server::with(Module::RedisBf)
+        .module_arg("bf-memory-usage-limit")
+        .module_arg("64kb")
+        .start();
+    let mut c = server.conn();
+    for line in [
+        "BF.RESERVE big 0.01 100000",
+        "BF.RESERVE big 0.01 100000 NONSCALING",
+        "BF.INSERT big CAPACITY 100000 ITEMS a",
+    ] {
+        assert_eq!(c.cmd(line), err(OVER_LIMIT), "{line}");
+        assert_eq!(c.cmd("EXISTS big"), int(0), "{line}");
+    }
+    assert_eq!(c.cmd("BF.RESERVE fits 0.01 10000"), ok());
+
+    // A scaling filter grows until its next sub-filter would cross the limit.
+    assert_eq!(c.cmd("BF.RESERVE grows 0.01 1000 EXPANSION 2"), ok());
+    let mut added = 0;
+    let refused = loop {
+        assert!(added < 200_000, "the filter never reached the limit");
+        let batch: Vec<String> = (added..added + 500).map(|i| format!("item{i}")).collect();
+        let mut args = vec!["BF.MADD", "grows"];
+        args.extend(batch.iter().map(String::as_str));
+        let replies = c.call(&args).array();
+        if let Some(error) = replies.iter().find(|r| r.is_error()) {
+            break error.clone();
+        }
+        added += 500;
+    };
+    assert_eq!(refused, err(OVER_LIMIT));
+    assert!(
+        c.cmd("BF.INFO grows FILTERS").array()[0].int() >= 3,
+        "it grew first"
+    );
+    let size = c.cmd("BF.INFO grows SIZE").array()[0].int();
+    assert!(size <= limit, "{size} bytes");
+    assert_eq!(c.cmd("BF.EXISTS grows item0"), int(1));
+    assert_eq!(
+        c.call(&["BF.EXISTS", "grows", &format!("item{}", added - 1)]),
+        int(1)
+    );
+    assert_eq!(c.cmd("BF.ADD grows another"), err(OVER_LIMIT));
+
+    // A BF.LOADCHUNK header describing a filter over the limit, from a server without one.
+    let unlimited = Server::start();
+    let mut u = unlimited.conn();
+    u.cmd("BF.RESERVE big 0.01 100000");
+    let chunks = scandump(&mut u, "big");
+    let (iterator, header) = &chunks[0];
+    assert_eq!(
+        c.call_bytes(&[
+            b"BF.LOADCHUNK",
+            b"big",
+            iterator.to_string().as_bytes(),
+            header
+        ]),
+        err(OVER_LIMIT)
+    );
+    assert_eq!(c.cmd("EXISTS big"), int(0));
+
+    // Filters created by BF.ADD with the configured defaults.
+    let defaults = Server::with(Module::RedisBf)
+        .module_arg("bf-memory-usage-limit")
+        .module_arg("1mb")
+        .module_arg("bf-initial-size")
+        .module_arg("1000000")
+        .start();
+    let mut d = defaults.conn();
+    assert_eq!(d.cmd("BF.ADD auto x"), err(OVER_LIMIT));
+    assert_eq!(d.cmd("BF.MADD auto x y"), err(OVER_LIMIT));
+    assert_eq!(d.cmd("EXISTS auto"), int(0));
+}
+
+/// The limit is a config like the others (Redis ≥ 7.0): memory units, 0 for none, bad values
+/// refused. It binds clients' commands only: what the AOF replays is applied as it was.
+#[test]
+fn memory_limit_config_and_what_it_spares() {
+    let server = Server::with(Module::RedisBf)
+        .arg("--appendonly yes")
+        .start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("BF.RESERVE big 0.01 100000"), ok());
+    c.cmd("BF.MADD big a b c");
+    if feature::module_configs() {
+        let name = config_name(&mut c, "bf-memory-usage-limit");
+        assert_eq!(get_config(&mut c, &name), "0", "no limit by default");
+        assert_eq!(c.call(&["CONFIG", "SET", &name, "64KB"]), ok());
+        assert_eq!(get_config(&mut c, &name), "65536");
+        assert_eq!(c.cmd("BF.RESERVE other 0.01 100000"), err(OVER_LIMIT));
+        for bad in ["-1", "abc", "1.5mb", "1tb", "64 kb"] {
+            let reply = c.call(&["CONFIG", "SET", &name, bad]);
+            assert!(
+                reply.is_error() && reply.text().contains("must be a size in bytes"),
+                "{bad}: {reply:?}"
+            );
+        }
+        assert_eq!(get_config(&mut c, &name), "65536");
+        // A filter over the limit stays usable while it does not grow, and reloads.
+        assert_eq!(c.cmd("BF.ADD big d"), int(1));
+        assert_eq!(c.cmd("DEBUG RELOAD"), ok());
+        assert_eq!(c.cmd("BF.CARD big"), int(4));
+        assert_eq!(c.call(&["CONFIG", "SET", &name, "0"]), ok());
+        assert_eq!(c.cmd("BF.RESERVE other 0.01 100000"), ok());
+    }
+    // Restarted with a limit, the server replays the AOF's writes in full.
+    let dir = server.shutdown();
+    let limited = Server::with(Module::RedisBf)
+        .module_arg("bf-memory-usage-limit")
+        .module_arg("64kb")
+        .arg("--appendonly yes")
+        .dir(&dir)
+        .start();
+    let mut l = limited.conn();
+    assert_eq!(l.cmd("BF.EXISTS big a"), int(1));
+    assert_eq!(l.cmd("BF.INFO big CAPACITY"), ints(&[100000]));
+    assert_eq!(l.cmd("BF.RESERVE again 0.01 100000"), err(OVER_LIMIT));
 }
 
 #[test]
 fn cuckoo_configs_shape_new_filters() {
+    if !feature::module_configs() {
+        return; // No module configs before Redis 7.0.
+    }
     let server = Server::start();
     let mut c = server.conn();
     let names: Vec<String> = [
@@ -218,13 +401,13 @@ fn cuckoo_configs_shape_new_filters() {
     .iter()
     .map(|n| config_name(&mut c, n))
     .collect();
-    let defaults: Vec<String> = names.iter().map(|n| config_get(&mut c, n)).collect();
+    let defaults: Vec<String> = names.iter().map(|n| get_config(&mut c, n)).collect();
     assert_eq!(defaults, ["2", "1024", "20", "1", "32"]);
     c.cmd("CF.ADD before x");
     // RedisBloom's test_config_set.
     for (name, value) in names.iter().zip(["3", "2048", "30", "2", "64"]) {
         assert_eq!(c.call(&["CONFIG", "SET", name, value]), ok(), "{name}");
-        assert_eq!(config_get(&mut c, name), value);
+        assert_eq!(get_config(&mut c, name), value);
     }
     c.cmd("CF.ADD auto x");
     assert_eq!(
@@ -271,11 +454,14 @@ fn cuckoo_configs_shape_new_filters() {
             .contains("Invalid value for `cf-max-iterations`"),
         "{reply:?}"
     );
-    assert_eq!(config_get(&mut c, &names[2]), "30");
+    assert_eq!(get_config(&mut c, &names[2]), "30");
 }
 
 #[test]
 fn cuckoo_ranges_are_coupled() {
+    if !feature::module_configs() {
+        return; // No module configs before Redis 7.0.
+    }
     let server = Server::start();
     let mut c = server.conn();
     let bucket = config_name(&mut c, "cf-bucket-size");
@@ -321,7 +507,7 @@ fn cuckoo_ranges_are_coupled() {
         "a header of 50-slot buckets while at most 49 are allowed"
     );
     // The values themselves stay as they were set.
-    assert_eq!(config_get(&mut c, &bucket), "3");
+    assert_eq!(get_config(&mut c, &bucket), "3");
 }
 
 #[test]
@@ -332,8 +518,10 @@ fn cuckoo_module_arguments() {
             .module_arg("3")
             .start();
         let mut c = server.conn();
-        let config = config_name(&mut c, "cf-max-expansions");
-        assert_eq!(config_get(&mut c, &config), "3");
+        if feature::module_configs() {
+            let config = config_name(&mut c, "cf-max-expansions");
+            assert_eq!(get_config(&mut c, &config), "3");
+        }
         c.cmd("CF.RESERVE cf 4");
         let mut reply = ok();
         for i in 0..100 {
@@ -379,6 +567,9 @@ fn cuckoo_module_arguments() {
 
 #[test]
 fn cuckoo_config_directive_at_startup_and_legacy_rdb_values() {
+    if !feature::module_configs() {
+        return; // No module configs before Redis 7.0.
+    }
     let probe = Server::start();
     let name = config_name(&mut probe.conn(), "cf-max-iterations");
     drop(probe);

@@ -132,11 +132,16 @@ fn aof_round_trip(preamble: &str) {
     c.cmd("CF.ADD cuckoo after-rewrite");
     c.cmd("CF.DEL narrow s40");
     let before = snapshot(&mut c);
-    let base = std::fs::read_dir(server.dir.join("appendonlydir"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().contains(".base."))
-        .unwrap();
+    // Redis ≥ 7.0 keeps the rewritten base in its own file; before, it heads appendonly.aof.
+    let base = if feature::multipart_aof() {
+        std::fs::read_dir(server.dir.join("appendonlydir"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains(".base."))
+            .unwrap()
+    } else {
+        server.dir.join("appendonly.aof")
+    };
     let base_bytes = std::fs::read(&base).unwrap();
     let has_loadchunk = base_bytes.windows(12).any(|w| w == b"BF.LOADCHUNK");
     assert_eq!(has_loadchunk, preamble == "no", "base {}", base.display());
@@ -185,6 +190,9 @@ fn dump_restore_and_copy() {
             c.call(&["DEBUG", "DIGEST-VALUE", key]),
             c.call(&["DEBUG", "DIGEST-VALUE", &copy])
         );
+        if !feature::copy_and_module_events() {
+            continue; // COPY is Redis ≥ 6.2.
+        }
         let copied = format!("{key}-copied");
         assert_eq!(c.call(&["COPY", key, &copied]), int(1));
         assert_eq!(
@@ -200,9 +208,13 @@ fn dump_restore_and_copy() {
             c.call_bytes(&[b"RESTORE", copy.as_bytes(), b"0", &payload]),
             ok()
         );
-        let copied = format!("{key}-copied");
-        assert_eq!(c.call(&["COPY", key, &copied]), int(1));
-        for other in [&copy, &copied] {
+        let mut others = vec![copy];
+        if feature::copy_and_module_events() {
+            let copied = format!("{key}-copied");
+            assert_eq!(c.call(&["COPY", key, &copied]), int(1));
+            others.push(copied);
+        }
+        for other in &others {
             assert_eq!(
                 c.call(&["DEBUG", "DIGEST-VALUE", key]),
                 c.call(&["DEBUG", "DIGEST-VALUE", other])
@@ -210,6 +222,9 @@ fn dump_restore_and_copy() {
             assert_eq!(c.call(&["CF.DEBUG", key]), c.call(&["CF.DEBUG", other]));
             assert_eq!(c.call(&["DUMP", other]).bulk(), payload);
         }
+    }
+    if !feature::copy_and_module_events() {
+        return;
     }
     // A copy is independent of its source.
     c.cmd("BF.ADD scaled-copied only-in-copy");
@@ -254,6 +269,11 @@ fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
         ok(),
         "resealing is faithful"
     );
+    if !feature::survives_refused_restore() {
+        // Redis 6.0 exits on any module value the module refuses to load, RESTORE included
+        // (README, "Tested servers"): nothing more to check there.
+        return;
+    }
     let mut refused = 0;
     // Every truncation of the module value.
     for len in 10..body.len() {

@@ -110,3 +110,27 @@ fn diskless_sync_matches_master() {
         &["--repl-diskless-load swapdb"],
     );
 }
+
+/// A replica applies its master's writes whatever its own `bf-memory-usage-limit`: they were
+/// accepted once (as a replica ignores `maxmemory` for them).
+#[test]
+fn replica_ignores_its_memory_limit_for_the_masters_writes() {
+    let master = Server::start();
+    let mut m = master.conn();
+    let replica = Server::with(Module::RedisBf)
+        .module_arg("bf-memory-usage-limit")
+        .module_arg("64kb")
+        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut m, &mut r);
+    assert_eq!(m.cmd("BF.RESERVE big 0.01 100000"), ok());
+    m.cmd("BF.MADD big a b c");
+    wait_in_sync(&mut m, &mut r);
+    assert_eq!(r.cmd("BF.CARD big"), int(3));
+    assert_eq!(
+        m.cmd("BF.INFO big SIZE"),
+        r.cmd("BF.INFO big SIZE"),
+        "the replica holds the whole filter"
+    );
+}

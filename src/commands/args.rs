@@ -145,6 +145,32 @@ fn parse_hex_double(digits: &str) -> Option<f64> {
     value.is_finite().then_some(value)
 }
 
+/// A byte count as redis.conf spells memory sizes (`maxmemory 2gb`): digits, then optionally
+/// one of the units `b`, `k` (1000), `kb` (1024), `m`, `mb`, `g`, `gb`, in any case.
+pub fn parse_memory(text: &[u8]) -> Option<u64> {
+    const UNITS: [(&[u8], u64); 7] = [
+        (b"b", 1),
+        (b"k", 1000),
+        (b"kb", 1024),
+        (b"m", 1000 * 1000),
+        (b"mb", 1024 * 1024),
+        (b"g", 1000 * 1000 * 1000),
+        (b"gb", 1024 * 1024 * 1024),
+    ];
+    let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (number, unit) = text.split_at(digits);
+    let multiplier = if unit.is_empty() {
+        1
+    } else {
+        UNITS
+            .iter()
+            .find(|(name, _)| unit.eq_ignore_ascii_case(name))?
+            .1
+    };
+    let number: u64 = std::str::from_utf8(number).ok()?.parse().ok()?;
+    number.checked_mul(multiplier)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +234,39 @@ mod tests {
         ] {
             assert_eq!(
                 parse_double(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn memory_sizes_parse_like_redis_conf() {
+        assert_eq!(parse_memory(b"0"), Some(0));
+        assert_eq!(parse_memory(b"134217728"), Some(1 << 27));
+        assert_eq!(parse_memory(b"128mb"), Some(1 << 27));
+        assert_eq!(parse_memory(b"128MB"), Some(1 << 27));
+        assert_eq!(parse_memory(b"2k"), Some(2000));
+        assert_eq!(parse_memory(b"2Kb"), Some(2048));
+        assert_eq!(parse_memory(b"1g"), Some(1_000_000_000));
+        assert_eq!(parse_memory(b"4gb"), Some(4 << 30));
+        assert_eq!(parse_memory(b"7b"), Some(7));
+        assert_eq!(parse_memory(b"18446744073709551615"), Some(u64::MAX));
+        for bad in [
+            &b""[..],
+            b"mb",
+            b"-1",
+            b"+1",
+            b" 1",
+            b"1 mb",
+            b"1.5gb",
+            b"1tb",
+            b"18446744073709551616",
+            b"17179869184gb",
+        ] {
+            assert_eq!(
+                parse_memory(bad),
                 None,
                 "{:?}",
                 String::from_utf8_lossy(bad)

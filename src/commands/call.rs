@@ -11,6 +11,7 @@ use redis_module::{Context, RedisString};
 
 use super::cf::Defaults as CuckooDefaults;
 use super::errors::{self, Failure};
+use super::reply::Out;
 use crate::core::bloom::chain::Params as BloomParams;
 use crate::core::Memory;
 
@@ -52,6 +53,8 @@ pub struct Call<'a> {
     pub memory: Memory,
     /// Raises a module keyspace event (`notify-keyspace-events` with `d`) on a key.
     pub notify: Notify,
+    /// Where a command that streams its reply writes it.
+    pub out: &'a dyn Out,
 }
 
 /// What a key holds, from a command's point of view: `V` is `&T` for keys opened to read,

@@ -51,7 +51,10 @@ pub const CONFIG_INITIAL_SIZE_RANGE: &CStr =
     c"Value for `bf-initial-size` must be in the range [1, 1073741824]";
 pub const CONFIG_EXPANSION_RANGE: &CStr =
     c"Value for `bf-expansion-factor` must be in the range [0, 32768]";
+pub const CONFIG_BAD_HUGE_PAGES: &CStr = c"Value for `bf-huge-pages` must be yes or no";
 pub const CONFIG_BAD_LAYOUT: &CStr = c"Value for `bf-layout` must be classic or fast";
+pub const CONFIG_MEMORY_LIMIT: &CStr =
+    c"Value for `bf-memory-usage-limit` must be a size in bytes such as 134217728 or 128mb, 0 for no limit";
 
 /// Ours: a command panicked (a bug) and the guard caught it; the server log has the details.
 pub const INTERNAL_ERROR: &CStr = c"ERR internal error in redis-bf, see the server log";

@@ -2,7 +2,8 @@
 //! booleans, maps and nulls as `:1`/`:0`, flat arrays and `$-1` to RESP2 clients — exactly what
 //! RedisBloom sends — so commands build one value for both protocols. Single values and
 //! [`Reply::Field`] are built without touching the heap: the single-item commands allocate
-//! nothing.
+//! nothing. Multi-item commands write their arrays element by element through [`Out`]
+//! instead of building them.
 
 use std::ffi::CStr;
 
@@ -39,6 +40,21 @@ pub enum Reply {
     Field(&'static CStr, Scalar),
     /// An error element inside an array (per-item failures of multi-item commands).
     Error(&'static CStr),
+    /// Nothing more: the command wrote its reply through [`Out`].
+    Sent,
+}
+
+/// Writes a reply to the client as it is produced (the glue's writer, one server call per
+/// element): multi-item commands stream their arrays through it rather than build them. A
+/// command that writes through it returns [`Reply::Sent`].
+pub trait Out {
+    /// Begins an array of exactly `len` elements, each then given by [`Out::scalar`] or
+    /// [`Out::error`].
+    fn array(&self, len: usize);
+    /// A value: the next element of the array begun.
+    fn scalar(&self, value: Scalar);
+    /// An error element of the array begun.
+    fn error(&self, text: &'static CStr);
 }
 
 impl Reply {

@@ -33,10 +33,11 @@ impl HashPair {
     pub fn of(item: &[u8], kind: HashKind) -> Self {
         match kind {
             HashKind::Murmur64 => {
-                let a = murmur64a(item, MURMUR64_SEED);
+                let words = Words::of(item);
+                let a = murmur64a_of(&words, MURMUR64_SEED);
                 HashPair {
                     a,
-                    b: murmur64a(item, a),
+                    b: murmur64a_of(&words, a),
                 }
             }
             HashKind::Murmur32 => {
@@ -59,30 +60,71 @@ impl HashPair {
 
 /// Austin Appleby's MurmurHash64A (64-bit platforms), little-endian words.
 pub fn murmur64a(data: &[u8], seed: u64) -> u64 {
-    const M: u64 = 0xc6a4_a793_5bd1_e995;
-    const R: u32 = 47;
-    let mut h = seed ^ (data.len() as u64).wrapping_mul(M);
-    let mut words = data.chunks_exact(8);
-    for word in &mut words {
-        let mut k = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        k = k.wrapping_mul(M);
-        k ^= k >> R;
-        k = k.wrapping_mul(M);
-        h ^= k;
-        h = h.wrapping_mul(M);
-    }
-    let tail = words.remainder();
-    if !tail.is_empty() {
-        // The reference falls through `case 7 … case 1`: byte j lands at bit 8·j.
-        for (j, &byte) in tail.iter().enumerate() {
-            h ^= u64::from(byte) << (8 * j);
+    murmur64a_of(&Words::of(data), seed)
+}
+
+/// An item split as MurmurHash64A reads it: whole 64-bit words, then the tail as one
+/// little-endian integer. A Bloom item is hashed twice over the same words (the second pass
+/// seeded with the first's result), so the split is made once.
+struct Words<'a> {
+    words: &'a [[u8; 8]],
+    /// The 1–7 trailing bytes, byte j at bits 8·j; `None` when there are none.
+    tail: Option<u64>,
+    len: u64,
+}
+
+impl<'a> Words<'a> {
+    fn of(data: &'a [u8]) -> Words<'a> {
+        let (words, tail) = data.as_chunks::<8>();
+        Words {
+            words,
+            tail: (!tail.is_empty()).then(|| tail_le(tail)),
+            len: data.len() as u64,
         }
-        h = h.wrapping_mul(M);
     }
-    h ^= h >> R;
-    h = h.wrapping_mul(M);
-    h ^= h >> R;
+}
+
+const M64: u64 = 0xc6a4_a793_5bd1_e995;
+const R64: u32 = 47;
+
+#[inline]
+fn murmur64a_of(data: &Words, seed: u64) -> u64 {
+    let mut h = seed ^ data.len.wrapping_mul(M64);
+    for word in data.words {
+        let mut k = u64::from_le_bytes(*word);
+        k = k.wrapping_mul(M64);
+        k ^= k >> R64;
+        k = k.wrapping_mul(M64);
+        h ^= k;
+        h = h.wrapping_mul(M64);
+    }
+    // The reference falls through `case 7 … case 1`: byte j lands at bit 8·j.
+    if let Some(tail) = data.tail {
+        h ^= tail;
+        h = h.wrapping_mul(M64);
+    }
+    h ^= h >> R64;
+    h = h.wrapping_mul(M64);
+    h ^= h >> R64;
     h
+}
+
+/// The bytes of a tail shorter than a word as a little-endian integer, read with two
+/// overlapping loads (or three single bytes) instead of a loop: the overlapping bytes land at
+/// the same bits from both reads, so OR-ing them is exact.
+#[inline]
+fn tail_le(tail: &[u8]) -> u64 {
+    let n = tail.len();
+    if let (Some(first), Some(last)) = (tail.first_chunk::<4>(), tail.last_chunk::<4>()) {
+        u64::from(u32::from_le_bytes(*first))
+            | u64::from(u32::from_le_bytes(*last)) << (8 * (n - 4))
+    } else {
+        let byte = |j: usize| u64::from(tail.get(j).copied().unwrap_or(0)) << (8 * j);
+        match n {
+            0 => 0,
+            _ => byte(0) | byte(n / 2) | byte(n - 1),
+        }
+    }
 }
 
 /// Austin Appleby's 32-bit MurmurHash2, little-endian words.
@@ -102,9 +144,7 @@ pub fn murmur2_32(data: &[u8], seed: u32) -> u32 {
     }
     let tail = words.remainder();
     if !tail.is_empty() {
-        for (j, &byte) in tail.iter().enumerate() {
-            h ^= u32::from(byte) << (8 * j);
-        }
+        h ^= tail_le(tail) as u32;
         h = h.wrapping_mul(M);
     }
     h ^= h >> 13;
@@ -134,6 +174,61 @@ mod tests {
         let outs: Vec<u64> = (0..17).map(|n| murmur64a(&[7u8; 16][..n], 1)).collect();
         for (i, x) in outs.iter().enumerate() {
             assert!(!outs[..i].contains(x));
+        }
+    }
+
+    /// The reference's byte-by-byte tail, to check the word-at-a-time one against.
+    fn murmur64a_bytewise(data: &[u8], seed: u64) -> u64 {
+        let mut h = seed ^ (data.len() as u64).wrapping_mul(M64);
+        let mut words = data.chunks_exact(8);
+        for word in &mut words {
+            let mut k = u64::from_le_bytes(word.try_into().unwrap());
+            k = k.wrapping_mul(M64);
+            k ^= k >> R64;
+            k = k.wrapping_mul(M64);
+            h ^= k;
+            h = h.wrapping_mul(M64);
+        }
+        let tail = words.remainder();
+        if !tail.is_empty() {
+            for (j, &byte) in tail.iter().enumerate() {
+                h ^= u64::from(byte) << (8 * j);
+            }
+            h = h.wrapping_mul(M64);
+        }
+        h ^= h >> R64;
+        h = h.wrapping_mul(M64);
+        h ^= h >> R64;
+        h
+    }
+
+    #[test]
+    fn tails_are_read_as_the_reference_reads_them() {
+        let data: Vec<u8> = (0..40u8)
+            .map(|i| i.wrapping_mul(97).wrapping_add(13))
+            .collect();
+        for n in 0..data.len() {
+            let item = &data[..n];
+            assert_eq!(
+                murmur64a(item, 7),
+                murmur64a_bytewise(item, 7),
+                "length {n}"
+            );
+            let expected: u64 = item[n - n % 8..]
+                .iter()
+                .enumerate()
+                .map(|(j, &b)| u64::from(b) << (8 * j))
+                .sum();
+            assert_eq!(tail_le(&item[n - n % 8..]), expected, "length {n}");
+            let pair = HashPair::of(item, HashKind::Murmur64);
+            let a = murmur64a_bytewise(item, MURMUR64_SEED);
+            assert_eq!(
+                pair,
+                HashPair {
+                    a,
+                    b: murmur64a_bytewise(item, a)
+                }
+            );
         }
     }
 

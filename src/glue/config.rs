@@ -3,23 +3,34 @@
 //! `cf-expansion-factor` and `cf-max-expansions` configs: defaults for filters created without
 //! explicit parameters, which changing them affects only for new filters — except
 //! `cf-max-expansions`, a limit every CF insert checks, and the CF ranges they couple (see
-//! `commands::cf`).
+//! `commands::cf`); (ours) `bf-memory-usage-limit`, the most memory one filter may hold; and
+//! (ours) `bf-huge-pages`, whether big bit arrays ask for transparent huge pages (for arrays
+//! made or loaded afterwards).
 //!
 //! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE`/
 //! `CF_MAX_EXPANSIONS` or the new names, case-insensitive), in the config file and with
-//! CONFIG SET/GET. The names are
-//! registered unprefixed where the server allows it (Redis ≥ 8, as RedisBloom does), and as
-//! `bf.bf-error-rate` etc. where the server requires the module prefix (Redis 7.x, Valkey).
+//! CONFIG SET/GET (Redis ≥ 7.0, Valkey; before 7.0 servers have no module configs: module
+//! arguments only). Every row of [`SETTINGS`] is registered the same way, its name spelled by
+//! the server's rules:
+//!
+//! * Redis ≥ 8 (as RedisBloom 8 does): unprefixed (`bf-error-rate`), with the prefixed name
+//!   (`bf.bf-error-rate`) as an alias, so config files written for RedisBloom 8 and files
+//!   written for redis-bf on Redis 7 both start;
+//! * Redis 7.x and Valkey (whose module API is Redis 7.2's; Valkey 8 refuses the unprefixed
+//!   flag, and the server then exits): with the module prefix, `bf.bf-error-rate`.
+//!
+//! Should the server refuse the unprefixed form anyway, the prefixed one is used.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use redis_module::{raw, Context, RedisString};
 
-use super::ffi::c_string;
-use crate::commands::args::{integer_in, Bad};
+use super::ffi::{c_string, log};
+use super::server;
+use crate::commands::args::{integer_in, parse_memory, Bad};
 use crate::commands::bf;
 use crate::commands::call::Config;
 use crate::commands::cf::{self, Defaults as CuckooDefaults};
@@ -81,6 +92,25 @@ static LAYOUT: Setting = Setting {
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
+/// Ours: whether bit arrays of 2 MiB or more ask for transparent huge pages (`glue::alloc`).
+static HUGE_PAGES: Setting = Setting {
+    name: c"bf-huge-pages",
+    legacy_arg: None,
+    parse: |text| match () {
+        () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
+        () if text.eq_ignore_ascii_case(b"no") => Ok(0),
+        () => Err(errors::CONFIG_BAD_HUGE_PAGES),
+    },
+    show: |value| if value == 1 { "yes" } else { "no" }.into(),
+    value: AtomicU64::new(1),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+
+/// `bf-huge-pages`: whether big bit arrays are advised transparent huge pages.
+pub fn huge_pages() -> bool {
+    HUGE_PAGES.value.load(Ordering::Relaxed) == 1
+}
+
 static CF_BUCKET_SIZE: Setting = Setting {
     name: c"cf-bucket-size",
     legacy_arg: None,
@@ -94,6 +124,17 @@ static CF_BUCKET_SIZE: Setting = Setting {
     },
     show: |n| n.to_string(),
     value: AtomicU64::new(CuckooDefaults::REDISBLOOM.bucket_size as u64),
+    shown: AtomicPtr::new(ptr::null_mut()),
+};
+/// Ours: the most bytes one filter (of either family) may hold, as `MEMORY USAGE` counts them;
+/// 0 (the default) for no limit but the machine's memory. Checked before anything is
+/// allocated, when a filter is created and before it grows.
+static MEMORY_LIMIT: Setting = Setting {
+    name: c"bf-memory-usage-limit",
+    legacy_arg: None,
+    parse: |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
+    show: |bytes| bytes.to_string(),
+    value: AtomicU64::new(0),
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
@@ -155,11 +196,13 @@ static CF_MAX_EXPANSIONS: Setting = Setting {
     shown: AtomicPtr::new(ptr::null_mut()),
 };
 
-static SETTINGS: [&Setting; 9] = [
+static SETTINGS: [&Setting; 11] = [
     &ERROR_RATE,
     &INITIAL_SIZE,
     &EXPANSION,
     &LAYOUT,
+    &MEMORY_LIMIT,
+    &HUGE_PAGES,
     &CF_BUCKET_SIZE,
     &CF_INITIAL_SIZE,
     &CF_MAX_ITERATIONS,
@@ -172,10 +215,51 @@ fn setting_integer(text: &[u8], range: &std::ops::RangeInclusive<i64>) -> Result
     integer_in(text, range).map(|n| n as u64)
 }
 
-/// `REDISMODULE_CONFIG_UNPREFIXED`: Redis ≥ 8 only; older servers (and Valkey, which reports
-/// 7.2 here) refuse the flag, so it is asked for only where it exists.
+/// `REDISMODULE_CONFIG_UNPREFIXED` (Redis ≥ 8; the crate's header predates it).
 const CONFIG_UNPREFIXED: u32 = 1 << 9;
-const FIRST_VERSION_UNPREFIXED: (i32, i32) = (8, 0);
+/// The first Redis whose module API has unprefixed configs and config aliases.
+const FIRST_VERSION_UNPREFIXED: server::Version = (8, 0, 0);
+
+/// How config names are spelled on this server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// `bf-error-rate|bf.bf-error-rate`, with the unprefixed flag.
+    Unprefixed,
+    /// `bf-error-rate`, which the server prefixes: `bf.bf-error-rate`.
+    Prefixed,
+}
+
+impl Naming {
+    /// The name to register `setting` under, and the flags.
+    fn registration(self, setting: &Setting) -> (CString, u32) {
+        let name = setting.name.to_string_lossy();
+        match self {
+            Naming::Unprefixed => (c_string(&format!("{name}|bf.{name}")), CONFIG_UNPREFIXED),
+            Naming::Prefixed => (c_string(&name), 0),
+        }
+    }
+}
+
+/// The most bytes one filter may hold in the command running in `ctx`: `bf-memory-usage-limit`
+/// (0 there: no limit) for clients' commands. What the master replicates and what the AOF
+/// replays were accepted once and must apply as they did, whatever this server's limit — as
+/// a replica ignores `maxmemory` for its master's writes — so they get no limit; nor does
+/// loading a value (RDB, RESTORE), which does not come through commands.
+pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
+    let limit = MEMORY_LIMIT.value.load(Ordering::Relaxed);
+    if limit == 0 {
+        return u64::MAX; // The default: no call to the server on the hot path.
+    }
+    const OBEYED: u32 = raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
+    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
+    // RedisModule_Init.
+    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
+    if flags as u32 & OBEYED != 0 {
+        u64::MAX
+    } else {
+        limit
+    }
+}
 
 /// The configuration now, as a command sees it.
 pub fn snapshot() -> Config {
@@ -245,10 +329,14 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
             })
             .ok_or_else(|| format!("Unrecognized option '{name_text}'"))?;
         if !name.eq_ignore_ascii_case(setting.name.to_bytes()) {
-            ctx.log_warning(&format!(
-                "The '{name_text}' configuration is deprecated. Please use '{}' instead",
-                setting.name.to_string_lossy()
-            ));
+            log(
+                ctx.ctx,
+                c"warning",
+                &format!(
+                    "The '{name_text}' configuration is deprecated. Please use '{}' instead",
+                    setting.name.to_string_lossy()
+                ),
+            );
         }
         let parsed = (setting.parse)(value)
             .map_err(|e| format!("{} (module argument '{name_text}')", e.to_string_lossy()))?;
@@ -261,47 +349,68 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
 /// values the config file gives.
 pub fn register(context: &Context) -> Result<(), String> {
     let ctx = context.ctx;
-    let unprefixed = context
-        .get_redis_version()
-        .is_ok_and(|v| (v.major, v.minor) >= FIRST_VERSION_UNPREFIXED);
-    let flags = if unprefixed { CONFIG_UNPREFIXED } else { 0 };
     // SAFETY: reading API pointers set by RedisModule_Init.
-    let (Some(register), Some(load)) = (unsafe { raw::RedisModule_RegisterStringConfig }, unsafe {
+    let (Some(_), Some(load)) = (unsafe { raw::RedisModule_RegisterStringConfig }, unsafe {
         raw::RedisModule_LoadConfigs
     }) else {
         return Ok(()); // Servers before 7.0: module arguments only.
     };
-    for setting in SETTINGS {
-        let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
-        let privdata = ptr::from_ref::<Setting>(setting)
-            .cast_mut()
-            .cast::<c_void>();
-        // SAFETY: OnLoad context; `name` and `default` are NUL-terminated and copied by the
-        // server; `privdata` points to a static that lives as long as the module.
-        let registered = unsafe {
-            register(
-                ctx,
-                setting.name.as_ptr(),
-                default.as_ptr(),
-                flags,
-                Some(get),
-                Some(set),
-                None,
-                privdata,
-            ) == raw::REDISMODULE_OK as c_int
-        };
-        if !registered {
-            return Err(format!(
-                "could not register config {}",
-                setting.name.to_string_lossy()
-            ));
+    let mut naming = if server::api_version(ctx).is_some_and(|v| v >= FIRST_VERSION_UNPREFIXED) {
+        Naming::Unprefixed
+    } else {
+        Naming::Prefixed
+    };
+    for (i, setting) in SETTINGS.iter().enumerate() {
+        if register_one(ctx, setting, naming) {
+            continue;
         }
+        // Nothing is registered before the first setting: it may try the other spelling.
+        if i == 0 && naming == Naming::Unprefixed && register_one(ctx, setting, Naming::Prefixed) {
+            log(
+                ctx,
+                c"notice",
+                "The server refused unprefixed configs: they are named bf.bf-error-rate etc.",
+            );
+            naming = Naming::Prefixed;
+            continue;
+        }
+        return Err(format!(
+            "could not register config {}",
+            setting.name.to_string_lossy()
+        ));
     }
     // SAFETY: OnLoad context, after registering every config.
     if unsafe { load(ctx) } != raw::REDISMODULE_OK as c_int {
         return Err("could not load the bf configs".into());
     }
     Ok(())
+}
+
+/// Registers one config, named as `naming` says; false if the server refuses it.
+fn register_one(ctx: *mut raw::RedisModuleCtx, setting: &'static Setting, naming: Naming) -> bool {
+    // SAFETY: reading an API pointer set by RedisModule_Init.
+    let Some(register) = (unsafe { raw::RedisModule_RegisterStringConfig }) else {
+        return false;
+    };
+    let (name, flags) = naming.registration(setting);
+    let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
+    let privdata = ptr::from_ref::<Setting>(setting)
+        .cast_mut()
+        .cast::<c_void>();
+    // SAFETY: OnLoad context; `name` and `default` are NUL-terminated and copied by the
+    // server; `privdata` points to a static that lives as long as the module.
+    unsafe {
+        register(
+            ctx,
+            name.as_ptr(),
+            default.as_ptr(),
+            flags,
+            Some(get),
+            Some(set),
+            None,
+            privdata,
+        ) == raw::REDISMODULE_OK as c_int
+    }
 }
 
 /// # Safety

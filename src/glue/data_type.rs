@@ -11,6 +11,7 @@ use std::ptr;
 
 use redis_module::raw;
 
+use super::alloc::advise_huge_pages;
 use super::guard::guarded;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
@@ -116,7 +117,8 @@ impl RdbRead for Io {
     }
 
     /// The next string, as a Vec that takes over the buffer Redis read it into: a big bit
-    /// array is not copied, so loading needs no second copy of it in memory.
+    /// array is not copied, so loading needs no second copy of it in memory. A big one is
+    /// advised huge pages (`bf-huge-pages`), as arrays made by commands are.
     fn bytes(&mut self) -> Result<Vec<u8>, Error> {
         let mut len = 0usize;
         // SAFETY: `self.0` is the I/O handle Redis passed to rdb_load.
@@ -139,7 +141,9 @@ impl RdbRead for Io {
         // SAFETY: Redis allocated `len` bytes at `buffer` with its allocator and hands them to
         // us. The global allocator (glue::alloc) frees byte arrays (alignment 1) with that same
         // allocator, so the Vec can own and later free them.
-        Ok(unsafe { Vec::from_raw_parts(buffer, len, len) })
+        let bytes = unsafe { Vec::from_raw_parts(buffer, len, len) };
+        advise_huge_pages(&bytes);
+        Ok(bytes)
     }
 }
 

@@ -3,7 +3,7 @@
 //! panic becomes an error reply and a line in the server log.
 
 use std::ffi::CStr;
-use std::mem::ManuallyDrop;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisString};
@@ -60,9 +60,9 @@ static TYPES: Types = Types {
     cuckoo: &CUCKOO_TYPE,
 };
 
-/// Arguments of commands with at most this many are borrowed into an array on the stack;
-/// only longer ones (multi-item commands) need a heap allocation to list them.
-const INLINE_ARGS: usize = 8;
+/// Arguments of commands with at most this many are borrowed into an array on the stack
+/// (left uninitialised beyond them); only longer ones need a heap allocation to list them.
+const STACK_ARGS: usize = 256;
 
 unsafe extern "C" fn dispatch<const I: usize>(
     ctx: *mut raw::RedisModuleCtx,
@@ -85,18 +85,25 @@ fn run(
         Ok(len) if !argv.is_null() => unsafe { std::slice::from_raw_parts(argv, len) },
         _ => &[],
     };
-    // Arguments are borrowed as bytes: no copy, no reference counting.
-    let mut inline: [&[u8]; INLINE_ARGS] = [&[]; INLINE_ARGS];
+    // Arguments are borrowed as bytes: no copy, no reference counting. The command name is
+    // never read as bytes, so it is the spec's rather than one more server call.
+    let arg = |i: usize, string| match i {
+        0 => spec.name.as_bytes(),
+        _ => RedisString::string_as_slice(string),
+    };
+    let mut stack = [const { MaybeUninit::<&[u8]>::uninit() }; STACK_ARGS];
     let spilled: Vec<&[u8]>;
-    let args: &[&[u8]] = if strings.len() <= INLINE_ARGS {
-        for (slot, &string) in inline.iter_mut().zip(strings) {
-            *slot = RedisString::string_as_slice(string);
+    let args: &[&[u8]] = if strings.len() <= STACK_ARGS {
+        for (i, (slot, &string)) in stack.iter_mut().zip(strings).enumerate() {
+            slot.write(arg(i, string));
         }
-        inline.get(..strings.len()).unwrap_or_default()
+        // SAFETY: the first `strings.len()` slots were just initialised.
+        unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<&[u8]>(), strings.len()) }
     } else {
         spilled = strings
             .iter()
-            .map(|&s| RedisString::string_as_slice(s))
+            .enumerate()
+            .map(|(i, &string)| arg(i, string))
             .collect();
         &spilled
     };
@@ -105,22 +112,21 @@ fn run(
     let key = strings
         .get(1)
         .map(|&s| ManuallyDrop::new(RedisString::from_redis_module_string(ctx, s)));
+    let writer = reply::Writer::new(ctx);
     let call = Call {
         ctx: &context,
         args,
         key: key.as_deref(),
         types: &TYPES,
         config: config::snapshot(),
-        memory: alloc::memory(),
+        memory: alloc::memory(ctx),
         notify,
+        out: &writer,
     };
-    match guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
+    let result = guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
         (spec.run)(&call)
-    }) {
-        Ok(value) => reply::send(ctx, &value),
-        Err(Failure::Message(text)) => reply::error(ctx, text),
-        Err(Failure::WrongArity) => reply::wrong_arity(ctx),
-    }
+    });
+    writer.finish(result);
 }
 
 /// Raises a module keyspace event. The crate's `notify_keyspace_event` builds a C string of

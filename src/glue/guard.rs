@@ -12,6 +12,10 @@ pub fn guarded<T>(fallback: T, callback: impl FnOnce() -> T) -> T {
 /// Sends panic messages to the server log: stderr is often /dev/null under a daemonized server.
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        redis_module::logging::log_warning(format!("redis-bf: {info}"));
+        super::ffi::log(
+            std::ptr::null_mut(),
+            c"warning",
+            &format!("redis-bf: {info}"),
+        );
     }));
 }

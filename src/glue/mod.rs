@@ -1,8 +1,9 @@
-//! Everything that touches the server directly: registration and command metadata
-//! (`command_info`), the entry points (`dispatch`) and replies (`reply`), the data types'
-//! callbacks (`data_type` shared, one file per type), configs, the allocator, the panic
-//! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
-//! each block with its `SAFETY:` argument.
+//! Everything that touches the server directly: the module's entry point (`load`) and what it
+//! learns of the server (`server`), registration and command metadata (`command_info`), the
+//! entry points of commands (`dispatch`) and replies (`reply`), the data types' callbacks
+//! (`data_type` shared, one file per type), configs, the allocator, the module's `INFO` section
+//! (`info`), the panic boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of
+//! the crate lives here, each block with its `SAFETY:` argument.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -15,23 +16,43 @@ mod data_type;
 mod dispatch;
 mod ffi;
 mod guard;
+mod info;
+mod load;
 mod reply;
+mod server;
 
-use redis_module::{Context, ModuleOptions, RedisString, Status};
+use std::os::raw::c_int;
 
-/// Module initialisation, after the data type is created: configs, then commands.
+use redis_module::{raw, Context, RedisString, Status};
+
+/// Module initialisation, after the data types are created (`load`): configs, then commands.
 pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
     guard::install_panic_hook();
     // Truncated or corrupt RDB/RESTORE payloads then fail the load instead of killing the
     // server, and replicas may load the RDB while serving (diskless load).
-    ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+    // SAFETY: OnLoad context; reading an API pointer set by RedisModule_Init.
+    unsafe {
+        if let Some(set_options) = raw::RedisModule_SetModuleOptions {
+            set_options(ctx.ctx, raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int);
+        }
+    }
     let setup = config::apply_module_args(ctx, args)
         .and_then(|()| config::register(ctx))
         .and_then(|()| command_info::register_commands(ctx.ctx));
     match setup {
-        Ok(()) => Status::Ok,
+        Ok(()) => {
+            info::register(ctx);
+            if config::huge_pages() {
+                alloc::log_huge_pages_unavailable();
+            }
+            Status::Ok
+        }
         Err(message) => {
-            ctx.log_warning(&format!("redis-bf failed to load: {message}"));
+            ffi::log(
+                ctx.ctx,
+                c"warning",
+                &format!("redis-bf not loaded: {message}"),
+            );
             Status::Err
         }
     }

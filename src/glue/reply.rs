@@ -1,15 +1,103 @@
-//! Writes a command's [`Reply`] with the server's reply calls.
+//! Writes a command's reply with the server's reply calls: the [`Reply`] it returns, or the
+//! elements it streams through the [`Writer`].
 //!
 //! Each call is looked up before use: servers before Redis 7.0 have no boolean, map or
 //! (on some) null replies for modules. There, as RedisBloom does, booleans go out as
 //! integers and maps as flat arrays — which is also what a RESP2 client gets anywhere.
 
+use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_long, c_longlong};
 
 use redis_module::raw;
 
-use crate::commands::reply::{Reply, Scalar};
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::reply::{Out, Reply, Scalar};
+
+/// The reply of one command: what it streams through [`Out`], then what it returns. It
+/// counts the elements the array it began still owes, so a command that stops half-way — an
+/// error, a panic — still leaves a well-formed reply (the missing elements become errors),
+/// and it never writes a second reply after the first.
+pub struct Writer {
+    ctx: *mut raw::RedisModuleCtx,
+    /// Whether anything was written.
+    begun: Cell<bool>,
+    /// Elements still owed to the array begun.
+    owed: Cell<usize>,
+}
+
+impl Writer {
+    pub fn new(ctx: *mut raw::RedisModuleCtx) -> Writer {
+        Writer {
+            ctx,
+            begun: Cell::new(false),
+            owed: Cell::new(0),
+        }
+    }
+
+    /// Whether one more element may be written: one is owed (or nothing was begun, for a
+    /// lone value).
+    fn take_element(&self) -> bool {
+        match (self.begun.replace(true), self.owed.get()) {
+            (false, _) => true,
+            (true, 0) => false,
+            (true, owed) => {
+                self.owed.set(owed - 1);
+                true
+            }
+        }
+    }
+
+    /// Ends the reply with what the command returned.
+    pub fn finish(&self, result: CommandResult) {
+        let ctx = self.ctx;
+        if !self.begun.get() {
+            match &result {
+                Ok(Reply::Scalar(value)) => scalar(ctx, *value),
+                Ok(Reply::Sent) => {}
+                Ok(other) => send(ctx, other),
+                Err(Failure::Message(text)) => error(ctx, text),
+                Err(Failure::WrongArity) => wrong_arity(ctx),
+            }
+            if matches!(
+                result,
+                Ok(Reply::Scalar(_) | Reply::Field(..) | Reply::Error(_) | Reply::Sent) | Err(_)
+            ) {
+                // Nothing to free: skips a call of the reply's drop glue on the hot path.
+                std::mem::forget(result);
+            }
+            return;
+        }
+        let text = match result {
+            Err(Failure::Message(text)) => text,
+            _ => crate::commands::errors::INTERNAL_ERROR,
+        };
+        for _ in 0..self.owed.replace(0) {
+            error(ctx, text);
+        }
+    }
+}
+
+impl Out for Writer {
+    fn array(&self, len: usize) {
+        if !self.begun.replace(true) {
+            array(self.ctx, len);
+            self.owed.set(len);
+        }
+    }
+
+    fn scalar(&self, value: Scalar) {
+        if self.take_element() {
+            scalar(self.ctx, value);
+        }
+    }
+
+    fn error(&self, text: &'static CStr) {
+        if self.take_element() {
+            error(self.ctx, text);
+        }
+    }
+}
 
 /// Sends `reply` to the client of `ctx`.
 pub fn send(ctx: *mut raw::RedisModuleCtx, reply: &Reply) {
@@ -28,7 +116,7 @@ pub fn send(ctx: *mut raw::RedisModuleCtx, reply: &Reply) {
             }
         }
         Reply::Field(name, value) => {
-            if is_resp3(ctx) {
+            if has_map_reply() && is_resp3(ctx) {
                 map(ctx, 1);
                 simple_string(ctx, name);
             } else {
@@ -37,6 +125,7 @@ pub fn send(ctx: *mut raw::RedisModuleCtx, reply: &Reply) {
             scalar(ctx, *value);
         }
         Reply::Error(text) => error(ctx, text),
+        Reply::Sent => {}
     }
 }
 
@@ -62,6 +151,7 @@ pub fn wrong_arity(ctx: *mut raw::RedisModuleCtx) {
     }
 }
 
+#[inline]
 fn scalar(ctx: *mut raw::RedisModuleCtx, value: Scalar) {
     match value {
         Scalar::Ok => simple_string(ctx, c"OK"),
@@ -148,6 +238,14 @@ fn map(ctx: *mut raw::RedisModuleCtx, pairs: usize) {
             None => array(ctx, pairs * 2),
         }
     }
+}
+
+/// Whether the server lets modules send maps (Redis ≥ 7.0); before, a one-field answer keeps
+/// RESP2's shape for every client, as RedisBloom's does.
+fn has_map_reply() -> bool {
+    // SAFETY: see `error`.
+    let reply = unsafe { raw::RedisModule_ReplyWithMap };
+    reply.is_some()
 }
 
 /// Whether the client speaks RESP3 (`HELLO 3`).

@@ -1,7 +1,9 @@
 """Drives redis-bf through redis-py's own Bloom and Cuckoo APIs (`r.bf()`, `r.cf()`), as
 applications do.
 
-Run by tests/clients.rs with the port of a server it started: python3 redis_py.py PORT.
+Run by tests/clients.rs with the port of a server it started: python3 redis_py.py PORT MAPS,
+MAPS being "maps", or "flat" on servers whose modules cannot send RESP3 maps (Redis 6.x):
+there redis-py gets BF.INFO as a flat list under RESP3, as from RedisBloom.
 Exits non-zero, naming the failed check, if any reply is not what redis-py users get from
 RedisBloom.
 """
@@ -10,7 +12,7 @@ import sys
 import redis
 
 
-def check(port: int, protocol: int) -> None:
+def check(port: int, protocol: int, maps: bool) -> None:
     r = redis.Redis(host="127.0.0.1", port=port, protocol=protocol)
     r.flushall()
     bf = r.bf()
@@ -26,8 +28,11 @@ def check(port: int, protocol: int) -> None:
     info = bf.info("seen")
     if protocol == 2:  # redis-py parses RESP2 into an object, RESP3 into a dict
         assert (info.capacity, info.insertedNum, info.filterNum, info.expansionRate) == (1000, 3, 1, 2)
-    else:
+    elif maps:
         assert info[b"Capacity"] == 1000 and info[b"Number of items inserted"] == 3, info
+    else:
+        assert info == [b"Capacity", 1000, b"Size", info[3], b"Number of filters", 1,
+                        b"Number of items inserted", 3, b"Expansion rate", 2], info
     # Moving a filter with SCANDUMP/LOADCHUNK, as the redis-py docs show.
     chunks, it = [], 0
     while True:
@@ -123,8 +128,9 @@ def check_cuckoo(port: int, protocol: int) -> None:
 
 def main() -> None:
     port = int(sys.argv[1])
+    maps = sys.argv[2] == "maps" if len(sys.argv) > 2 else True
     for protocol in (2, 3):
-        check(port, protocol)
+        check(port, protocol, maps)
         check_cuckoo(port, protocol)
     print("redis-py: RESP2 and RESP3 ok")
 

@@ -279,6 +279,74 @@ pub fn server_version() -> Option<(u32, u32, u32)> {
     version_of(&server_binary())
 }
 
+/// Whether the server under test is Valkey (its `--version` says so).
+pub fn server_is_valkey() -> bool {
+    Command::new(server_binary())
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("Valkey"))
+}
+
+/// Whether the server under test is at least `version` (Valkey counts by its own numbers,
+/// from 7.2: it has all of Redis 7.2's module API). An unknown version counts as new.
+pub fn server_at_least(version: (u32, u32, u32)) -> bool {
+    server_version().is_none_or(|v| v >= version)
+}
+
+/// The server features some tests depend on, each from the Redis version that added it. On
+/// older servers the tests check the documented reduction instead (README, "Tested servers"),
+/// which is RedisBloom's behaviour on those servers too.
+pub mod feature {
+    use super::server_at_least;
+
+    /// RESP3 replies from modules (booleans, maps): Redis ≥ 7.0. Before, RESP3 clients get
+    /// integers and flat arrays.
+    pub fn module_resp3() -> bool {
+        server_at_least((7, 0, 0))
+    }
+    /// Module configs (CONFIG SET/GET, config-file directives): Redis ≥ 7.0. Before, module
+    /// arguments only.
+    pub fn module_configs() -> bool {
+        server_at_least((7, 0, 0))
+    }
+    /// COMMAND DOCS, and command info (arity, key specs) set by modules: Redis ≥ 7.0.
+    pub fn command_docs() -> bool {
+        server_at_least((7, 0, 0))
+    }
+    /// Multi-part AOF (`appendonlydir/`): Redis ≥ 7.0. Before, one `appendonly.aof`.
+    pub fn multipart_aof() -> bool {
+        server_at_least((7, 0, 0))
+    }
+    /// Wrong-arity errors naming the command in lower case: Redis ≥ 7.0. Before, the server
+    /// echoes the name as the client typed it.
+    pub fn lowercase_arity_errors() -> bool {
+        server_at_least((7, 0, 0))
+    }
+    /// `COPY`, and module keyspace events (`notify-keyspace-events` class `d`): Redis ≥ 6.2.
+    pub fn copy_and_module_events() -> bool {
+        server_at_least((6, 2, 0))
+    }
+    /// A RESTORE whose payload the module refuses answers `ERR Bad data format`: Redis ≥ 6.2.
+    /// Redis 6.0 exits instead ("The RDB file contains module data … not able to load"),
+    /// whatever the module.
+    pub fn survives_refused_restore() -> bool {
+        server_at_least((6, 2, 0))
+    }
+}
+
+/// The server's wrong-arity error for a command typed as `line`'s first word.
+pub fn arity_error(line: &str) -> Value {
+    let typed = line.split(' ').next().unwrap_or_default();
+    let name = if feature::lowercase_arity_errors() {
+        typed.to_lowercase()
+    } else {
+        typed.to_string()
+    };
+    err(&format!(
+        "ERR wrong number of arguments for '{name}' command"
+    ))
+}
+
 /// Builds a server: `Server::with(Module::RedisBf).arg("--appendonly yes").start()`.
 #[derive(Clone)]
 pub struct ServerBuilder {

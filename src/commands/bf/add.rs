@@ -10,10 +10,10 @@
 use super::{existing_or_created, MANY_ITEM_ARGS, ONE_ITEM_ARGS};
 use crate::commands::call::Call;
 use crate::commands::errors::{self, CommandResult};
-use crate::commands::reply::Reply;
+use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess};
 use crate::core::bloom::chain::Chain;
-use crate::core::{Error, Memory};
+use crate::core::Error;
 
 pub static ADD: CommandSpec = CommandSpec {
     name: "bf.add",
@@ -59,28 +59,34 @@ fn madd(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let key = call.open_for_write()?;
     let chain = existing_or_created(call, &key, call.config.bloom)?;
-    let items = call.args.get(2..).unwrap_or(&[]).iter().copied();
-    let replies = add_items(chain, items, &call.memory);
+    let reply = add_items(call, chain, call.args.get(2..).unwrap_or(&[]));
     call.finish_write(c"bf.add");
-    Ok(Reply::Array(replies))
+    Ok(reply)
 }
 
 /// Adds each item, one reply per item; stops after the first "full" error, as RedisBloom.
-pub fn add_items<'a>(
-    chain: &mut Chain,
-    items: impl ExactSizeIterator<Item = &'a [u8]>,
-    memory: &Memory,
-) -> Vec<Reply> {
-    let mut replies = Vec::with_capacity(items.len());
-    for hash in chain.hash_all(items) {
-        match chain.add_hashed(hash, memory) {
-            Ok(added) => replies.push(Reply::bool(added)),
-            Err(Error::Full) => {
-                replies.push(Reply::Error(errors::bloom_text(Error::Full)));
-                break;
-            }
-            Err(other) => replies.push(Reply::Error(errors::bloom_text(other))),
-        }
+/// The replies are written as they come, unless the filter may fill up on the way: the array
+/// is then shorter than the items, so its length is known only at the end.
+pub fn add_items(call: &Call, chain: &mut Chain, items: &[&[u8]]) -> Reply {
+    let reply = |outcome| match outcome {
+        Ok(added) => Reply::bool(added),
+        Err(error) => Reply::Error(errors::bloom_text(error)),
+    };
+    if chain.may_fill(items.len() as u64) {
+        let mut replies = Vec::with_capacity(items.len());
+        chain.add_each(items.iter().copied(), &call.memory, |outcome| {
+            replies.push(reply(outcome));
+            outcome != Err(Error::Full)
+        });
+        return Reply::Array(replies);
     }
-    replies
+    call.out.array(items.len());
+    chain.add_each(items.iter().copied(), &call.memory, |outcome| {
+        match outcome {
+            Ok(added) => call.out.scalar(Scalar::Bool(added)),
+            Err(error) => call.out.error(errors::bloom_text(error)),
+        }
+        true
+    });
+    Reply::Sent
 }

@@ -7,7 +7,7 @@
 use super::{lookup_read, MANY_ITEM_ARGS, ONE_ITEM_ARGS};
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::CommandResult;
-use crate::commands::reply::Reply;
+use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess};
 
 pub static EXISTS: CommandSpec = CommandSpec {
@@ -52,15 +52,11 @@ fn mexists(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let items = call.args.get(2..).unwrap_or(&[]);
     let key = call.open_for_read()?;
-    let found = match lookup_read(call, &key) {
-        Lookup::Found(chain) => {
-            let hashes = chain.hash_all(items.iter().copied());
-            hashes
-                .into_iter()
-                .map(|h| Reply::bool(chain.contains_hashed(h)))
-                .collect()
-        }
-        Lookup::Missing | Lookup::WrongType => vec![Reply::bool(false); items.len()],
-    };
-    Ok(Reply::Array(found))
+    call.out.array(items.len());
+    let found = |found| call.out.scalar(Scalar::Bool(found));
+    match lookup_read(call, &key) {
+        Lookup::Found(chain) => chain.contains_each(items.iter().copied(), found),
+        Lookup::Missing | Lookup::WrongType => items.iter().for_each(|_| found(false)),
+    }
+    Ok(Reply::Sent)
 }

@@ -16,7 +16,6 @@ use super::{lookup, parse_layout};
 use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
 use crate::commands::call::Call;
 use crate::commands::errors::{self, CommandResult, Failure};
-use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
 use crate::core::bloom::chain::Params;
 
@@ -76,15 +75,13 @@ fn insert(call: &Call) -> CommandResult {
     } else {
         existing_or_created(call, &key, parsed.params)?
     };
-    let items = call
-        .args
-        .get(parsed.first_item..)
-        .unwrap_or(&[])
-        .iter()
-        .copied();
-    let replies = add_items(chain, items, &call.memory);
+    let reply = add_items(
+        call,
+        chain,
+        call.args.get(parsed.first_item..).unwrap_or(&[]),
+    );
     call.finish_write(c"bf.add");
-    Ok(Reply::Array(replies))
+    Ok(reply)
 }
 
 /// BF.INSERT's arguments (`args`, the command name first, arity checked) with the `bf-*`

@@ -3,11 +3,16 @@
 //! compound false-positive rate stays under the requested one.
 
 use super::blocked::Blocked;
-use super::filter::{Link, Shape};
+use super::filter::{Added, Link, Shape};
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::Error;
 use crate::core::Memory;
+
+/// How many items batch operations hash and read ahead at a time: enough for the reads to
+/// overlap, few enough for the hashes to stay on the stack.
+const BATCH: usize = 32;
+const NO_HASH: HashPair = HashPair { a: 0, b: 0 };
 
 /// Whether saved chain fields and its links (shape and item count each) describe a chain
 /// [`Chain::from_links`] accepts: at least one link, each of the chain's layout, their items
@@ -143,23 +148,57 @@ impl Chain {
         self.add_hashed(self.hash(item), memory)
     }
 
-    /// [`Chain::add`] of an item already hashed by [`Chain::hash_all`].
+    /// [`Chain::add`] of a hashed item.
+    ///
+    /// RedisBloom checks the newest sub-filter and later sets the same bits in it, computing
+    /// each position twice; here the newest sub-filter's positions are found once, checked,
+    /// and — when no older sub-filter holds the item either — set ([`Link::add_unless`]). The
+    /// outcome is the same: the same sub-filters are checked in the same order before
+    /// anything is written.
     pub fn add_hashed(&mut self, hash: HashPair, memory: &Memory) -> Result<bool, Error> {
-        if self.contains_hashed(hash) {
-            return Ok(false);
-        }
-        if self.links.last().is_none_or(Link::is_full) {
-            if self.is_nonscaling() {
-                return Err(Error::Full);
+        let (newest, older) = self.links.split_last_mut().ok_or(Error::CannotGrow)?;
+        let may_set = !newest.is_full();
+        let elsewhere = || older.iter().rev().any(|link| link.contains(hash));
+        let added = match newest.add_unless(hash, elsewhere, may_set) {
+            Added::Present => return Ok(false),
+            Added::Set(added) => added,
+            Added::Absent if self.is_nonscaling() => return Err(Error::Full),
+            Added::Absent => {
+                self.grow(memory)?;
+                let grown = self.links.last_mut().ok_or(Error::CannotGrow)?;
+                grown.insert(hash)
             }
-            self.grow(memory)?;
-        }
-        let newest = self.links.last_mut().ok_or(Error::CannotGrow)?;
-        let added = newest.insert(hash);
+        };
         if added {
             self.items += 1;
         }
         Ok(added)
+    }
+
+    /// Adds items in order, calling `each` with every outcome until it returns false.
+    /// Items are hashed a batch at a time and the bytes they will touch are read ahead
+    /// (`Chain::read_ahead`) before the batch is added; each add then sees every earlier
+    /// one, exactly as separate [`Chain::add`] calls would.
+    pub fn add_each<'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a [u8]>,
+        memory: &Memory,
+        mut each: impl FnMut(Result<bool, Error>) -> bool,
+    ) {
+        let mut items = items.into_iter();
+        let mut batch = [NO_HASH; BATCH];
+        loop {
+            let hashes = self.hash_batch(&mut items, &mut batch);
+            self.read_ahead(hashes, true);
+            for &hash in hashes {
+                if !each(self.add_hashed(hash, memory)) {
+                    return;
+                }
+            }
+            if hashes.len() < BATCH {
+                return;
+            }
+        }
     }
 
     /// True when `item` may have been added (no false negatives).
@@ -167,26 +206,70 @@ impl Chain {
         self.contains_hashed(self.hash(item))
     }
 
-    /// Hashes a batch of items (BF.MADD, BF.MEXISTS) and reads each one's first probed byte
-    /// in every sub-filter before any is checked: the reads do not depend on each other, so
-    /// on filters larger than the caches their memory latencies overlap instead of adding up.
-    pub fn hash_all<'a>(&self, items: impl Iterator<Item = &'a [u8]>) -> Vec<HashPair> {
-        let hashes: Vec<HashPair> = items.map(|item| self.hash(item)).collect();
+    /// [`Chain::contains`] of every item in order, handing each answer to `found`; items are
+    /// hashed and read ahead a batch at a time, as in [`Chain::add_each`].
+    pub fn contains_each<'a>(
+        &self,
+        items: impl IntoIterator<Item = &'a [u8]>,
+        mut found: impl FnMut(bool),
+    ) {
+        let mut items = items.into_iter();
+        let mut batch = [NO_HASH; BATCH];
+        loop {
+            let hashes = self.hash_batch(&mut items, &mut batch);
+            self.read_ahead(hashes, false);
+            for &hash in hashes {
+                found(self.contains_hashed(hash));
+            }
+            if hashes.len() < BATCH {
+                return;
+            }
+        }
+    }
+
+    /// Hashes up to a batch of items into `batch`; the hashes made.
+    fn hash_batch<'b, 'a>(
+        &self,
+        items: &mut impl Iterator<Item = &'a [u8]>,
+        batch: &'b mut [HashPair; BATCH],
+    ) -> &'b [HashPair] {
+        let mut made = 0;
+        for (slot, item) in batch.iter_mut().zip(items) {
+            *slot = self.hash(item);
+            made += 1;
+        }
+        batch.get(..made).unwrap_or_default()
+    }
+
+    /// Reads the bytes a batch of items probes before any of them is checked: the reads do
+    /// not depend on each other, so on filters larger than the caches their memory latencies
+    /// overlap instead of adding up. The newest sub-filter is read at every probe when the
+    /// items will be written there (`adding`), at the first otherwise, as are older ones.
+    fn read_ahead(&self, hashes: &[HashPair], adding: bool) {
         let mut touched = 0u8;
-        for link in &self.links {
-            for &hash in &hashes {
-                touched ^= link.first_probed_byte(hash);
+        for (i, link) in self.links.iter().rev().enumerate() {
+            let every_probe = adding && i == 0;
+            for &hash in hashes {
+                touched ^= link.read_ahead(hash, every_probe);
             }
         }
         // Keeps the reads from being optimised away; the value itself means nothing.
         std::hint::black_box(touched);
-        hashes
     }
 
-    /// [`Chain::contains`] of an item already hashed by [`Chain::hash_all`]: newest
-    /// sub-filter first, as it is the largest, so the likeliest to hold a member.
+    /// [`Chain::contains`] of a hashed item: newest sub-filter first, as it is the largest,
+    /// so the likeliest to hold a member.
     pub fn contains_hashed(&self, hash: HashPair) -> bool {
         self.links.iter().rev().any(|link| link.contains(hash))
+    }
+
+    /// Whether adding `more` items could meet a full non-scaling filter (`Error::Full`).
+    pub fn may_fill(&self, more: u64) -> bool {
+        self.is_nonscaling()
+            && self
+                .links
+                .last()
+                .is_none_or(|newest| newest.items().saturating_add(more) > newest.shape().entries())
     }
 
     /// Items added (RedisBloom's `size`: `BF.CARD`).
@@ -382,6 +465,56 @@ mod tests {
                 "rate {rate} for configured {error_rate}"
             );
         }
+    }
+
+    #[test]
+    fn batches_match_one_item_at_a_time() {
+        // Duplicates inside a batch, growth in the middle of one, and a non-scaling filter
+        // filling up: add_each must give what add gives, item after item.
+        let items: Vec<Vec<u8>> = (0..500u32)
+            .map(|i| format!("item:{}", (i * 7919) % 230).into_bytes())
+            .collect();
+        let layouts = [LayoutKind::Classic, LayoutKind::Fast];
+        for (layout, nonscaling) in layouts.iter().flat_map(|&l| [(l, false), (l, true)]) {
+            let p = Params {
+                layout,
+                ..params(40, 0.01, 2, nonscaling)
+            };
+            let mut one_by_one = Chain::new(p, &EAGER).unwrap();
+            let expected: Vec<_> = items
+                .iter()
+                .map(|item| one_by_one.add(item, &EAGER))
+                .collect();
+            let mut batched = Chain::new(p, &EAGER).unwrap();
+            let mut got = Vec::new();
+            batched.add_each(items.iter().map(Vec::as_slice), &EAGER, |outcome| {
+                got.push(outcome);
+                true
+            });
+            assert_eq!(got, expected, "{layout:?}, nonscaling {nonscaling}");
+            assert_eq!(batched, one_by_one);
+            let probes: Vec<Vec<u8>> = (0..300u32)
+                .map(|i| format!("item:{i}").into_bytes())
+                .collect();
+            let mut found = Vec::new();
+            batched.contains_each(probes.iter().map(Vec::as_slice), |f| found.push(f));
+            let expected: Vec<bool> = probes.iter().map(|p| batched.contains(p)).collect();
+            assert_eq!(found, expected);
+        }
+    }
+
+    #[test]
+    fn add_each_stops_when_told() {
+        let mut chain = Chain::new(params(3, 0.01, 2, true), &EAGER).unwrap();
+        let items: Vec<Vec<u8>> = (0..100u32).map(|i| i.to_le_bytes().to_vec()).collect();
+        assert!(chain.may_fill(100) && !chain.may_fill(3));
+        let mut outcomes = Vec::new();
+        chain.add_each(items.iter().map(Vec::as_slice), &EAGER, |outcome| {
+            outcomes.push(outcome);
+            outcome != Err(Error::Full)
+        });
+        assert_eq!(outcomes.last(), Some(&Err(Error::Full)));
+        assert_eq!(outcomes.iter().filter(|o| **o == Ok(true)).count(), 3);
     }
 
     #[test]

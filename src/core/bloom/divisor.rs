@@ -25,6 +25,11 @@ impl Divisor {
         Divisor { divisor, magic }
     }
 
+    /// The divisor.
+    pub fn divisor(&self) -> u64 {
+        self.divisor
+    }
+
     /// `x % d`.
     #[inline]
     pub fn remainder(&self, x: u64) -> u64 {

@@ -102,7 +102,10 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
         };
         // The fast layout derives bpe and n2 from its other fields: they must be those, so
         // that a header is read back only from the bytes that encode it.
-        if !shape.is_valid() || shape.stored_bpe_and_n2() != (bpe, n2) {
+        if !shape.is_valid()
+            || !shape.is_sized_for_its_capacity()
+            || shape.stored_bpe_and_n2() != (bpe, n2)
+        {
             return Err(Error::BadEncoding);
         }
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
@@ -339,6 +342,22 @@ mod tests {
             corrupt(60, &6u32.to_le_bytes()), // hashes that do not match bpe
         ] {
             assert_eq!(decode_header(&bad, &memory).err(), Some(Error::BadEncoding));
+        }
+    }
+
+    #[test]
+    fn sizes_beyond_what_capacity_and_error_imply_are_bad_data() {
+        // RedisBloom's test_scandump_invalid_header_alloc: the top bytes of `bytes` and
+        // `bits` raised together, consistent with each other but not with the capacity.
+        for layout in [LayoutKind::Classic, LayoutKind::Fast] {
+            let mut header = encode_header(&scaling_chain(5, 50, layout));
+            header[27] = 0x03;
+            header[35] = 0x18;
+            assert_eq!(
+                decode_header(&header, &EAGER).err(),
+                Some(Error::BadEncoding),
+                "{layout:?}"
+            );
         }
     }
 

@@ -1,20 +1,15 @@
 //! One sub-filter ("link" of the chain): a bit array and the rule that places an item's bits.
 //!
 //! Two shapes exist. The classic one is RedisBloom's, bit for bit: k probes `(a + i·b) mod m`
-//! over the whole array, bits numbered LSB-first within each byte (`bitvec`'s `Lsb0` over
-//! `u8`, RedisBloom's `buf[x >> 3] & (1 << (x % 8))`), so the raw bytes are the SCANDUMP and
+//! over the whole array, bits numbered LSB-first within each byte (RedisBloom's
+//! `buf[x >> 3] & (1 << (x % 8))`), so the raw bytes are the SCANDUMP and
 //! RDB bytes. The blocked one is the fast layout (see `blocked`).
-
-use bitvec::prelude::{BitVec, Lsb0};
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::divisor::Divisor;
-use super::sizing::Layout;
+use super::sizing::{self, Layout};
 use crate::core::hash::HashPair;
 use crate::core::{try_copy, Error, Memory};
-
-/// The bit array of one sub-filter.
-pub type Bits = BitVec<u8, Lsb0>;
 
 /// How a sub-filter is sized and where an item's bits go.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,6 +62,24 @@ impl Shape {
         }
     }
 
+    /// Whether its bit array is no bigger than its capacity and error rate imply, allowing
+    /// for every rounding a writer applies (to whole words, to a power of two, to whole
+    /// blocks). A saved header claiming more is inflated — bad data, as RedisBloom answers —
+    /// and is refused before anything is allocated for it.
+    pub fn is_sized_for_its_capacity(&self) -> bool {
+        /// Rounding up to a word or a block adds at most this much to a small filter.
+        const ROUNDING_BITS: f64 = 1024.0;
+        let needed = match self {
+            Shape::Classic(l) => sizing::bits_needed(l.entries, l.error),
+            Shape::Blocked(b) => match Blocked::new(b.entries, b.error) {
+                Ok(fresh) => fresh.bytes() as f64 * 8.0,
+                Err(_) => return false,
+            },
+        };
+        // A power-of-two layout is at most twice what it needs.
+        self.bytes() as f64 * 8.0 <= 2.0 * needed + ROUNDING_BITS
+    }
+
     /// Whether a stored shape can be used as it is.
     pub fn is_valid(&self) -> bool {
         match self {
@@ -80,8 +93,8 @@ impl Shape {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
     shape: Shape,
-    /// The classic probes' modulus, prepared once (unused by the blocked shape).
-    modulus: Divisor,
+    /// How classic probes are computed, prepared once (unused by the blocked shape).
+    rule: ProbeRule,
     storage: Storage,
     /// Items added to this link (adds that set at least one new bit).
     items: u64,
@@ -92,8 +105,23 @@ pub struct Link {
 /// so each is one RDB string that loads into place without a copy.
 #[derive(Debug, Clone, PartialEq)]
 enum Storage {
-    Whole(Bits),
+    Whole(Vec<u8>),
     Segments(Vec<Vec<u8>>),
+}
+
+/// Classic adds with at most this many probes keep the positions they checked to set them
+/// ([`Link::add_unless`]); filters with more (only very strict ones) compute them again.
+const SAVED_PROBES: usize = 32;
+
+/// What [`Link::add_unless`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Added {
+    /// Every bit was set already, here or (as `elsewhere` said) in an older sub-filter.
+    Present,
+    /// Absent, and not written (the caller said not to).
+    Absent,
+    /// Written; true when at least one bit was new.
+    Set(bool),
 }
 
 impl Link {
@@ -137,16 +165,16 @@ impl Link {
         if !sizes_match {
             return Err(Error::BadEncoding);
         }
-        let (modulus, storage) = match shape {
+        let (rule, storage) = match shape {
             Shape::Classic(l) => (
-                Divisor::new(l.modulus()),
-                Storage::Whole(Bits::from_vec(parts.pop().unwrap_or_default())),
+                ProbeRule::new(l.modulus(), l.hashes),
+                Storage::Whole(parts.pop().unwrap_or_default()),
             ),
-            Shape::Blocked(_) => (Divisor::new(1), Storage::Segments(parts)),
+            Shape::Blocked(_) => (ProbeRule::new(1, 0), Storage::Segments(parts)),
         };
         Ok(Link {
             shape,
-            modulus,
+            rule,
             storage,
             items,
         })
@@ -174,7 +202,7 @@ impl Link {
     /// Its bytes, in order, as saved to RDB (one string per segment) and SCANDUMP.
     pub fn segments(&self) -> impl Iterator<Item = &[u8]> {
         let (whole, parts): (Option<&[u8]>, &[Vec<u8>]) = match &self.storage {
-            Storage::Whole(bits) => (Some(bits.as_raw_slice()), &[]),
+            Storage::Whole(bytes) => (Some(bytes), &[]),
             Storage::Segments(parts) => (None, parts),
         };
         whole.into_iter().chain(parts.iter().map(Vec::as_slice))
@@ -183,7 +211,7 @@ impl Link {
     /// Its bytes, in order, for loading SCANDUMP chunks.
     pub fn segments_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
         let (whole, parts): (Option<&mut [u8]>, &mut [Vec<u8>]) = match &mut self.storage {
-            Storage::Whole(bits) => (Some(bits.as_raw_mut_slice()), &mut []),
+            Storage::Whole(bytes) => (Some(bytes), &mut []),
             Storage::Segments(parts) => (None, parts),
         };
         whole
@@ -196,13 +224,12 @@ impl Link {
         self.items >= self.shape.entries()
     }
 
-    /// True when every bit of `hash` is set (a member, or a false positive).
+    /// True when every bit of `hash` is set (a member, or a false positive). Stops at the
+    /// first clear bit, as RedisBloom does.
     pub fn contains(&self, hash: HashPair) -> bool {
         match (&self.shape, &self.storage) {
-            (Shape::Classic(l), Storage::Whole(bits)) => {
-                let bytes = bits.as_raw_slice();
-                probes(l.hashes, self.modulus, hash)
-                    .all(|bit| bytes.get(bit >> 3).is_some_and(|b| b & bit_mask(bit) != 0))
+            (Shape::Classic(_), Storage::Whole(bytes)) => {
+                self.rule.probes(hash).all(|bit| is_set(bytes, bit))
             }
             (Shape::Blocked(b), Storage::Segments(parts)) => {
                 let (segment, offset) = b.locate(hash);
@@ -212,36 +239,102 @@ impl Link {
         }
     }
 
-    /// The byte holding the first bit `hash` probes. Reading it ahead of the real check pulls
-    /// the item's (first) cache line in: batches of items read ahead this way have their
-    /// memory accesses overlap, a prefetch in safe code.
-    pub fn first_probed_byte(&self, hash: HashPair) -> u8 {
-        let byte = match (&self.shape, &self.storage) {
-            (Shape::Classic(_), Storage::Whole(bits)) => {
-                usize::try_from(self.modulus.remainder(hash.a) >> 3)
-                    .ok()
-                    .and_then(|i| bits.as_raw_slice().get(i))
+    /// RedisBloom's add, check and write fused for the newest sub-filter: its positions are
+    /// computed once, every probed byte is read before any is tested (on a filter larger than
+    /// the caches their misses overlap instead of following one another), and when some bit
+    /// is clear and `elsewhere` (the older sub-filters) does not hold the item either, the
+    /// bits are set from the saved positions — if `may_set`: a full sub-filter is not written.
+    pub fn add_unless(
+        &mut self,
+        hash: HashPair,
+        elsewhere: impl FnOnce() -> bool,
+        may_set: bool,
+    ) -> Added {
+        let decide = |present_here: bool| {
+            if present_here || elsewhere() {
+                Some(Added::Present)
+            } else if !may_set {
+                Some(Added::Absent)
+            } else {
+                None
+            }
+        };
+        let any_new = match (&self.shape, &mut self.storage) {
+            (Shape::Classic(l), Storage::Whole(bytes)) if l.hashes as usize <= SAVED_PROBES => {
+                let mut bits = [0usize; SAVED_PROBES];
+                let mut all_set = true;
+                for (slot, bit) in bits.iter_mut().zip(self.rule.probes(hash)) {
+                    *slot = bit;
+                    all_set &= is_set(bytes, bit);
+                }
+                if let Some(done) = decide(all_set) {
+                    return done;
+                }
+                let mut any_new = false;
+                for &bit in bits.get(..l.hashes as usize).unwrap_or_default() {
+                    any_new |= set_bit(bytes, bit);
+                }
+                any_new
             }
             (Shape::Blocked(b), Storage::Segments(parts)) => {
                 let (segment, offset) = b.locate(hash);
-                block_of(parts, segment, offset).and_then(|block| block.first())
+                let Some(block) = parts
+                    .get_mut(segment)
+                    .and_then(|p| p.get_mut(offset..offset + BLOCK_BYTES as usize))
+                else {
+                    return Added::Absent;
+                };
+                if let Some(done) = decide(b.block_contains(block, hash)) {
+                    return done;
+                }
+                b.block_insert(block, hash)
             }
-            _ => None,
+            // Classic filters with more probes than are saved check, then insert.
+            _ => {
+                if let Some(done) = decide(self.contains(hash)) {
+                    return done;
+                }
+                return Added::Set(self.insert(hash));
+            }
         };
-        byte.copied().unwrap_or(0)
+        if any_new {
+            self.items += 1;
+        }
+        Added::Set(any_new)
+    }
+
+    /// Reads the bytes `hash` probes (all of them when `every_probe`, else the first) and
+    /// folds them into one meaningless byte: on a filter larger than the caches, reading a
+    /// batch of items ahead this way overlaps their memory latencies (a prefetch in safe code).
+    pub fn read_ahead(&self, hash: HashPair, every_probe: bool) -> u8 {
+        match (&self.shape, &self.storage) {
+            (Shape::Classic(_), Storage::Whole(bytes)) => {
+                let probes = self.rule.probes(hash);
+                let read = |bit: usize| bytes.get(bit >> 3).copied().unwrap_or(0);
+                if every_probe {
+                    probes.fold(0, |acc, bit| acc ^ read(bit))
+                } else {
+                    probes.take(1).fold(0, |acc, bit| acc ^ read(bit))
+                }
+            }
+            (Shape::Blocked(b), Storage::Segments(parts)) => {
+                let (segment, offset) = b.locate(hash);
+                block_of(parts, segment, offset)
+                    .and_then(|block| block.first())
+                    .copied()
+                    .unwrap_or(0)
+            }
+            _ => 0,
+        }
     }
 
     /// Sets every bit of `hash`; true when at least one bit was new, counting the item.
     pub fn insert(&mut self, hash: HashPair) -> bool {
         let any_new = match (&self.shape, &mut self.storage) {
-            (Shape::Classic(l), Storage::Whole(bits)) => {
-                let bytes = bits.as_raw_mut_slice();
+            (Shape::Classic(_), Storage::Whole(bytes)) => {
                 let mut any_new = false;
-                for bit in probes(l.hashes, self.modulus, hash) {
-                    if let Some(byte) = bytes.get_mut(bit >> 3) {
-                        any_new |= *byte & bit_mask(bit) == 0;
-                        *byte |= bit_mask(bit);
-                    }
+                for bit in self.rule.probes(hash) {
+                    any_new |= set_bit(bytes, bit);
                 }
                 any_new
             }
@@ -276,16 +369,121 @@ fn segment_lengths(shape: &Shape) -> Vec<u64> {
     }
 }
 
-/// Classic bit positions `(a + i·b) mod m` for i in 0..hashes, with 64-bit wrap-around exactly
-/// as RedisBloom's `CHECK_ADD_FUNC` (its 32-bit variant computes the same values).
-fn probes(hashes: u32, modulus: Divisor, hash: HashPair) -> impl Iterator<Item = usize> {
-    (0..u64::from(hashes))
-        .map(move |i| modulus.remainder(hash.a.wrapping_add(i.wrapping_mul(hash.b))) as usize)
+/// How a classic sub-filter turns an item's hash into bit positions: RedisBloom's
+/// `x = (a + i·b) % m` for i in 0..k, the sum wrapping at 64 bits (`CHECK_ADD_FUNC` in
+/// `deps/bloom/bloom.c`; its 32-bit variant computes the same values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ProbeRule {
+    modulus: Divisor,
+    /// 2⁶⁴ mod m: what a wrap of the 64-bit sum takes off its remainder.
+    wrap: u64,
+    hashes: u32,
 }
 
-/// Bit `bit` of a byte array, LSB first within each byte (`Lsb0`): RedisBloom's
-/// `buf[x >> 3] & (1 << (x % 8))`. Probes work on the raw bytes rather than through bitvec's
-/// per-bit proxies, which read, copy and write back a byte for every bit touched.
+impl ProbeRule {
+    fn new(modulus: u64, hashes: u32) -> ProbeRule {
+        let modulus = Divisor::new(modulus);
+        // 2⁶⁴ mod m = ((2⁶⁴ − 1) mod m + 1) mod m.
+        let below = modulus.remainder(u64::MAX) + 1;
+        let wrap = if below == modulus.divisor() { 0 } else { below };
+        ProbeRule {
+            modulus,
+            wrap,
+            hashes,
+        }
+    }
+
+    /// The bits `hash` probes, in order.
+    #[inline]
+    fn probes(&self, hash: HashPair) -> Probes {
+        let modulus = self.modulus.divisor();
+        let step = self.modulus.remainder(hash.b);
+        let wrapped_step = if step >= self.wrap {
+            step - self.wrap
+        } else {
+            step + (modulus - self.wrap)
+        };
+        Probes {
+            bit: self.modulus.remainder(hash.a),
+            sum: hash.a,
+            b: hash.b,
+            step,
+            wrapped_step,
+            modulus,
+            left: self.hashes,
+        }
+    }
+}
+
+/// The bit positions of one item: RedisBloom divides once per probe; here each position
+/// follows from the previous one by adding `b mod m` — less `2⁶⁴ mod m` when the 64-bit sum
+/// `a + i·b` wraps — and taking m off once if that passes m. Two remainders per item then,
+/// whatever k is, and the same positions exactly.
+#[derive(Debug, Clone, Copy)]
+struct Probes {
+    /// The next position, `sum mod m`.
+    bit: u64,
+    /// `a + i·b`, wrapping at 64 bits.
+    sum: u64,
+    b: u64,
+    /// `b mod m`, and the same less `2⁶⁴ mod m`, modulo m.
+    step: u64,
+    wrapped_step: u64,
+    modulus: u64,
+    left: u32,
+}
+
+impl Iterator for Probes {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let bit = self.bit;
+        let (sum, wrapped) = self.sum.overflowing_add(self.b);
+        self.sum = sum;
+        let step = if wrapped {
+            self.wrapped_step
+        } else {
+            self.step
+        };
+        // bit, step < m, so the sum is below 2m: one subtraction reduces it (a 64-bit
+        // overflow means it is above m too).
+        let (next, overflowed) = bit.overflowing_add(step);
+        self.bit = if overflowed || next >= self.modulus {
+            next.wrapping_sub(self.modulus)
+        } else {
+            next
+        };
+        Some(bit as usize)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+/// Bit `bit` of a byte array, LSB first within each byte (RedisBloom's
+/// `buf[x >> 3] & (1 << (x % 8))`).
+#[inline]
+fn is_set(bytes: &[u8], bit: usize) -> bool {
+    bytes.get(bit >> 3).is_some_and(|b| b & bit_mask(bit) != 0)
+}
+
+/// Sets bit `bit`; true when it was clear.
+#[inline]
+fn set_bit(bytes: &mut [u8], bit: usize) -> bool {
+    bytes.get_mut(bit >> 3).is_some_and(|byte| {
+        let was_clear = *byte & bit_mask(bit) == 0;
+        *byte |= bit_mask(bit);
+        was_clear
+    })
+}
+
+#[inline]
 fn bit_mask(bit: usize) -> u8 {
     1 << (bit & 7)
 }
@@ -318,6 +516,106 @@ mod tests {
         assert!(link.contains(h));
         assert!(!link.insert(h), "a second insert sets nothing new");
         assert_eq!(link.items(), 1);
+    }
+
+    /// A xorshift generator, so failures reproduce.
+    fn rng(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    #[test]
+    fn probes_are_redisbloom_remainders() {
+        let mut next = rng(0x2545_f491_4f6c_dd1d);
+        let mut moduli = vec![
+            1,
+            2,
+            3,
+            64,
+            1152,
+            1 << 33,
+            95_850_560,
+            (1 << 63) - 1,
+            1 << 63,
+            (1 << 63) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        moduli.extend((0..300).map(|_| next() >> (next() % 64)).filter(|&m| m > 0));
+        for m in moduli {
+            let rule = ProbeRule::new(m, 40);
+            let mut hashes = vec![
+                HashPair { a: 0, b: 0 },
+                HashPair {
+                    a: u64::MAX,
+                    b: u64::MAX,
+                },
+                HashPair {
+                    a: u64::MAX - 3,
+                    b: 1,
+                },
+                HashPair {
+                    a: 5,
+                    b: u64::MAX - 1,
+                },
+            ];
+            hashes.extend((0..200).map(|_| HashPair {
+                a: next(),
+                b: next(),
+            }));
+            for h in hashes {
+                let expected: Vec<usize> = (0..40u64)
+                    .map(|i| (h.a.wrapping_add(i.wrapping_mul(h.b)) % m) as usize)
+                    .collect();
+                assert_eq!(
+                    rule.probes(h).collect::<Vec<_>>(),
+                    expected,
+                    "m = {m}, {h:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fused_add_writes_what_check_then_insert_writes() {
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        let blocked = Shape::Blocked(Blocked::new(2000, 0.01).unwrap());
+        // 0.001 at 2^-25 needs more probes than are saved: the recomputing path.
+        let strict =
+            Shape::Classic(Layout::new(50, 0.001 / (1u64 << 25) as f64, options::DEFAULT).unwrap());
+        assert!(strict.hashes() as usize > SAVED_PROBES);
+        for shape in [classic(2000, 0.01), classic(300, 0.0001), strict, blocked] {
+            let mut inserted = Link::new(shape, &EAGER).unwrap();
+            let mut located = Link::new(shape, &EAGER).unwrap();
+            for _ in 0..3000 {
+                // Some items come back, to take the "already present" path.
+                let item = (next() % 2500).to_le_bytes();
+                let h = HashPair::of(
+                    &item,
+                    if matches!(shape, Shape::Blocked(_)) {
+                        HashKind::Xxh3
+                    } else {
+                        HashKind::Murmur64
+                    },
+                );
+                let expected = if inserted.contains(h) {
+                    Added::Present
+                } else {
+                    Added::Set(inserted.insert(h))
+                };
+                assert_eq!(located.add_unless(h, || false, true), expected);
+                let mut untouched = located.clone();
+                let refused = untouched.add_unless(h, || false, false);
+                assert_eq!(untouched, located, "a refused add writes nothing");
+                assert_eq!(refused, Added::Present, "{h:?} was just added");
+                assert_eq!(located.contains(h), inserted.contains(h));
+            }
+            assert_eq!(located, inserted);
+        }
     }
 
     #[test]

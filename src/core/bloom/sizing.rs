@@ -126,6 +126,11 @@ impl Layout {
     }
 }
 
+/// The bits `entries` items at `error` take in RedisBloom's sizing, before any rounding.
+pub fn bits_needed(entries: u64, error: f64) -> f64 {
+    entries as f64 * bits_per_entry(error)
+}
+
 /// RedisBloom's `calc_bpe`.
 fn bits_per_entry(error: f64) -> f64 {
     (-(error.ln() / LN2_SQUARED)).abs()

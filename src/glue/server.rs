@@ -1,0 +1,94 @@
+//! Which server the module runs in, for the few decisions that need more than checking an API
+//! pointer: the oldest server supported, and whether module configs may be unprefixed.
+//!
+//! `RedisModule_GetServerVersion` gives each server's own version: Redis's, but Valkey's
+//! (8.x, 9.x) on Valkey, whose module API is Redis 7.2's (`INFO server` there says
+//! `redis_version:7.2.4`). So what a version number says about the API is read from INFO.
+
+use redis_module::raw;
+
+/// A version as major, minor, patch.
+pub type Version = (u32, u32, u32);
+
+/// The server's own version, from `RedisModule_GetServerVersion` (Redis ≥ 6.0.9, Valkey).
+pub fn own_version() -> Option<Version> {
+    // SAFETY: reading an API pointer set by RedisModule_Init, and calling it: it takes no
+    // arguments and only returns a number.
+    let encoded = unsafe { raw::RedisModule_GetServerVersion.map(|get| get()) }?;
+    let encoded = u32::try_from(encoded).ok()?;
+    Some((encoded >> 16, (encoded >> 8) & 0xff, encoded & 0xff))
+}
+
+/// Refuses servers older than Redis 6.0 — or without `RedisModule_GetServerVersion`, i.e.
+/// before 6.0.9 — with the reason, for the log.
+pub fn check_supported() -> Result<(), String> {
+    const OLDEST: Version = (6, 0, 0);
+    match own_version() {
+        None => Err("this server is older than Redis 6.0.9 (it has no \
+                     RedisModule_GetServerVersion); redis-bf needs Redis 6.0.9 or later, \
+                     or Valkey"
+            .into()),
+        Some(version) if version < OLDEST => Err(format!(
+            "this server is version {}.{}.{}; redis-bf needs Redis 6.0.9 or later, or Valkey",
+            version.0, version.1, version.2
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The Redis version whose module API the server offers: its own below 8.0 (where Redis and
+/// Valkey agree), else `redis_version` from `INFO server` — 8.x on Redis 8, 7.2.4 on Valkey
+/// 8 and 9. `None` if the server does not say.
+pub fn api_version(ctx: *mut raw::RedisModuleCtx) -> Option<Version> {
+    let own = own_version()?;
+    if own < (8, 0, 0) {
+        return Some(own);
+    }
+    let info = info_server(ctx)?;
+    let text = String::from_utf8_lossy(&info);
+    let value = text
+        .lines()
+        .find_map(|line| line.strip_prefix("redis_version:"))?;
+    parse_version(value.trim())
+}
+
+/// `major.minor.patch`, ignoring anything after the patch number's digits.
+fn parse_version(text: &str) -> Option<Version> {
+    let mut parts = text.splitn(3, '.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    let patch_digits: String = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some((major, minor, patch_digits.parse().ok()?))
+}
+
+/// The text of `INFO server`, through `RedisModule_Call` (read by [`api_version`] by hand, not
+/// with the crate's `get_redis_version_rm_call` and its regex).
+fn info_server(ctx: *mut raw::RedisModuleCtx) -> Option<Vec<u8>> {
+    // SAFETY: reading API pointers set by RedisModule_Init.
+    let (call, string_ptr, free) = unsafe {
+        (
+            raw::RedisModule_Call?,
+            raw::RedisModule_CallReplyStringPtr?,
+            raw::RedisModule_FreeCallReply?,
+        )
+    };
+    // SAFETY: `ctx` is the live OnLoad context; the command name, the format ("c": one C
+    // string argument) and the argument are NUL-terminated statics. The reply is read while
+    // alive (the pointer and length `string_ptr` gives point into it), copied, then freed once.
+    unsafe {
+        let reply = call(ctx, c"INFO".as_ptr(), c"c".as_ptr(), c"server".as_ptr());
+        if reply.is_null() {
+            return None;
+        }
+        let mut len = 0usize;
+        let text = string_ptr(reply, &mut len);
+        let copy =
+            (!text.is_null()).then(|| std::slice::from_raw_parts(text.cast::<u8>(), len).to_vec());
+        free(reply);
+        copy
+    }
+}

@@ -1,0 +1,127 @@
+//! `bf-huge-pages`: bit arrays of 2 MiB or more ask for transparent huge pages, whichever way
+//! they are made — BF.RESERVE, auto-creation, scaling, RDB load (and so RESTORE), LOADCHUNK —
+//! unless the config is `no`; `INFO bf` says which (`bf_huge_pages`) and how many bytes were
+//! advised. Where the system cannot give huge pages (setting `never`, or `always`, which the
+//! server turns off for its process), the state says why and nothing is advised.
+
+mod common;
+
+use common::*;
+
+fn info(c: &mut Conn, field: &str) -> String {
+    info_field(c, "bf", field)
+}
+
+fn advised(c: &mut Conn) -> u64 {
+    info(c, "bf_huge_pages_advised_bytes").parse().unwrap()
+}
+
+/// Whether this machine gives huge pages to advised memory (system setting `madvise`).
+fn available(c: &mut Conn) -> bool {
+    let state = info(c, "bf_huge_pages");
+    assert!(
+        state == "yes" || state.starts_with("unavailable ("),
+        "bf_huge_pages: {state:?}"
+    );
+    state == "yes"
+}
+
+/// 64 MiB of bits: 2 MiB-aligned parts of it are advised (at least 62 MiB).
+const BIG: &str = "56000000";
+const BIG_ADVISED: u64 = 62 << 20;
+
+#[test]
+fn big_arrays_are_advised_however_they_are_made() {
+    let server = Server::start();
+    let mut c = server.conn();
+    if !available(&mut c) {
+        eprintln!(
+            "transparent huge pages are unavailable here: {}",
+            info(&mut c, "bf_huge_pages")
+        );
+        assert_eq!(c.cmd(&format!("BF.RESERVE big 0.01 {BIG}")), ok());
+        assert_eq!(advised(&mut c), 0);
+        return;
+    }
+    let step_advising = |c: &mut Conn, what: &str, command: &str, at_least: u64| {
+        let before = advised(c);
+        let reply = c.cmd(command);
+        assert!(!reply.is_error(), "{what}: {reply:?}");
+        let grew = advised(c) - before;
+        assert!(grew >= at_least, "{what}: {grew} bytes advised");
+    };
+    let step =
+        |c: &mut Conn, what: &str, command: &str| step_advising(c, what, command, BIG_ADVISED);
+    step(&mut c, "BF.RESERVE", &format!("BF.RESERVE big 0.01 {BIG}"));
+    step(
+        &mut c,
+        "BF.RESERVE LAYOUT FAST",
+        &format!("BF.RESERVE fast 0.01 {BIG} LAYOUT FAST"),
+    );
+    // A small filter that scales into a big sub-filter: 2000 items fill the first (false
+    // positives add nothing, so exactly 1000 would not always do).
+    c.cmd("BF.RESERVE grows 0.01 1000 EXPANSION 32768");
+    // The new sub-filter: 32.768M items at 0.5%, about 47 MiB of bits.
+    step_advising(
+        &mut c,
+        "scaling",
+        &format!(
+            "BF.MADD grows {}",
+            (0..2000)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        44 << 20,
+    );
+    step(&mut c, "DEBUG RELOAD (RDB load)", "DEBUG RELOAD");
+    // RESTORE of a DUMP payload loads through the same callback.
+    let payload = c.cmd("DUMP big").bulk();
+    let before = advised(&mut c);
+    let reply = c.call_bytes(&[b"RESTORE", b"restored", b"0", &payload]);
+    assert_eq!(reply, ok());
+    assert!(advised(&mut c) - before >= BIG_ADVISED, "RESTORE");
+    // LOADCHUNK: the header makes the (advised) arrays the chunks are copied into.
+    let chunks = scandump(&mut c, "big");
+    let before = advised(&mut c);
+    loadchunks(&mut c, "copied", &chunks);
+    assert!(advised(&mut c) - before >= BIG_ADVISED, "LOADCHUNK");
+    assert_eq!(c.cmd("BF.EXISTS copied 5"), c.cmd("BF.EXISTS big 5"));
+    // Small arrays never are.
+    let before = advised(&mut c);
+    c.cmd("BF.RESERVE small 0.01 100000");
+    assert_eq!(advised(&mut c), before);
+}
+
+#[test]
+fn the_config_turns_it_off_for_new_arrays() {
+    let server = Server::with(Module::RedisBf)
+        .module_arg("bf-huge-pages")
+        .module_arg("no")
+        .start();
+    let mut c = server.conn();
+    assert_eq!(info(&mut c, "bf_huge_pages"), "no");
+    c.cmd(&format!("BF.RESERVE big 0.01 {BIG}"));
+    assert_eq!(advised(&mut c), 0);
+    let name = config_name(&mut c, "bf-huge-pages");
+    assert_eq!(c.call(&["CONFIG", "GET", &name]).array()[1].text(), "no");
+    assert!(c.call(&["CONFIG", "SET", &name, "maybe"]).is_error());
+    assert_eq!(c.call(&["CONFIG", "SET", &name, "YES"]), ok());
+    assert_eq!(c.call(&["CONFIG", "GET", &name]).array()[1].text(), "yes");
+    if available(&mut c) {
+        c.cmd(&format!("BF.RESERVE big2 0.01 {BIG}"));
+        assert!(advised(&mut c) >= BIG_ADVISED);
+    }
+}
+
+#[test]
+fn bad_module_argument_is_refused() {
+    let refused = Server::with(Module::RedisBf)
+        .module_arg("bf-huge-pages")
+        .module_arg("sometimes")
+        .try_start();
+    let log = refused
+        .err()
+        .expect("the module must refuse bf-huge-pages sometimes");
+    assert!(log.contains("bf-huge-pages"), "{log}");
+}
