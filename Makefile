@@ -45,6 +45,9 @@ MATRIX_BLOCKING += valkey-9.1
 # The fuzz targets, one per file of fuzz/fuzz_targets.
 FUZZ_TARGETS := $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
 FUZZ_SECONDS ?= 60
+# cargo-fuzz needs the nightly compiler's -Z flags. Where the machine's one toolchain is
+# stable (CI: no other toolchain can be fetched), RUSTC_BOOTSTRAP=1 lets it take them.
+FUZZ_CARGO ?= $(shell rustup toolchain list 2>/dev/null | grep -q '^nightly' && echo '$(CARGO) +nightly' || echo 'RUSTC_BOOTSTRAP=1 $(CARGO)')
 
 .PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-check fuzz-seeds
 
@@ -100,7 +103,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
 	  mkdir -p fuzz/corpus/$$t && \
-	  (cd fuzz && nice -n 19 $(CARGO) +nightly fuzz run $$t corpus/$$t seeds/$$t -- \
+	  (cd fuzz && nice -n 19 $(FUZZ_CARGO) fuzz run $$t corpus/$$t seeds/$$t -- \
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    $(FUZZ_ARGS)) \
 	    || exit 1; \

@@ -42,7 +42,13 @@ pub static RESERVE: CommandSpec = CommandSpec {
 };
 
 fn reserve(call: &Call) -> CommandResult {
-    call.require_arity((4..=7).contains(&call.args.len()))?;
+    // RedisBloom's bound (at most 7 arguments), plus the two of our LAYOUT option.
+    let layout_args = if call.args.iter().skip(4).any(|a| a.eq_ignore_ascii_case(b"LAYOUT")) {
+        2
+    } else {
+        0
+    };
+    call.require_arity((4..=7 + layout_args).contains(&call.args.len()))?;
     let Reserve { params, capped } = parse(call.args, call.config.bloom)?;
     if capped {
         log_capped(call.ctx);
