@@ -2,7 +2,8 @@
 //! convention (`Box<T>` handed to Redis, freed by `free`), the callbacks that only need a
 //! value's size and a copy of it ([`StoredValue`]: `mem_usage`, `free_effort`, `copy`,
 //! `free`), the module's totals kept as values enter the keyspace (RDB load, COPY) and are
-//! freed (commands count what they store and change: `commands::metrics`), and the I/O helpers the type files build their RDB, AOF and digest callbacks from.
+//! freed (commands count what they store and change: `commands::metrics`), and the I/O
+//! helpers the type files build their RDB, AOF and digest callbacks from.
 //! Each data type has its own file (`bloom_type.rs`, `cuckoo_type.rs`) holding only what its
 //! format needs.
 
