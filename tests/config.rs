@@ -235,14 +235,16 @@ fn get_config(c: &mut Conn, name: &str) -> String {
     }
 }
 
-/// A config file written for RedisBloom 8 on Redis 8 — its unprefixed `bf-*` lines — starts
-/// redis-bf in RedisBloom's place; both spellings then answer CONFIG GET and SET.
+/// A config file written for RedisBloom 8 on Redis 8 — its unprefixed `bf-*` and `cf-*` lines
+/// — starts redis-bf in RedisBloom's place; both spellings then answer CONFIG GET and SET.
 #[test]
 fn redisbloom_8_config_file_starts() {
     if server_is_valkey() || !server_at_least((8, 0, 0)) {
         return; // Unprefixed module configs are Redis 8's (where RedisBloom 8 runs).
     }
-    let conf = config_file("bf-error-rate 0.02\nbf-initial-size 200\nbf-expansion-factor 4\n");
+    let conf = config_file(
+        "bf-error-rate 0.02\nbf-initial-size 200\nbf-expansion-factor 4\ncf-max-iterations 30\n",
+    );
     let server = Server::with(Module::None).config_file(&conf).start();
     let mut c = server.conn();
     assert_eq!(
@@ -250,6 +252,12 @@ fn redisbloom_8_config_file_starts() {
         "bytes:240 bits:1920 hashes:7 hashwidth:64 capacity:200 size:1 ratio:0.01"
     );
     assert_eq!(c.cmd("BF.INFO auto EXPANSION"), ints(&[4]));
+    c.cmd("CF.ADD cuckoo x");
+    assert!(c
+        .cmd("CF.DEBUG cuckoo")
+        .text()
+        .contains("max_iterations:30"));
+    assert_eq!(get_config(&mut c, "bf.cf-max-iterations"), "30");
     assert_eq!(get_config(&mut c, "bf-error-rate"), "0.02");
     assert_eq!(get_config(&mut c, "bf.bf-error-rate"), "0.02");
     assert_eq!(c.cmd("CONFIG SET bf.bf-initial-size 300"), ok());
@@ -280,6 +288,12 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
         assert_eq!(c.cmd("EXISTS big"), int(0), "{line}");
     }
     assert_eq!(c.cmd("BF.RESERVE fits 0.01 10000"), ok());
+    // Cuckoo filters too, with their own wording.
+    assert_eq!(
+        c.cmd("CF.RESERVE big 1000000"),
+        err("ERR operation exceeds cuckoo object memory limit")
+    );
+    assert_eq!(c.cmd("EXISTS big"), int(0));
 
     // A scaling filter grows until its next sub-filter would cross the limit.
     assert_eq!(c.cmd("BF.RESERVE grows 0.01 1000 EXPANSION 2"), ok());
@@ -567,15 +581,20 @@ fn cuckoo_module_arguments() {
 
 #[test]
 fn cuckoo_config_directive_at_startup_and_legacy_rdb_values() {
-    if !feature::module_configs() {
-        return; // No module configs before Redis 7.0.
-    }
-    let probe = Server::start();
-    let name = config_name(&mut probe.conn(), "cf-max-iterations");
-    drop(probe);
-    let server = Server::with(Module::RedisBf)
-        .arg(&format!("--{name} 7"))
-        .start();
+    // Before Redis 7.0 module arguments are the only way to set it.
+    let server = if feature::module_configs() {
+        let probe = Server::start();
+        let name = config_name(&mut probe.conn(), "cf-max-iterations");
+        drop(probe);
+        Server::with(Module::RedisBf)
+            .arg(&format!("--{name} 7"))
+            .start()
+    } else {
+        Server::with(Module::RedisBf)
+            .module_arg("cf-max-iterations")
+            .module_arg("7")
+            .start()
+    };
     let mut c = server.conn();
     c.cmd("CF.ADD auto x");
     assert!(c.cmd("CF.DEBUG auto").text().contains("max_iterations:7"));

@@ -224,7 +224,7 @@ fn dump_restore_and_copy() {
         }
     }
     if !feature::copy_and_module_events() {
-        return;
+        return; // COPY is Redis ≥ 6.2.
     }
     // A copy is independent of its source.
     c.cmd("BF.ADD scaled-copied only-in-copy");

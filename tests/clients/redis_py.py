@@ -3,7 +3,7 @@ applications do.
 
 Run by tests/clients.rs with the port of a server it started: python3 redis_py.py PORT MAPS,
 MAPS being "maps", or "flat" on servers whose modules cannot send RESP3 maps (Redis 6.x):
-there redis-py gets BF.INFO as a flat list under RESP3, as from RedisBloom.
+there redis-py gets BF.INFO and CF.INFO as flat lists under RESP3, as from RedisBloom.
 Exits non-zero, naming the failed check, if any reply is not what redis-py users get from
 RedisBloom.
 """
@@ -50,7 +50,7 @@ def check(port: int, protocol: int, maps: bool) -> None:
         assert str(e) == "non scaling filter is full", str(e)
 
 
-def check_cuckoo(port: int, protocol: int) -> None:
+def check_cuckoo(port: int, protocol: int, maps: bool) -> None:
     r = redis.Redis(host="127.0.0.1", port=port, protocol=protocol)
     r.flushall()
     cf = r.cf()
@@ -79,9 +79,13 @@ def check_cuckoo(port: int, protocol: int) -> None:
         assert (info.insertedNum, info.deletedNum, info.filterNum) == (5, 0, 1), vars(info)
         assert (info.size, info.bucketNum, info.bucketSize) == (1080, 512, 2)
         assert (info.expansionRate, info.maxIteration) == (1, 20)
-    else:
+    elif maps:
         assert info[b"Number of items inserted"] == 5, info
         assert info[b"Number of items deleted"] == 0 and info[b"Number of filters"] == 1
+    else:
+        fields = dict(zip(info[::2], info[1::2]))
+        assert fields[b"Number of items inserted"] == 5, info
+        assert fields[b"Number of items deleted"] == 0 and fields[b"Number of filters"] == 1
     # test_cf_exists_and_del.
     assert int(cf.exists("captest", "foo")) == 1
     assert int(cf.exists("captest", "noexist")) == 0
@@ -131,7 +135,7 @@ def main() -> None:
     maps = sys.argv[2] == "maps" if len(sys.argv) > 2 else True
     for protocol in (2, 3):
         check(port, protocol, maps)
-        check_cuckoo(port, protocol)
+        check_cuckoo(port, protocol, maps)
     print("redis-py: RESP2 and RESP3 ok")
 
 
