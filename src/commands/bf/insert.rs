@@ -70,14 +70,14 @@ fn insert(call: &Call) -> CommandResult {
         log_capped(call.ctx);
     }
     let key = call.open_for_write()?;
-    let chain = if parsed.nocreate {
+    let mut chain = if parsed.nocreate {
         lookup(call, &key).existing()?
     } else {
         existing_or_created(call, &key, parsed.params)?
     };
     let reply = add_items(
         call,
-        chain,
+        &mut chain,
         call.args.get(parsed.first_item..).unwrap_or(&[]),
     );
     call.finish_write(c"bf.add");

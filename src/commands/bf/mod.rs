@@ -34,6 +34,7 @@ pub use super::args::{integer_in, Bad};
 use super::args::parse_double;
 use super::call::{Call, Lookup};
 use super::errors::{self, Failure};
+use super::metrics::Tracked;
 use super::spec::{ArgKind, ArgSpec, KEY_ARG};
 use crate::core::bloom::chain::{Chain, LayoutKind, Params};
 
@@ -125,7 +126,7 @@ fn data_type(call: &Call, layout: LayoutKind) -> &'static RedisType {
 }
 
 /// What a key opened for writing holds.
-fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<&'k mut Chain> {
+fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<Tracked<'k, Chain>> {
     call.lookup(key, &types(call))
 }
 
@@ -144,7 +145,7 @@ fn existing_or_created<'k>(
     call: &Call,
     key: &'k RedisKeyWritable,
     params: Params,
-) -> Result<&'k mut Chain, Failure> {
+) -> Result<Tracked<'k, Chain>, Failure> {
     call.existing_or_created(key, &types(call), || {
         let chain = Chain::new(params, &call.memory).map_err(errors::bloom)?;
         Ok((data_type(call, chain.layout()), chain))
