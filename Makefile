@@ -47,7 +47,7 @@ FUZZ_TARGETS := $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
 FUZZ_SECONDS ?= 60
 # cargo-fuzz needs the nightly compiler's -Z flags. Where the machine's one toolchain is
 # stable (CI: no other toolchain can be fetched), RUSTC_BOOTSTRAP=1 lets it take them.
-FUZZ_CARGO ?= $(shell rustup toolchain list 2>/dev/null | grep -q '^nightly' && echo '$(CARGO) +nightly' || echo 'RUSTC_BOOTSTRAP=1 $(CARGO)')
+FUZZ_CARGO ?= $(shell rustup toolchain list 2>/dev/null | grep -q '^nightly' && echo '$(CARGO) +nightly' || echo 'env RUSTC_BOOTSTRAP=1 $(CARGO)')
 
 .PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-check fuzz-seeds
 

@@ -43,7 +43,12 @@ pub static RESERVE: CommandSpec = CommandSpec {
 
 fn reserve(call: &Call) -> CommandResult {
     // RedisBloom's bound (at most 7 arguments), plus the two of our LAYOUT option.
-    let layout_args = if call.args.iter().skip(4).any(|a| a.eq_ignore_ascii_case(b"LAYOUT")) {
+    let layout_args = if call
+        .args
+        .iter()
+        .skip(4)
+        .any(|a| a.eq_ignore_ascii_case(b"LAYOUT"))
+    {
         2
     } else {
         0
