@@ -316,6 +316,30 @@ fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
     assert_eq!(c.cmd("BF.CARD bf"), int(7));
 }
 
+/// A refused value whose reads end exactly where the payload ends: the server then finds no EOF
+/// marker and frees whatever the module returned — null, from a refusal. Redis 6.0 hands that
+/// null to the type's `free` callback (its `rdbLoadObject`), which crashed the server.
+#[test]
+fn a_refused_value_that_swallows_the_payload_end_is_refused_cleanly() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CF.RESERVE cf 4 BUCKETSIZE 1");
+    let payload = c.cmd("DUMP cf").bulk();
+    let body = &payload[..payload.len() - 10];
+    // The value ends with its one sub-filter's bytes (string opcode 5, length 4, four empty
+    // buckets) and the EOF marker 0.
+    assert_eq!(&body[body.len() - 7..], b"\x05\x04\0\0\0\0\0");
+    // That string now claims 10 bytes: the RDB version and CRC that seal the payload.
+    let mut swallowing = body[..body.len() - 6].to_vec();
+    swallowing.push(10);
+    assert_eq!(
+        c.call_bytes(&[b"RESTORE", b"x", b"0", &reseal(&payload, &swallowing)]),
+        err("ERR Bad data format")
+    );
+    assert_eq!(c.cmd("PING"), simple("PONG"));
+    assert_eq!(c.cmd("EXISTS x"), int(0));
+}
+
 #[test]
 fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
     let server = Server::start();

@@ -63,8 +63,13 @@ pub fn into_value<T>(value: T) -> *mut c_void {
     Box::into_raw(Box::new(value)).cast()
 }
 
-/// The `free` callback of a type whose values are `T`.
+/// The `free` callback of a type whose values are `T`. Null is no value: when a payload ends
+/// before its EOF marker, Redis 6.0 wraps whatever `rdb_load` returned, a refusal's null
+/// included, to free it (`rdbLoadObject` in its `src/rdb.c`; later servers check first).
 pub unsafe extern "C" fn free<T>(value: *mut c_void) {
+    if value.is_null() {
+        return;
+    }
     // SAFETY: Redis frees each value once, with the pointer `into_value` gave it.
     drop(unsafe { Box::from_raw(value.cast::<T>()) });
 }
