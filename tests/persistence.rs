@@ -491,6 +491,11 @@ fn cuckoo_payloads_of_every_encoding_and_inconsistent_ones() {
         let resaved = c.cmd("DUMP r").bulk();
         assert_eq!(resaved[9], 4);
     }
+    if !feature::survives_refused_restore() {
+        // Redis 6.0 exits on any module value the module refuses to load, RESTORE included
+        // (README, "Tested servers"): the refusals below cannot be checked there.
+        return;
+    }
     let bad_data = err("ERR Bad data format");
     for (numbers, buffers, why) in [
         (
@@ -573,6 +578,11 @@ fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
     }
     let payload = c.cmd("DUMP cf").bulk();
     let body = &payload[..payload.len() - 10];
+    if !feature::survives_refused_restore() {
+        // Redis 6.0 exits on any module value the module refuses to load, RESTORE included
+        // (README, "Tested servers"): nothing to check there.
+        return;
+    }
     let exercise = |c: &mut Conn| {
         for line in [
             "CF.ADD fuzz probe",
