@@ -10,6 +10,11 @@
 #   make release  the release artefact target/dist/libredis_bf.so, linked for glibc 2.31
 #               (Debian 11) with zig, checked on Redis 6.0 running on Debian 11's glibc
 #   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
+#   make fuzz   every fuzz target (fuzz/README.md) for FUZZ_SECONDS each (default 60; 0 for no
+#               limit), one after another, under nice; FUZZ_ARGS="-runs=10000000" passes options
+#               to libFuzzer, FUZZ_TARGETS="bf_scandump" picks targets; needs nightly and cargo-fuzz
+#   make fuzz-check  every seed and regression input through its fuzz target, on stable (part of
+#               `make test`); make fuzz-seeds  rewrites fuzz/seeds from RedisBloom and redis-bf
 #   make bench  in-command time per call against RedisBloom (the primary table), then
 #               throughput, memory and big-filter figures against RedisBloom and plain Redis
 #               commands (bench/README.md); BENCH_ARGS="--quick --no-big" for a short run,
@@ -22,7 +27,7 @@ PREFIX ?= /usr/local
 # Where the redis:8 images keep their modules.
 MODULEDIR ?= $(PREFIX)/lib/redis/modules
 # The integration suites that run on every supported server (compat pins redis-server).
-PORTABLE_SUITES := --test commands --test cf_commands --test persistence --test replication --test config --test clients
+PORTABLE_SUITES := --test commands --test cf_commands --test persistence --test replication --test config --test clients --test metrics
 # redis-py for tests/clients, installed into the build directory, not the system.
 PYTHON_DEPS := target/python
 
@@ -43,7 +48,14 @@ MATRIX_BLOCKING += valkey-8.1
 MATRIX_BLOCKING += valkey-8.1-pypi
 MATRIX_BLOCKING += valkey-9.1
 
-.PHONY: build run install test test-matrix test-matrix-ci release lint bench clean
+# The fuzz targets, one per file of fuzz/fuzz_targets.
+FUZZ_TARGETS := $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
+FUZZ_SECONDS ?= 60
+# cargo-fuzz needs the nightly compiler's -Z flags. Where the machine's one toolchain is
+# stable (CI: no other toolchain can be fetched), RUSTC_BOOTSTRAP=1 lets it take them.
+FUZZ_CARGO ?= $(shell rustup toolchain list 2>/dev/null | grep -q '^nightly' && echo '$(CARGO) +nightly' || echo 'env RUSTC_BOOTSTRAP=1 $(CARGO)')
+
+.PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-check fuzz-seeds
 
 build:
 	$(CARGO) build --release
@@ -60,7 +72,8 @@ test: build $(PYTHON_DEPS)
 	echo "== unit and integration tests on $$(redis-server --version | cut -d' ' -f1-3)" && \
 	$(CARGO) test --release && \
 	echo "== integration tests on $$($$VALKEY_SERVER --version | cut -d' ' -f1-3)" && \
-	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES)
+	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES) && \
+	$(MAKE) --no-print-directory fuzz-check
 
 test-matrix: build $(PYTHON_DEPS)
 	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) MATRIX_SUITES="$(PORTABLE_SUITES)" scripts/test-matrix.sh $(MATRIX)
@@ -87,6 +100,26 @@ lint:
 	@! grep -rn "raw::reply_with_" src || { echo "reply through glue/reply.rs, which checks each API pointer"; exit 1; }
 	@! grep -rnE "shared/reference|\.\./shared" src tests || { echo "cite upstream files or the repo's own docs"; exit 1; }
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --quiet
+	@# The fuzz crate is a workspace of its own; its .cargo/config.toml applies from inside it.
+	cd fuzz && $(CARGO) fmt --check && $(CARGO) clippy --all-targets -- -D warnings
+
+# Each target from the seeds and the corpus it grew before (fuzz/corpus, not in git); a crash,
+# timeout or out-of-memory stops it with the input in fuzz/artifacts/<target>/.
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  mkdir -p fuzz/corpus/$$t && \
+	  (cd fuzz && nice -n 19 $(FUZZ_CARGO) fuzz run $$t corpus/$$t seeds/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    $(FUZZ_ARGS)) \
+	    || exit 1; \
+	done
+
+fuzz-check:
+	cd fuzz && $(CARGO) test --quiet
+
+fuzz-seeds: build
+	@eval "$$(scripts/fetch-anchors.sh)" && fuzz/make-seeds.py "$$REDISBLOOM_SO" target/release/libredis_bf.so
 
 bench: build
 	python3 bench/bench.py $(BENCH_ARGS)

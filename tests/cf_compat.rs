@@ -12,14 +12,6 @@ mod common;
 
 use common::*;
 
-fn start_pair() -> (Server, Server) {
-    let ours = Server::with(Module::RedisBf).binary("redis-server").start();
-    let theirs = Server::with(Module::RedisBloom)
-        .binary("redis-server")
-        .start();
-    (ours, theirs)
-}
-
 /// Where RedisBloom 2.8.2's reply differs from RedisBloom 8's, which we follow: (ours, 2.8.2's).
 /// RedisBloom 8 reworded the range errors of CF.RESERVE and bounds CF.INSERT's CAPACITY by the
 /// `cf-*` configs.
@@ -275,20 +267,6 @@ fn answers(c: &mut Conn, key: &str) -> Vec<Value> {
         seen.push(c.call(&["CF.COUNT", key, &format!("member:{i}")]));
     }
     seen
-}
-
-/// Runs `check(from, to)` with RedisBloom as the source, then with redis-bf, on emptied servers.
-fn both_ways(a: &mut Conn, b: &mut Conn, mut check: impl FnMut(&mut Conn, &mut Conn)) {
-    for redisbloom_first in [true, false] {
-        let (from, to) = if redisbloom_first {
-            (&mut *b, &mut *a)
-        } else {
-            (&mut *a, &mut *b)
-        };
-        from.cmd("FLUSHALL");
-        to.cmd("FLUSHALL");
-        check(from, to);
-    }
 }
 
 #[test]

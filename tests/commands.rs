@@ -688,6 +688,19 @@ fn fast_layout_filters() {
     let mut c = server.conn();
     assert_eq!(c.cmd("BF.RESERVE f 0.01 1000 LAYOUT FAST"), ok());
     assert_eq!(c.cmd("TYPE f"), simple("bfblocked"));
+    // LAYOUT beside every RedisBloom option: two arguments over RedisBloom's seven.
+    assert_eq!(
+        c.cmd("BF.RESERVE all-options 0.05 4 EXPANSION 4 LAYOUT FAST"),
+        ok()
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE all-options2 0.05 4 EXPANSION 4 NONSCALING LAYOUT FAST"),
+        err("Nonscaling filters cannot expand")
+    );
+    assert_eq!(
+        c.cmd("BF.RESERVE all-options3 0.05 4 EXPANSION 4 LAYOUT FAST x y"),
+        err("ERR wrong number of arguments for 'bf.reserve' command")
+    );
     assert_eq!(c.cmd("BF.MADD f a b a"), ints(&[1, 1, 0]));
     assert_eq!(c.cmd("BF.MEXISTS f a b c"), ints(&[1, 1, 0]));
     assert_eq!(c.cmd("BF.CARD f"), int(2));

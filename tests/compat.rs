@@ -10,14 +10,6 @@ mod common;
 
 use common::*;
 
-fn start_pair() -> (Server, Server) {
-    let ours = Server::with(Module::RedisBf).binary("redis-server").start();
-    let theirs = Server::with(Module::RedisBloom)
-        .binary("redis-server")
-        .start();
-    (ours, theirs)
-}
-
 /// Where RedisBloom 2.8.2's reply differs from RedisBloom 8.x's, which we follow
 /// (RedisBloom 8 added range checks to BF.RESERVE and BF.INSERT): (ours, 2.8.2's). The 8.x texts are the
 /// ones current RedisBloom sends; 2.8.2 predates its range checks.
@@ -203,20 +195,6 @@ fn answers(c: &mut Conn, key: &str) -> Vec<Value> {
         c.call(&["BF.DEBUG", key]),
         c.call(&args),
     ]
-}
-
-/// Runs `check(from, to)` with RedisBloom as the source, then with redis-bf, on emptied servers.
-fn both_ways(a: &mut Conn, b: &mut Conn, mut check: impl FnMut(&mut Conn, &mut Conn)) {
-    for redisbloom_first in [true, false] {
-        let (from, to) = if redisbloom_first {
-            (&mut *b, &mut *a)
-        } else {
-            (&mut *a, &mut *b)
-        };
-        from.cmd("FLUSHALL");
-        to.cmd("FLUSHALL");
-        check(from, to);
-    }
 }
 
 #[test]

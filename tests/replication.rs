@@ -38,16 +38,6 @@ fn cuckoo_writes(c: &mut Conn) {
     cf_loadchunks(c, "cf-late", &chunks);
 }
 
-fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {
-    wait_for("the replica link", || {
-        info_field(replica, "replication", "master_link_status") == "up"
-    });
-    wait_for("the replica to catch up", || {
-        let offset = info_field(master, "replication", "master_repl_offset");
-        info_field(replica, "replication", "slave_repl_offset") == offset
-    });
-}
-
 fn check_replica(master_options: &[&str], replica_options: &[&str]) {
     let mut master_builder = Server::with(Module::RedisBf);
     for option in master_options {

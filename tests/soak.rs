@@ -115,16 +115,6 @@ fn replica_of(master: &Server, module: Module, options: &[&str]) -> Server {
     replica
 }
 
-fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {
-    wait_for("the replica link", || {
-        info_field(replica, "replication", "master_link_status") == "up"
-    });
-    wait_for("the replica to catch up", || {
-        let offset = info_field(master, "replication", "master_repl_offset");
-        info_field(replica, "replication", "slave_repl_offset") == offset
-    });
-}
-
 /// Every key with its DUMP payload, its absolute expire time, and (where the server has a
 /// digest for it) its DEBUG DIGEST-VALUE.
 fn snapshot(c: &mut Conn, digests: bool) -> BTreeMap<String, (Vec<u8>, i64, Option<Value>)> {

@@ -11,6 +11,7 @@ use redis_module::{Context, RedisString};
 
 use super::cf::Defaults as CuckooDefaults;
 use super::errors::{self, Failure};
+use super::metrics::{Measured, Metrics, Tracked};
 use super::reply::Out;
 use crate::core::bloom::chain::Params as BloomParams;
 use crate::core::Memory;
@@ -51,6 +52,8 @@ pub struct Call<'a> {
     pub config: Config,
     /// Where new arrays come from, and how large one filter may grow.
     pub memory: Memory,
+    /// The module's totals, which values stored or changed by the command update.
+    pub metrics: &'static Metrics,
     /// Raises a module keyspace event (`notify-keyspace-events` with `d`) on a key.
     pub notify: Notify,
     /// Where a command that streams its reply writes it.
@@ -58,7 +61,7 @@ pub struct Call<'a> {
 }
 
 /// What a key holds, from a command's point of view: `V` is `&T` for keys opened to read,
-/// `&mut T` for keys opened to write.
+/// [`Tracked<T>`] (a `&mut T` that keeps the totals) for keys opened to write.
 pub enum Lookup<V> {
     Missing,
     WrongType,
@@ -66,6 +69,15 @@ pub enum Lookup<V> {
 }
 
 impl<V> Lookup<V> {
+    /// The same outcome, a found value passed through `f`.
+    fn map<W>(self, f: impl FnOnce(V) -> W) -> Lookup<W> {
+        match self {
+            Lookup::Found(value) => Lookup::Found(f(value)),
+            Lookup::Missing => Lookup::Missing,
+            Lookup::WrongType => Lookup::WrongType,
+        }
+    }
+
     /// The value, or `ERR not found` / `WRONGTYPE`.
     pub fn existing(self) -> Result<V, Failure> {
         match self {
@@ -116,16 +128,18 @@ impl Call<'_> {
         Ok(self.ctx.open_key(self.key_name()?))
     }
 
-    /// What a key opened for writing holds, if it is a `T` stored as one of `types`.
-    pub fn lookup<'k, T>(
+    /// What a key opened for writing holds, if it is a `T` stored as one of `types`: a
+    /// [`Tracked`] value, so what the command changes in it reaches the totals.
+    pub fn lookup<'k, T: Measured>(
         &self,
         key: &'k RedisKeyWritable,
         types: &[&RedisType],
-    ) -> Lookup<&'k mut T> {
+    ) -> Lookup<Tracked<'k, T>> {
         types
             .iter()
             .find_map(|data_type| classify(key.get_value::<T>(data_type)))
             .unwrap_or(Lookup::WrongType)
+            .map(|value| Tracked::new(value, self.metrics))
     }
 
     /// What a key opened for reading holds, if it is a `T` stored as one of `types`.
@@ -138,12 +152,12 @@ impl Call<'_> {
 
     /// The value at the key, or the one `create` makes (with its data type) when the key is
     /// empty.
-    pub fn existing_or_created<'k, T>(
+    pub fn existing_or_created<'k, T: Measured>(
         &self,
         key: &'k RedisKeyWritable,
         types: &[&RedisType],
         create: impl FnOnce() -> Result<(&'static RedisType, T), Failure>,
-    ) -> Result<&'k mut T, Failure> {
+    ) -> Result<Tracked<'k, T>, Failure> {
         match self.lookup(key, types) {
             Lookup::Missing => {
                 let (data_type, value) = create()?;
@@ -154,15 +168,18 @@ impl Call<'_> {
         }
     }
 
-    /// Puts a new value under an empty key.
-    pub fn store<T>(
+    /// Puts a new value under an empty key, adding it to the totals.
+    pub fn store<T: Measured>(
         &self,
         key: &RedisKeyWritable,
         data_type: &RedisType,
         value: T,
     ) -> Result<(), Failure> {
+        let footprint = value.footprint();
         key.set_value(data_type, value)
-            .map_err(|_| Failure::Message(errors::WRONG_TYPE))
+            .map_err(|_| Failure::Message(errors::WRONG_TYPE))?;
+        T::family(self.metrics).entered(footprint);
+        Ok(())
     }
 
     /// Every successful write ends here: replicate the command as it came (as RedisBloom

@@ -5,7 +5,7 @@
 //!
 //! * `spec` — what Redis is told about a command; `call` — one invocation and its key;
 //!   `args` — numbers as Redis parses them; `reply` — reply values; `errors` — every wire
-//!   error string;
+//!   error string; `metrics` — the totals of the module's `INFO` section;
 //! * `bf/` — the Bloom-filter family, one file per command family;
 //! * `cf/` — the Cuckoo-filter family, likewise.
 //!
@@ -22,6 +22,7 @@ pub mod bf;
 pub mod call;
 pub mod cf;
 pub mod errors;
+pub mod metrics;
 pub mod reply;
 pub mod spec;
 

@@ -6,6 +6,7 @@
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
+//! * [`Footprint`] — what one filter adds to the module's totals;
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format.
 
@@ -24,9 +25,11 @@
 pub mod bloom;
 pub mod cuckoo;
 mod error;
+mod footprint;
 pub mod hash;
 mod memory;
 pub mod rdb;
 
 pub use error::Error;
+pub use footprint::Footprint;
 pub use memory::{eager_zeroed, try_copy, Memory, Zeroed, EAGER};

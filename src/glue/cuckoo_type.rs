@@ -96,19 +96,7 @@ unsafe extern "C" fn aof_rewrite(
 unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
     // SAFETY: Redis passes a live value of this type.
     let filter = unsafe { filter(value) };
-    let h = filter.saved_header();
-    add_numbers(
-        md,
-        &[
-            h.num_filters,
-            h.num_buckets,
-            h.items,
-            h.deletes,
-            h.bucket_size,
-            h.max_iterations,
-            h.expansion,
-        ],
-    );
+    add_numbers(md, &filter.saved_header().fields());
     for (num_buckets, data) in filter.sub_filters() {
         add_numbers(md, &[num_buckets]);
         add_bytes(md, data);

@@ -1,7 +1,9 @@
 //! What every stored data type shares: the callback table's shape, the value pointer
 //! convention (`Box<T>` handed to Redis, freed by `free`), the callbacks that only need a
 //! value's size and a copy of it ([`StoredValue`]: `mem_usage`, `free_effort`, `copy`,
-//! `free`), and the I/O helpers the type files build their RDB, AOF and digest callbacks from.
+//! `free`), the module's totals kept as values enter the keyspace (RDB load, COPY) and are
+//! freed (commands count what they store and change: `commands::metrics`), and the I/O
+//! helpers the type files build their RDB, AOF and digest callbacks from.
 //! Each data type has its own file (`bloom_type.rs`, `cuckoo_type.rs`) holding only what its
 //! format needs.
 
@@ -13,11 +15,13 @@ use redis_module::raw;
 
 use super::alloc::advise_huge_pages;
 use super::guard::guarded;
+use super::info::METRICS;
+use crate::commands::metrics::Measured;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
 
-/// What the shared callbacks need to know of a stored value.
-pub trait StoredValue: Sized {
+/// What the shared callbacks need to know of a stored value, besides its footprint.
+pub trait StoredValue: Sized + Measured {
     /// Bytes it holds as `MEMORY USAGE` reports them (RedisBloom's count, to the byte).
     fn memory_usage(&self) -> u64;
     /// Separately allocated arrays it holds (sub-filters): each costs a free.
@@ -58,20 +62,27 @@ pub unsafe fn value_ref<'a, T>(value: *const c_void) -> &'a T {
     unsafe { &*value.cast::<T>() }
 }
 
-/// Hands `value` to Redis as a value pointer.
-pub fn into_value<T>(value: T) -> *mut c_void {
+/// Hands `value` to Redis as a value pointer (from RDB load or COPY, on the main thread),
+/// adding it to the totals.
+pub fn into_value<T: Measured>(value: T) -> *mut c_void {
+    T::family(&METRICS).entered(value.footprint());
     Box::into_raw(Box::new(value)).cast()
 }
 
-/// The `free` callback of a type whose values are `T`. Null is no value: when a payload ends
-/// before its EOF marker, Redis 6.0 wraps whatever `rdb_load` returned, a refusal's null
-/// included, to free it (`rdbLoadObject` in its `src/rdb.c`; later servers check first).
-pub unsafe extern "C" fn free<T>(value: *mut c_void) {
+/// The `free` callback of a type whose values are `T`: on the main thread or the lazy-free
+/// one, which `Family::freed` allows. Null is no value: when a payload ends before its EOF
+/// marker, Redis 6.0 wraps whatever `rdb_load` returned, a refusal's null included, to free
+/// it (`rdbLoadObject` in its `src/rdb.c`; later servers check first).
+pub unsafe extern "C" fn free<T: Measured>(value: *mut c_void) {
     if value.is_null() {
         return;
     }
-    // SAFETY: Redis frees each value once, with the pointer `into_value` gave it.
-    drop(unsafe { Box::from_raw(value.cast::<T>()) });
+    // SAFETY: Redis frees each value once, with the pointer it was given (`into_value`, or
+    // the crate's `set_value` for values commands store).
+    let value = unsafe { Box::from_raw(value.cast::<T>()) };
+    let footprint = value.footprint();
+    drop(value);
+    T::family(&METRICS).freed(footprint);
 }
 
 /// The `mem_usage` callback of a type whose values are `T`.

@@ -11,7 +11,7 @@ use redis_module::{raw, Context, RedisString};
 use super::bloom_type::{BLOOM_TYPE, FAST_TYPE};
 use super::cuckoo_type::CUCKOO_TYPE;
 use super::guard::guarded;
-use super::{alloc, config, reply};
+use super::{alloc, config, info, reply};
 use crate::commands::call::{Call, Types};
 use crate::commands::errors::{self, Failure};
 use crate::commands::spec::CommandSpec;
@@ -120,6 +120,7 @@ fn run(
         types: &TYPES,
         config: config::snapshot(),
         memory: alloc::memory(ctx),
+        metrics: &info::METRICS,
         notify,
         out: &writer,
     };

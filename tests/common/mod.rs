@@ -630,6 +630,43 @@ pub fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     }
 }
 
+/// Waits until `replica` is linked to `master` and has applied all it has sent.
+pub fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {
+    wait_for("the replica link", || {
+        info_field(replica, "replication", "master_link_status") == "up"
+    });
+    wait_for("the replica to catch up", || {
+        let offset = info_field(master, "replication", "master_repl_offset");
+        info_field(replica, "replication", "slave_repl_offset") == offset
+    });
+}
+
+/// A redis-bf server and a RedisBloom server for differential tests, both Debian's
+/// redis-server (RedisBloom 2.8.2 loads into 7.0), whatever server the rest of the suite runs
+/// on.
+pub fn start_pair() -> (Server, Server) {
+    let ours = Server::with(Module::RedisBf).binary("redis-server").start();
+    let theirs = Server::with(Module::RedisBloom)
+        .binary("redis-server")
+        .start();
+    (ours, theirs)
+}
+
+/// Runs `check(from, to)` with RedisBloom (`b`) as the source, then with redis-bf (`a`), on
+/// emptied servers.
+pub fn both_ways(a: &mut Conn, b: &mut Conn, mut check: impl FnMut(&mut Conn, &mut Conn)) {
+    for redisbloom_first in [true, false] {
+        let (from, to) = if redisbloom_first {
+            (&mut *b, &mut *a)
+        } else {
+            (&mut *a, &mut *b)
+        };
+        from.cmd("FLUSHALL");
+        to.cmd("FLUSHALL");
+        check(from, to);
+    }
+}
+
 /// The value of `field` in `INFO <section>`.
 pub fn info_field(conn: &mut Conn, section: &str, field: &str) -> String {
     let info = conn.call(&["INFO", section]).text();

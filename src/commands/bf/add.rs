@@ -47,7 +47,7 @@ pub static MADD: CommandSpec = CommandSpec {
 fn add(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
-    let chain = existing_or_created(call, &key, call.config.bloom)?;
+    let mut chain = existing_or_created(call, &key, call.config.bloom)?;
     let added = chain
         .add(call.arg(2), &call.memory)
         .map_err(errors::bloom)?;
@@ -58,8 +58,8 @@ fn add(call: &Call) -> CommandResult {
 fn madd(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let key = call.open_for_write()?;
-    let chain = existing_or_created(call, &key, call.config.bloom)?;
-    let reply = add_items(call, chain, call.args.get(2..).unwrap_or(&[]));
+    let mut chain = existing_or_created(call, &key, call.config.bloom)?;
+    let reply = add_items(call, &mut chain, call.args.get(2..).unwrap_or(&[]));
     call.finish_write(c"bf.add");
     Ok(reply)
 }

@@ -76,7 +76,9 @@ fn loadchunk(call: &Call) -> CommandResult {
             let chain = encoding::decode_header(data, &call.memory).map_err(errors::bloom)?;
             store(call, &key, chain)?;
         }
-        found => encoding::load_chunk(found.existing()?, iter, data).map_err(errors::bloom)?,
+        found => {
+            encoding::load_chunk(&mut *found.existing()?, iter, data).map_err(errors::bloom)?
+        }
     }
     call.finish_write(c"bf.loadchunk");
     Ok(Reply::OK)

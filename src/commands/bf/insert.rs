@@ -11,7 +11,8 @@
 //! Replicated verbatim; keyspace event `bf.add`.
 
 use super::add::add_items;
-use super::{capped_error_rate, error_rate, existing_or_created, integer_in, lookup, parse_layout};
+use super::{capped_error_rate, error_rate, existing_or_created, integer_in, log_capped};
+use super::{lookup, parse_layout};
 use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
 use crate::commands::call::Call;
 use crate::commands::errors::{self, CommandResult, Failure};
@@ -50,51 +51,63 @@ pub static INSERT: CommandSpec = CommandSpec {
 };
 
 /// What BF.INSERT was asked to do.
-struct InsertArgs {
-    params: Params,
-    nocreate: bool,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Insert {
+    /// The parameters of the filter it creates if the key is empty, its error rate capped at
+    /// `ERROR_RATE_CAP`.
+    pub params: Params,
+    pub nocreate: bool,
     /// Index of the first item.
-    first_item: usize,
+    pub first_item: usize,
+    /// Whether an `ERROR` asked for was above the cap (RedisBloom logs it).
+    pub capped: bool,
 }
 
 fn insert(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 4)?;
-    let parsed = parse(call)?;
+    let parsed = parse(call.args, call.config.bloom)?;
+    if parsed.capped {
+        log_capped(call.ctx);
+    }
     let key = call.open_for_write()?;
-    let chain = if parsed.nocreate {
+    let mut chain = if parsed.nocreate {
         lookup(call, &key).existing()?
     } else {
         existing_or_created(call, &key, parsed.params)?
     };
     let reply = add_items(
         call,
-        chain,
+        &mut chain,
         call.args.get(parsed.first_item..).unwrap_or(&[]),
     );
     call.finish_write(c"bf.add");
     Ok(reply)
 }
 
-fn parse(call: &Call) -> Result<InsertArgs, Failure> {
-    let defaults = call.config.bloom;
+/// BF.INSERT's arguments (`args`, the command name first, arity checked) with the `bf-*`
+/// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
+pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
     let mut capacity = defaults.capacity;
     let mut chosen_rate = defaults.error_rate;
+    let mut capped = false;
     let mut expansion = defaults.expansion;
     let mut nonscaling = false;
     let mut nocreate = false;
     let mut layout = defaults.layout;
     let mut i = 2;
     let first_item = loop {
-        let Some(option) = call.args.get(i).map(|a| a.to_ascii_lowercase()) else {
+        let Some(option) = args.get(i).map(|a| a.to_ascii_lowercase()) else {
             return Err(Failure::WrongArity); // no ITEMS
         };
-        let value = || call.args.get(i + 1).copied().ok_or(Failure::WrongArity);
+        let value = || args.get(i + 1).copied().ok_or(Failure::WrongArity);
         match (option.first(), option.get(1), option.get(2)) {
             (Some(b'i'), _, _) => break i + 1,
             (Some(b'e'), Some(b'r'), _) => {
                 let rate = error_rate(value()?)
                     .map_err(|_| Failure::Message(errors::INSERT_BAD_ERROR_RATE))?;
-                chosen_rate = capped_error_rate(call.ctx, rate);
+                let (rate, was_capped) = capped_error_rate(rate);
+                chosen_rate = rate;
+                capped |= was_capped;
                 i += 2;
             }
             (Some(b'e'), _, _) => {
@@ -124,7 +137,7 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
             _ => return Err(Failure::Message(errors::UNKNOWN_ARGUMENT)),
         }
     };
-    if first_item >= call.args.len() {
+    if first_item >= args.len() {
         return Err(Failure::WrongArity);
     }
     let params = Params {
@@ -134,9 +147,58 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
         nonscaling: nonscaling || expansion == 0,
         layout,
     };
-    Ok(InsertArgs {
+    Ok(Insert {
         params,
         nocreate,
         first_item,
+        capped,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::bloom::chain::LayoutKind;
+
+    const DEFAULTS: Params = Params {
+        capacity: 100,
+        error_rate: 0.01,
+        expansion: 2,
+        nonscaling: false,
+        layout: LayoutKind::Classic,
+    };
+
+    fn parsed(line: &str) -> Result<Insert, Failure> {
+        let args: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
+        parse(&args, DEFAULTS)
+    }
+
+    #[test]
+    fn parses_without_a_server() {
+        let i = parsed("BF.INSERT k CAP 5 ERROR 0.3 ERROR 0.1 exp 0 NOCREATE ITEMS a b").unwrap();
+        assert_eq!((i.first_item, i.nocreate, i.capped), (12, true, true));
+        assert_eq!(
+            i.params,
+            Params {
+                capacity: 5,
+                error_rate: 0.1,
+                expansion: 0,
+                nonscaling: true,
+                layout: LayoutKind::Classic,
+            }
+        );
+        assert_eq!(parsed("BF.INSERT k ITEMS").err(), Some(Failure::WrongArity));
+        assert_eq!(
+            parsed("BF.INSERT k CAPACITY").err(),
+            Some(Failure::WrongArity)
+        );
+        assert_eq!(
+            parsed("BF.INSERT k ERROR 2 ITEMS a").err(),
+            Some(Failure::Message(errors::INSERT_BAD_ERROR_RATE))
+        );
+        assert_eq!(
+            parsed("BF.INSERT k FOO ITEMS a").err(),
+            Some(Failure::Message(errors::UNKNOWN_ARGUMENT))
+        );
+    }
 }

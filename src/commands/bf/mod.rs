@@ -17,6 +17,11 @@ pub use exists::{EXISTS, MEXISTS};
 pub use info::{CARD, INFO};
 pub use insert::INSERT;
 pub use reserve::RESERVE;
+#[cfg(fuzzing)]
+pub use {
+    insert::{parse as parse_insert, Insert},
+    reserve::{parse as parse_reserve, Reserve},
+};
 
 use std::ops::RangeInclusive;
 
@@ -29,6 +34,7 @@ pub use super::args::{integer_in, Bad};
 use super::args::parse_double;
 use super::call::{Call, Lookup};
 use super::errors::{self, Failure};
+use super::metrics::Tracked;
 use super::spec::{ArgKind, ArgSpec, KEY_ARG};
 use crate::core::bloom::chain::{Chain, LayoutKind, Params};
 
@@ -49,14 +55,19 @@ pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {
     }
 }
 
-/// Applies RedisBloom's error-rate cap, telling the log as it does.
-fn capped_error_rate(ctx: &Context, error_rate: f64) -> f64 {
+/// Applies RedisBloom's error-rate cap: the rate to use, and whether it was capped (which
+/// RedisBloom logs; the command does, with [`log_capped`]).
+fn capped_error_rate(error_rate: f64) -> (f64, bool) {
     if error_rate > ERROR_RATE_CAP {
-        ctx.log_warning("Error rate is capped at 0.250000");
-        ERROR_RATE_CAP
+        (ERROR_RATE_CAP, true)
     } else {
-        error_rate
+        (error_rate, false)
     }
+}
+
+/// Tells the log that an error rate was capped, as RedisBloom does.
+fn log_capped(ctx: &Context) {
+    ctx.log_warning("Error rate is capped at 0.250000");
 }
 
 /// The layouts' names, as `LAYOUT`, the `bf-layout` config (any case) and `BF.INFO` spell them.
@@ -115,7 +126,7 @@ fn data_type(call: &Call, layout: LayoutKind) -> &'static RedisType {
 }
 
 /// What a key opened for writing holds.
-fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<&'k mut Chain> {
+fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<Tracked<'k, Chain>> {
     call.lookup(key, &types(call))
 }
 
@@ -134,7 +145,7 @@ fn existing_or_created<'k>(
     call: &Call,
     key: &'k RedisKeyWritable,
     params: Params,
-) -> Result<&'k mut Chain, Failure> {
+) -> Result<Tracked<'k, Chain>, Failure> {
     call.existing_or_created(key, &types(call), || {
         let chain = Chain::new(params, &call.memory).map_err(errors::bloom)?;
         Ok((data_type(call, chain.layout()), chain))

@@ -9,7 +9,9 @@
 //! `ERR layout must be CLASSIC or FAST`. Unknown extra arguments are ignored, as RedisBloom
 //! does. Replicated verbatim; keyspace event `bf.reserve`.
 
-use super::{capped_error_rate, error_rate, integer_in, lookup, parse_layout, store, Bad};
+use super::{
+    capped_error_rate, error_rate, integer_in, log_capped, lookup, parse_layout, store, Bad,
+};
 use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
@@ -40,8 +42,22 @@ pub static RESERVE: CommandSpec = CommandSpec {
 };
 
 fn reserve(call: &Call) -> CommandResult {
-    call.require_arity((4..=7).contains(&call.args.len()))?;
-    let params = parse(call)?;
+    // RedisBloom's bound (at most 7 arguments), plus the two of our LAYOUT option.
+    let layout_args = if call
+        .args
+        .iter()
+        .skip(4)
+        .any(|a| a.eq_ignore_ascii_case(b"LAYOUT"))
+    {
+        2
+    } else {
+        0
+    };
+    call.require_arity((4..=7 + layout_args).contains(&call.args.len()))?;
+    let Reserve { params, capped } = parse(call.args, call.config.bloom)?;
+    if capped {
+        log_capped(call.ctx);
+    }
     let key = call.open_for_write()?;
     match lookup(call, &key) {
         Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
@@ -55,14 +71,26 @@ fn reserve(call: &Call) -> CommandResult {
     Ok(Reply::OK)
 }
 
-fn parse(call: &Call) -> Result<Params, Failure> {
-    let error_rate = error_rate(call.arg(2)).map_err(|bad| {
+/// What BF.RESERVE was asked for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reserve {
+    /// The new filter's parameters, its error rate capped at `ERROR_RATE_CAP`.
+    pub params: Params,
+    /// Whether the error rate asked for was above the cap (RedisBloom logs it).
+    pub capped: bool,
+}
+
+/// BF.RESERVE's arguments (`args`, the command name first, arity checked) with the `bf-*`
+/// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
+pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Reserve, Failure> {
+    let arg = |i: usize| args.get(i).copied().unwrap_or_default();
+    let error_rate = error_rate(arg(2)).map_err(|bad| {
         Failure::Message(match bad {
             Bad::NotANumber => errors::BAD_ERROR_RATE,
             Bad::OutOfRange => errors::ERROR_RATE_RANGE,
         })
     })?;
-    let capacity = integer_in(call.arg(3), &CAPACITY).map_err(|bad| {
+    let capacity = integer_in(arg(3), &CAPACITY).map_err(|bad| {
         Failure::Message(match bad {
             Bad::NotANumber => errors::BAD_CAPACITY,
             Bad::OutOfRange => errors::CAPACITY_RANGE,
@@ -70,13 +98,12 @@ fn parse(call: &Call) -> Result<Params, Failure> {
     })?;
     // Options are looked for among the options only: RedisBloom scans every argument, so a
     // key named "nonscaling" or "expansion" changes the filter (a documented difference).
-    let options = call.args.get(4..).unwrap_or(&[]);
+    let options = args.get(4..).unwrap_or(&[]);
     let is = |i: usize, word: &str| {
         options
             .get(i)
             .is_some_and(|a| a.eq_ignore_ascii_case(word.as_bytes()))
     };
-    let defaults = call.config.bloom;
     let mut nonscaling = defaults.nonscaling || (0..options.len()).any(|i| is(i, "NONSCALING"));
     let mut expansion = defaults.expansion;
     if let Some(at) = (0..options.len()).find(|&i| is(i, "EXPANSION")) {
@@ -98,11 +125,65 @@ fn parse(call: &Call) -> Result<Params, Failure> {
         Some(at) => parse_layout(options.get(at + 1).copied().unwrap_or_default())?,
         None => defaults.layout,
     };
-    Ok(Params {
-        capacity: capacity as u64,
-        error_rate: capped_error_rate(call.ctx, error_rate),
-        expansion,
-        nonscaling,
-        layout,
+    let (error_rate, capped) = capped_error_rate(error_rate);
+    Ok(Reserve {
+        params: Params {
+            capacity: capacity as u64,
+            error_rate,
+            expansion,
+            nonscaling,
+            layout,
+        },
+        capped,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::bloom::chain::LayoutKind;
+
+    const DEFAULTS: Params = Params {
+        capacity: 100,
+        error_rate: 0.01,
+        expansion: 2,
+        nonscaling: false,
+        layout: LayoutKind::Classic,
+    };
+
+    fn parsed(line: &str) -> Result<Reserve, Failure> {
+        let args: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
+        parse(&args, DEFAULTS)
+    }
+
+    #[test]
+    fn parses_without_a_server() {
+        let r = parsed("BF.RESERVE k 0.5 1000 expansion 4 layout FAST").unwrap();
+        assert!(r.capped);
+        assert_eq!(
+            r.params,
+            Params {
+                capacity: 1000,
+                error_rate: 0.25,
+                expansion: 4,
+                nonscaling: false,
+                layout: LayoutKind::Fast,
+            }
+        );
+        let r = parsed("BF.RESERVE k 0.01 10 EXPANSION 0").unwrap();
+        assert!(!r.capped && r.params.nonscaling);
+        for (line, error) in [
+            ("BF.RESERVE k x 10", errors::BAD_ERROR_RATE),
+            ("BF.RESERVE k 1 10", errors::ERROR_RATE_RANGE),
+            ("BF.RESERVE k 0.1 0", errors::CAPACITY_RANGE),
+            ("BF.RESERVE k 0.1 10 EXPANSION", errors::NO_EXPANSION),
+            (
+                "BF.RESERVE k 0.1 10 NONSCALING EXPANSION 2",
+                errors::NONSCALING_CANNOT_EXPAND,
+            ),
+            ("BF.RESERVE k 0.1 10 LAYOUT slow", errors::BAD_LAYOUT),
+        ] {
+            assert_eq!(parsed(line), Err(Failure::Message(error)), "{line}");
+        }
+    }
 }

@@ -33,7 +33,7 @@ pub static COMPACT: CommandSpec = CommandSpec {
 fn compact(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 2)?;
     let key = call.open_for_write()?;
-    let Lookup::Found(filter) = lookup(call, &key) else {
+    let Lookup::Found(mut filter) = lookup(call, &key) else {
         return Err(Failure::Message(errors::CF_COMPACT_NOT_FOUND));
     };
     filter.compact();

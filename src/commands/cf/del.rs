@@ -33,7 +33,7 @@ pub static DEL: CommandSpec = CommandSpec {
 fn del(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
-    let Lookup::Found(filter) = lookup(call, &key) else {
+    let Lookup::Found(mut filter) = lookup(call, &key) else {
         return Err(Failure::Message(errors::CF_DEL_NOT_FOUND));
     };
     let deleted = filter.delete(&ItemHash::of(call.arg(2)));

@@ -101,8 +101,8 @@ fn loadchunk(call: &Call) -> CommandResult {
             }
         }
     } else {
-        let filter = lookup(call, &key).existing()?;
-        encoding::load_chunk(filter, cursor, data)
+        let mut filter = lookup(call, &key).existing()?;
+        encoding::load_chunk(&mut filter, cursor, data)
             .map_err(|_| Failure::Message(errors::CF_CANNOT_LOAD_CHUNK))?;
     }
     call.finish_write(c"cf.loadchunk");

@@ -106,11 +106,11 @@ fn insert_with(call: &Call, insert_item: InsertItem) -> CommandResult {
     call.require_arity(call.args.len() >= 4)?;
     let parsed = parse(call)?;
     let key = call.open_for_write()?;
-    let filter = filter_for_insert(call, &key, (!parsed.nocreate).then_some(parsed.capacity))?;
+    let mut filter = filter_for_insert(call, &key, (!parsed.nocreate).then_some(parsed.capacity))?;
     let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
     let replies = items
         .iter()
-        .map(|item| insert_item(filter, &ItemHash::of(item), &call.memory))
+        .map(|item| insert_item(&mut filter, &ItemHash::of(item), &call.memory))
         .collect();
     call.finish_write(c"cf.add");
     Ok(Reply::Array(replies))

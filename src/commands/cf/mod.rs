@@ -33,6 +33,7 @@ use redis_module::key::{RedisKey, RedisKeyWritable};
 
 use super::call::{Call, Lookup};
 use super::errors::{self, Failure};
+use super::metrics::Tracked;
 use super::spec::{ArgKind, ArgSpec, KEY_ARG};
 use crate::core::cuckoo::rdb::LegacyDefaults;
 use crate::core::cuckoo::{CuckooFilter, Params};
@@ -125,7 +126,7 @@ impl Defaults {
 const ONE_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String)];
 
 /// What a key opened for writing holds.
-fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<&'k mut CuckooFilter> {
+fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<Tracked<'k, CuckooFilter>> {
     call.lookup(key, &[call.types.cuckoo])
 }
 
@@ -149,7 +150,7 @@ fn filter_for_insert<'k>(
     call: &Call,
     key: &'k RedisKeyWritable,
     capacity: Option<u64>,
-) -> Result<&'k mut CuckooFilter, Failure> {
+) -> Result<Tracked<'k, CuckooFilter>, Failure> {
     let defaults = call.config.cuckoo;
     match (lookup(call, key), capacity) {
         (Lookup::Missing, Some(capacity)) => {

@@ -7,12 +7,33 @@ use super::filter::{Added, Link, Shape};
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::Error;
-use crate::core::Memory;
+use crate::core::{Footprint, Memory};
 
 /// How many items batch operations hash and read ahead at a time: enough for the reads to
 /// overlap, few enough for the hashes to stay on the stack.
 const BATCH: usize = 32;
 const NO_HASH: HashPair = HashPair { a: 0, b: 0 };
+
+/// Whether saved chain fields and its links (shape and item count each) describe a chain
+/// [`Chain::from_links`] accepts: at least one link, each of the chain's layout, their items
+/// adding up to `items`, and only known option bits. Decoders check it before they allocate.
+pub fn is_consistent<'a>(
+    items: u64,
+    options: u32,
+    links: impl IntoIterator<Item = (&'a Shape, u64)>,
+) -> bool {
+    let fast = options & options::FAST != 0;
+    let mut count = 0usize;
+    let mut total = Some(0u64);
+    for (shape, link_items) in links {
+        if matches!(shape, Shape::Blocked(_)) != fast {
+            return false;
+        }
+        count += 1;
+        total = total.and_then(|sum| sum.checked_add(link_items));
+    }
+    count > 0 && options & !options::KNOWN == 0 && total == Some(items)
+}
 
 /// Each new sub-filter's error rate is the previous one's times this (`ERROR_TIGHTENING_RATIO`).
 const TIGHTENING: f64 = 0.5;
@@ -89,18 +110,8 @@ impl Chain {
         growth: u32,
         links: Vec<Link>,
     ) -> Result<Chain, Error> {
-        let total = links
-            .iter()
-            .try_fold(0u64, |sum, link| sum.checked_add(link.items()));
-        let fast = options & options::FAST != 0;
-        let shapes_match = links
-            .iter()
-            .all(|l| matches!(l.shape(), Shape::Blocked(_)) == fast);
-        if links.is_empty()
-            || options & !options::KNOWN != 0
-            || total != Some(items)
-            || !shapes_match
-        {
+        let saved = links.iter().map(|l| (l.shape(), l.items()));
+        if !is_consistent(items, options, saved) {
             return Err(Error::BadEncoding);
         }
         Ok(Chain {
@@ -277,6 +288,17 @@ impl Chain {
     pub fn memory_usage(&self) -> u64 {
         let bytes = self.links.iter().map(|l| l.shape().bytes()).sum();
         memory_usage(self.links.len() as u64, bytes).unwrap_or(u64::MAX)
+    }
+
+    /// Its share of the module's totals.
+    pub fn footprint(&self) -> Footprint {
+        Footprint {
+            bytes: self.memory_usage(),
+            filters: self.links.len() as u64,
+            items: self.items,
+            capacity: self.capacity(),
+            deletes: 0,
+        }
     }
 
     /// The stored option bits.

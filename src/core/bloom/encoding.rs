@@ -100,7 +100,12 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
                 n2,
             })
         };
-        if !shape.is_sized_for_its_capacity() {
+        // The fast layout derives bpe and n2 from its other fields: they must be those, so
+        // that a header is read back only from the bytes that encode it.
+        if !shape.is_valid()
+            || !shape.is_sized_for_its_capacity()
+            || shape.stored_bpe_and_n2() != (bpe, n2)
+        {
             return Err(Error::BadEncoding);
         }
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
@@ -111,6 +116,12 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
         shapes.push((shape, link_items));
     }
     memory.check(chain::memory_usage(nfilters as u64, total_bytes).ok_or(Error::OutOfMemory)?)?;
+    let saved = shapes
+        .iter()
+        .map(|(shape, link_items)| (shape, *link_items));
+    if !chain::is_consistent(items, options, saved) {
+        return Err(Error::BadEncoding);
+    }
     let mut links = Vec::new();
     links
         .try_reserve_exact(nfilters)
@@ -310,6 +321,31 @@ mod tests {
     }
 
     #[test]
+    fn inconsistent_headers_are_refused_before_allocating() {
+        fn no_allocation(len: usize) -> Option<Vec<u8>> {
+            panic!("{len} bytes allocated for a header that is refused")
+        }
+        let memory = Memory {
+            zeroed: no_allocation,
+            available: u64::MAX,
+            limit: u64::MAX,
+        };
+        let header = encode_header(&docs_example());
+        let corrupt = |at: usize, bytes: &[u8]| {
+            let mut h = header.clone();
+            h[at..at + bytes.len()].copy_from_slice(bytes);
+            h
+        };
+        for bad in [
+            corrupt(0, &2u64.to_le_bytes()), // the chain's items are not its link's
+            corrupt(12, &64u32.to_le_bytes()), // an unknown option bit
+            corrupt(60, &6u32.to_le_bytes()), // hashes that do not match bpe
+        ] {
+            assert_eq!(decode_header(&bad, &memory).err(), Some(Error::BadEncoding));
+        }
+    }
+
+    #[test]
     fn sizes_beyond_what_capacity_and_error_imply_are_bad_data() {
         // RedisBloom's test_scandump_invalid_header_alloc: the top bytes of `bytes` and
         // `bits` raised together, consistent with each other but not with the capacity.
@@ -352,5 +388,15 @@ mod tests {
         let mut classic_with_trailer = classic_header.clone();
         classic_with_trailer.extend_from_slice(FAST_TRAILER);
         assert!(decode_header(&classic_with_trailer, &EAGER).is_err());
+        // The derived bpe and n2 (the first link's, at bytes 52 and 72) must be the ones the
+        // fast link's other fields give.
+        for at in [52, 72] {
+            let mut derived = header.clone();
+            derived[at] ^= 1;
+            assert_eq!(
+                decode_header(&derived, &EAGER).err(),
+                Some(Error::BadEncoding)
+            );
+        }
     }
 }

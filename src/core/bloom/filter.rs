@@ -81,7 +81,7 @@ impl Shape {
     }
 
     /// Whether a stored shape can be used as it is.
-    fn is_valid(&self) -> bool {
+    pub fn is_valid(&self) -> bool {
         match self {
             Shape::Classic(l) => l.is_consistent(),
             Shape::Blocked(b) => b.is_plausible(),

@@ -108,6 +108,10 @@ impl Layout {
 
     /// RedisBloom's `bloom_validate_integrity`, plus the probe-count cap: a stored layout
     /// must be one `Layout::new` could have produced, so loading never trusts a field.
+    /// RedisBloom's `bits == bytes * 8` (bytes being the stored array's length) is the whole
+    /// bytes here: the array must then be `bits / 8` long. Without it, 193 bits over 24 bytes
+    /// would probe a bit past the array, and SCANDUMP (which stores bytes, not bits) would
+    /// rebuild a different filter.
     pub fn is_consistent(&self) -> bool {
         self.error > 0.0
             && self.error < 1.0
@@ -115,6 +119,7 @@ impl Layout {
             && self.n2 <= 63
             && (self.n2 == 0 || self.bits >= 1u64 << self.n2)
             && self.bits != 0
+            && self.bits.is_multiple_of(8)
             && self.hashes >= 1
             && self.hashes <= MAX_HASHES
             && self.hashes == hashes_for(self.bpe)
@@ -229,6 +234,10 @@ mod tests {
                 ..good
             },
             Layout { bits: 0, ..good },
+            Layout {
+                bits: good.bits + 1,
+                ..good
+            },
             Layout { error: 1.5, ..good },
             Layout { n2: 64, ..good },
             Layout { n2: 20, ..good },

@@ -160,14 +160,17 @@ pub fn chunk_at(filter: &CuckooFilter, cursor: i64) -> Option<(i64, &[u8])> {
 
 /// Every data chunk of a walk from cursor 1, as `(next cursor, chunk)`: what an AOF rewrite
 /// emits after the header (one `CF.LOADCHUNK key <next> <chunk>` each), empty filters
-/// included.
+/// included. The chunks [`chunk_at`] gives along the walk, found in one pass over the
+/// sub-filters rather than one per chunk (a filter may have 65535 of them).
 pub fn chunks(filter: &CuckooFilter) -> impl Iterator<Item = (i64, &[u8])> {
-    let mut cursor = 1;
-    std::iter::from_fn(move || {
-        let (next, data) = chunk_at(filter, cursor)?;
-        cursor = next;
-        Some((next, data))
-    })
+    let mut cursor = 1i64;
+    filter
+        .sub_filters()
+        .flat_map(|(_, data)| data.chunks(MAX_CHUNK))
+        .map_while(move |piece| {
+            cursor = cursor.checked_add(i64::try_from(piece.len()).ok()?)?;
+            Some((cursor, piece))
+        })
 }
 
 /// Writes a chunk that SCANDUMP returned as `(cursor, data)` (`CF_LoadEncodedChunk`) at byte
@@ -360,6 +363,14 @@ mod tests {
         let sizes: Vec<usize> = f.sub_filters().map(|(_, d)| d.len()).collect();
         let walk: Vec<usize> = chunks(&f).map(|(_, d)| d.len()).collect();
         assert_eq!(walk, sizes);
+        // The one-pass walk is the cursor walk SCANDUMP does.
+        let mut cursor = 1;
+        let by_cursor = std::iter::from_fn(|| {
+            let (next, data) = chunk_at(&f, cursor)?;
+            cursor = next;
+            Some((next, data))
+        });
+        assert!(chunks(&f).eq(by_cursor));
         let copy = round_trip(&f);
         assert_eq!(copy, f);
     }

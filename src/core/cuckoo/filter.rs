@@ -24,7 +24,7 @@
 //! alternate of the alternate bucket is the bucket itself only for powers of two).
 
 use crate::core::hash::murmur64a;
-use crate::core::{Error, Memory};
+use crate::core::{Error, Footprint, Memory};
 
 /// The most slots per bucket: RedisBloom stores the bucket size of a sub-filter in 8 bits.
 pub const MAX_BUCKET_SIZE: u16 = 255;
@@ -176,6 +176,20 @@ pub struct SavedHeader {
 }
 
 impl SavedHeader {
+    /// The seven numbers in their saved order (the RDB value's start, and what a digest
+    /// covers).
+    pub fn fields(&self) -> [u64; 7] {
+        [
+            self.num_filters,
+            self.num_buckets,
+            self.items,
+            self.deletes,
+            self.bucket_size,
+            self.max_iterations,
+            self.expansion,
+        ]
+    }
+
     /// The fields of a value saved with encoding version 1 or 3 (RedisBloom before 2.2), which
     /// stored only `numFilters`, `numBuckets` and `numItems`: no deletes, and the rest from
     /// defaults (RedisBloom 2.8 uses 2, 20 and 1; 8.x its `cf-*` configs). Every one of its
@@ -620,8 +634,23 @@ impl CuckooFilter {
     /// Bytes this value holds as RedisBloom counts them (`CFMemUsage`, CF.INFO's "Size"):
     /// `40 + 16 × sub-filters + all sub-filter bytes`.
     pub fn memory_usage(&self) -> u64 {
-        let bytes: u64 = self.subs.iter().map(|sub| sub.data.len() as u64).sum();
-        memory_usage(self.subs.len() as u64, bytes).unwrap_or(u64::MAX)
+        memory_usage(self.subs.len() as u64, self.slots()).unwrap_or(u64::MAX)
+    }
+
+    /// Slots of all sub-filters: one byte each, so also the bytes of their arrays.
+    fn slots(&self) -> u64 {
+        self.subs.iter().map(|sub| sub.data.len() as u64).sum()
+    }
+
+    /// Its share of the module's totals.
+    pub fn footprint(&self) -> Footprint {
+        Footprint {
+            bytes: self.memory_usage(),
+            filters: self.subs.len() as u64,
+            items: self.items,
+            capacity: self.slots(),
+            deletes: self.deletes,
+        }
     }
 
     /// The RDB fields in save order (`CFRdbSave`); the sub-filters follow from

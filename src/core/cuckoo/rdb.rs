@@ -35,16 +35,7 @@ pub struct LegacyDefaults {
 
 /// Saves a filter in encoding version [`ENCODING_VERSION`].
 pub fn save(filter: &CuckooFilter, out: &mut impl RdbWrite) {
-    let h = filter.saved_header();
-    for n in [
-        h.num_filters,
-        h.num_buckets,
-        h.items,
-        h.deletes,
-        h.bucket_size,
-        h.max_iterations,
-        h.expansion,
-    ] {
+    for n in filter.saved_header().fields() {
         out.unsigned(n);
     }
     for (num_buckets, data) in filter.sub_filters() {

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Writes the fuzz targets' seed corpora (fuzz/seeds/<target>/) from real artefacts.
+
+The filters of RedisBloom's types (MBbloom--, MBbloomCF) are made by RedisBloom itself, the
+fast layout's (bfblocked) by redis-bf, each on a redis-server of its own: their DUMP payloads
+seed the RDB targets, their SCANDUMP streams (in fuzz/src/stream.rs's format) the SCANDUMP
+targets. The argument targets get a few command lines and numbers written out here.
+
+Usage: fuzz/make-seeds.py REDISBLOOM_SO REDIS_BF_SO   (`make fuzz-seeds` passes both)
+The seeds are small on purpose: libFuzzer grows its own corpus from them.
+"""
+
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEEDS = os.path.join(HERE, "seeds")
+SERVER = os.environ.get("SERVER", "redis-server")
+
+
+class Server:
+    """A redis-server on a free loopback port, with one module loaded (and its arguments)."""
+
+    def __init__(self, *module):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.dir = tempfile.mkdtemp(prefix="redis-bf-seeds-")
+        self.process = subprocess.Popen(
+            [SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", self.dir, "--loadmodule", *module],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                self.sock = socket.create_connection(("127.0.0.1", self.port))
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise SystemExit(f"{SERVER} did not start with {module[0]}")
+        self.buffer = b""
+
+    def close(self):
+        self.sock.close()
+        self.process.terminate()
+        self.process.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __call__(self, *args):
+        parts = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        self.sock.sendall(b"".join(parts))
+        return self.reply()
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise SystemExit("the server closed the connection")
+        self.buffer += chunk
+
+    def _read(self, n):
+        while len(self.buffer) < n:
+            self._fill()
+        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        return out
+
+    def _line(self):
+        while b"\r\n" not in self.buffer:
+            self._fill()
+        line, self.buffer = self.buffer.split(b"\r\n", 1)
+        return line
+
+    def reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest
+        if kind == b"-":
+            raise SystemExit(f"server error: {rest.decode()}")
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            return None if n < 0 else self._read(n + 2)[:-2]
+        if kind == b"*":
+            return [self.reply() for _ in range(int(rest))]
+        raise SystemExit(f"unexpected reply {line!r}")
+
+
+def stream(server, family, key):
+    """The SCANDUMP stream of a key: header, then every chunk, as fuzz/src/stream.rs reads it;
+    None for an empty Cuckoo filter, which RedisBloom does not dump."""
+    it, header = server(f"{family}.SCANDUMP", key, 0)
+    if header is None:
+        return None
+    out = struct.pack("<I", len(header)) + header
+    while True:
+        it, data = server(f"{family}.SCANDUMP", key, it)
+        if it == 0:
+            return out
+        out += struct.pack("<qI", it, len(data)) + data
+
+
+def write(target, name, data):
+    if data is None:
+        return
+    folder = os.path.join(SEEDS, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def add(server, family, key, count, start=0):
+    for i in range(start, start + count):
+        server(f"{family}.ADD", key, f"item:{i}")
+
+
+def bloom_filters(server):
+    """Assorted Bloom filters, made on `server`: their keys."""
+    made = []
+
+    def reserve(name, *args, items=0):
+        server("BF.RESERVE", name, *args)
+        add(server, "BF", name, items)
+        made.append(name)
+
+    reserve("empty", "0.01", 10)
+    reserve("small", "0.01", 10, items=5)
+    reserve("loose", "0.2", 8, items=8)
+    reserve("tight", "0.0001", 4, items=3)
+    reserve("scaled", "0.1", 4, items=20)  # several links
+    reserve("scaled-x4", "0.05", 4, "EXPANSION", 4, items=30)
+    reserve("scaled-x1", "0.1", 4, "EXPANSION", 1, items=12)
+    reserve("nonscaling", "0.01", 16, "NONSCALING", items=16)
+    return made
+
+
+def cuckoo_filters(server):
+    """Assorted Cuckoo filters, made on `server`: their keys."""
+    made = []
+
+    def reserve(name, *args, items=0, deletes=0):
+        server("CF.RESERVE", name, *args)
+        add(server, "CF", name, items)
+        for i in range(deletes):
+            server("CF.DEL", name, f"item:{i}")
+        made.append(name)
+
+    reserve("empty", 8)
+    reserve("small", 8, items=3)
+    reserve("deletes", 8, items=6, deletes=2)
+    reserve("bucket1", 8, "BUCKETSIZE", 1, items=4)
+    reserve("bucket4", 16, "BUCKETSIZE", 4, "MAXITERATIONS", 5, items=10)
+    reserve("scaled", 4, "EXPANSION", 2, items=20)  # several sub-filters
+    reserve("scaled-x1", 4, "EXPANSION", 1, items=12)
+    reserve("nonscaling", 4, "EXPANSION", 0, items=4)
+    reserve("odd-buckets", 6, "BUCKETSIZE", 3, items=7)
+    return made
+
+
+ARGS_NUMBERS = [
+    b"0", b"1", b"-1", b"100", b"9223372036854775807", b"-9223372036854775808", b"007",
+    b"0.01", b"1e-3", b"0.25", b"0.9999", b"1e400", b"-0.0", b"inf", b"nan", b"0x1p-4",
+    b" 1", b"1 ", b"classic", b"FAST",
+]
+
+BF_ARGS = [
+    "BF.RESERVE k 0.01 100",
+    "BF.RESERVE k 0.001 1000 EXPANSION 4",
+    "BF.RESERVE k 0.5 10 NONSCALING",
+    "BF.RESERVE k 0.01 100 LAYOUT fast",
+    "BF.RESERVE k 0.01 100 EXPANSION 0",
+    "BF.INSERT k ITEMS a b",
+    "BF.INSERT k CAPACITY 1000 ERROR 0.001 ITEMS a",
+    "BF.INSERT k NOCREATE ITEMS a",
+    "BF.INSERT k EXPANSION 3 NONSCALING LAYOUT classic ITEMS a b c",
+    "BF.INSERT k ERROR 0.3 CAPACITY 5 ITEMS x",
+]
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit(__doc__)
+    redisbloom, redis_bf = map(os.path.abspath, sys.argv[1:])
+    shutil.rmtree(SEEDS, ignore_errors=True)
+
+    server = Server(redisbloom)
+    try:
+        for key in bloom_filters(server):
+            write("bf_rdb_classic", key, server("DUMP", key))
+            write("bf_scandump", key, stream(server, "BF", key))
+        server("FLUSHALL")
+        for key in cuckoo_filters(server):
+            write("cf_rdb", key, server("DUMP", key))
+            write("cf_scandump", key, stream(server, "CF", key))
+    finally:
+        server.close()
+
+    server = Server(redis_bf, "bf-layout", "fast")
+    try:
+        for key in bloom_filters(server):
+            write("bf_rdb_fast", key, server("DUMP", key))
+            write("bf_scandump", f"fast-{key}", stream(server, "BF", key))
+    finally:
+        server.close()
+
+    for i, number in enumerate(ARGS_NUMBERS):
+        write("args_numbers", f"{i:02}", number)
+    for i, line in enumerate(BF_ARGS):
+        write("bf_args", f"{i:02}", line.replace(" ", "\n").encode())
+
+
+if __name__ == "__main__":
+    main()

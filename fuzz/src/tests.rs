@@ -1,0 +1,116 @@
+//! Every seed and every regression input through its target (`make fuzz-check`).
+
+use std::fs;
+use std::path::Path;
+
+use redis_bf::core::bloom::chain::Chain;
+use redis_bf::core::bloom::{encoding as bf_encoding, rdb};
+use redis_bf::core::cuckoo::encoding as cf_encoding;
+use redis_bf::core::cuckoo::filter::MAX_BUCKET_SIZE;
+use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
+use redis_bf::core::cuckoo::ItemHash;
+use redis_bf::core::Error;
+
+use crate::memory::bounded;
+use crate::{dump, stream, targets};
+
+/// A target's function.
+type Target = fn(&[u8]);
+
+/// The targets by name, as `fuzz_targets/` and the corpus folders name them.
+pub const TARGETS: [(&str, Target); 7] = [
+    ("bf_rdb_classic", targets::bf_rdb_classic),
+    ("bf_rdb_fast", targets::bf_rdb_fast),
+    ("bf_scandump", targets::bf_scandump),
+    ("cf_rdb", targets::cf_rdb),
+    ("cf_scandump", targets::cf_scandump),
+    ("args_numbers", targets::args_numbers),
+    ("bf_args", targets::bf_args),
+];
+
+/// The files of `fuzz/<folder>/<target>/`, sorted.
+fn inputs(folder: &str, target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(folder)
+        .join(target);
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| (p.display().to_string(), fs::read(&p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn every_seed_and_regression_passes_its_target() {
+    let mut ran = 0;
+    for (target, run) in TARGETS {
+        let seeds = inputs("seeds", target);
+        assert!(!seeds.is_empty(), "no seeds for {target}");
+        for (name, data) in seeds.iter().chain(&inputs("regressions", target)) {
+            eprintln!("{target}: {name}");
+            run(data);
+            ran += 1;
+        }
+    }
+    assert!(ran > 0);
+}
+
+/// The seeds' filters hold `item:0`, `item:1`, …, except those named `empty`.
+fn holds_items(name: &str, contains: impl Fn(&[u8]) -> bool) -> bool {
+    let any = (0..64).any(|i| contains(format!("item:{i}").as_bytes()));
+    any != name.ends_with("empty")
+}
+
+#[test]
+fn the_seeds_decode_into_filters_holding_what_was_added() {
+    type Load = fn(&mut dump::DumpReader, i32) -> Result<Chain, Error>;
+    let loads: [(&str, Load); 2] = [
+        ("bf_rdb_classic", |r, encver| rdb::load_classic(r, encver)),
+        ("bf_rdb_fast", |r, encver| rdb::load_fast(r, encver)),
+    ];
+    for (target, load) in loads {
+        for (name, data) in inputs("seeds", target) {
+            let (module, mut reader) = dump::open(&data).expect(&name);
+            let chain = load(&mut reader, module.encver).expect(&name);
+            reader.finish().expect(&name);
+            assert!(holds_items(&name, |item| chain.contains(item)), "{name}");
+        }
+    }
+    for (name, data) in inputs("seeds", "bf_scandump") {
+        let stream = stream::parse(&data).expect(&name);
+        let mut chain = bf_encoding::decode_header(stream.header, &bounded()).expect(&name);
+        for (iter, chunk) in stream.chunks {
+            bf_encoding::load_chunk(&mut chain, iter, chunk).expect(&name);
+        }
+        assert!(holds_items(&name, |item| chain.contains(item)), "{name}");
+    }
+    for (name, data) in inputs("seeds", "cf_rdb") {
+        let (module, mut reader) = dump::open(&data).expect(&name);
+        let legacy = LegacyDefaults {
+            bucket_size: 2,
+            max_iterations: 20,
+            expansion: 1,
+        };
+        let filter = cf_rdb::load(&mut reader, module.encver, legacy).expect(&name);
+        reader.finish().expect(&name);
+        let holds = holds_items(&name, |item| filter.contains(&ItemHash::of(item)));
+        assert!(holds, "{name}");
+    }
+    for (name, data) in inputs("seeds", "cf_scandump") {
+        let stream = stream::parse(&data).expect(&name);
+        let header = cf_encoding::decode_header(stream.header, MAX_BUCKET_SIZE, &bounded());
+        let mut filter = header.expect(&name);
+        for (cursor, chunk) in stream.chunks {
+            cf_encoding::load_chunk(&mut filter, cursor, chunk).expect(&name);
+        }
+        let holds = holds_items(&name, |item| filter.contains(&ItemHash::of(item)));
+        assert!(holds, "{name}");
+    }
+}
