@@ -35,11 +35,17 @@ PYTHON_DEPS := target/python
 # `scripts/fetch-servers.sh --list`). CI runs the matrix on every other server too and
 # reports those without failing; a server joins this list once it passes.
 MATRIX_BLOCKING :=
+MATRIX_BLOCKING += redis-6.0
+MATRIX_BLOCKING += redis-6.2
 MATRIX_BLOCKING += redis-7.0
 MATRIX_BLOCKING += redis-7.2
+MATRIX_BLOCKING += redis-7.4
 MATRIX_BLOCKING += redis-8.0
 MATRIX_BLOCKING += redis-8.0-sid
 MATRIX_BLOCKING += redis-8.2
+MATRIX_BLOCKING += valkey-8.0
+MATRIX_BLOCKING += valkey-8.1
+MATRIX_BLOCKING += valkey-8.1-pypi
 MATRIX_BLOCKING += valkey-9.1
 
 # The fuzz targets, one per file of fuzz/fuzz_targets.

@@ -62,9 +62,18 @@ fn snapshot(c: &mut Conn) -> Vec<Value> {
     seen.push(c.call_bytes(&[b"BF.EXISTS", b"binary", b"\x00\x01\xff"]));
     for key in CF_KEYS {
         seen.push(c.call(&["DEBUG", "DIGEST-VALUE", key]));
-        seen.push(c.call(&["CF.INFO", key]));
+        let info = c.call(&["CF.INFO", key]);
+        // MEMORY USAGE counts our size (CF.INFO's, in the snapshot) plus the server's share for
+        // the key, which need not survive a reload: on Valkey 8.1.8 and 9.x it is the key
+        // object's allocation, which libc malloc sizes by the heap's history.
+        let size = info.array()[1].int();
+        let usage = c.call(&["MEMORY", "USAGE", key]).int();
+        assert!(
+            (size..size + 256).contains(&usage),
+            "{key}: {usage} for {size}"
+        );
+        seen.push(info);
         seen.push(c.call(&["CF.DEBUG", key]));
-        seen.push(c.call(&["MEMORY", "USAGE", key]));
         seen.push(Value::Array(
             cf_scandump(c, key)
                 .into_iter()
@@ -316,6 +325,30 @@ fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
     assert_eq!(c.cmd("BF.CARD bf"), int(7));
 }
 
+/// A refused value whose reads end exactly where the payload ends: the server then finds no EOF
+/// marker and frees whatever the module returned — null, from a refusal. Redis 6.0 hands that
+/// null to the type's `free` callback (its `rdbLoadObject`), which crashed the server.
+#[test]
+fn a_refused_value_that_swallows_the_payload_end_is_refused_cleanly() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CF.RESERVE cf 4 BUCKETSIZE 1");
+    let payload = c.cmd("DUMP cf").bulk();
+    let body = &payload[..payload.len() - 10];
+    // The value ends with its one sub-filter's bytes (string opcode 5, length 4, four empty
+    // buckets) and the EOF marker 0.
+    assert_eq!(&body[body.len() - 7..], b"\x05\x04\0\0\0\0\0");
+    // That string now claims 10 bytes: the RDB version and CRC that seal the payload.
+    let mut swallowing = body[..body.len() - 6].to_vec();
+    swallowing.push(10);
+    assert_eq!(
+        c.call_bytes(&[b"RESTORE", b"x", b"0", &reseal(&payload, &swallowing)]),
+        err("ERR Bad data format")
+    );
+    assert_eq!(c.cmd("PING"), simple("PONG"));
+    assert_eq!(c.cmd("EXISTS x"), int(0));
+}
+
 #[test]
 fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
     let server = Server::start();
@@ -458,6 +491,11 @@ fn cuckoo_payloads_of_every_encoding_and_inconsistent_ones() {
         let resaved = c.cmd("DUMP r").bulk();
         assert_eq!(resaved[9], 4);
     }
+    if !feature::survives_refused_restore() {
+        // Redis 6.0 exits on any module value the module refuses to load, RESTORE included
+        // (README, "Tested servers"): the refusals below cannot be checked there.
+        return;
+    }
     let bad_data = err("ERR Bad data format");
     for (numbers, buffers, why) in [
         (
@@ -540,6 +578,11 @@ fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
     }
     let payload = c.cmd("DUMP cf").bulk();
     let body = &payload[..payload.len() - 10];
+    if !feature::survives_refused_restore() {
+        // Redis 6.0 exits on any module value the module refuses to load, RESTORE included
+        // (README, "Tested servers"): nothing to check there.
+        return;
+    }
     let exercise = |c: &mut Conn| {
         for line in [
             "CF.ADD fuzz probe",

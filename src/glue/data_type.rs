@@ -70,8 +70,13 @@ pub fn into_value<T: Measured>(value: T) -> *mut c_void {
 }
 
 /// The `free` callback of a type whose values are `T`: on the main thread or the lazy-free
-/// one, which `Family::freed` allows.
+/// one, which `Family::freed` allows. Null is no value: when a payload ends before its EOF
+/// marker, Redis 6.0 wraps whatever `rdb_load` returned, a refusal's null included, to free
+/// it (`rdbLoadObject` in its `src/rdb.c`; later servers check first).
 pub unsafe extern "C" fn free<T: Measured>(value: *mut c_void) {
+    if value.is_null() {
+        return;
+    }
     // SAFETY: Redis frees each value once, with the pointer it was given (`into_value`, or
     // the crate's `set_value` for values commands store).
     let value = unsafe { Box::from_raw(value.cast::<T>()) };

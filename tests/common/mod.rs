@@ -81,8 +81,27 @@ pub fn int(n: i64) -> Value {
 pub fn ints(ns: &[i64]) -> Value {
     Value::Array(ns.iter().map(|&n| Value::Int(n)).collect())
 }
+/// A module's boolean as a RESP3 client gets it: a boolean from Redis 7.0; before, modules
+/// have no boolean reply and send the integer 1 or 0 (RedisBloom too).
+pub fn resp3_bool(b: bool) -> Value {
+    if feature::module_resp3() {
+        Value::Bool(b)
+    } else {
+        Value::Int(i64::from(b))
+    }
+}
+/// An array of a module's booleans as a RESP3 client gets it (`resp3_bool`).
 pub fn bools(bs: &[bool]) -> Value {
-    Value::Array(bs.iter().map(|&b| Value::Bool(b)).collect())
+    Value::Array(bs.iter().map(|&b| resp3_bool(b)).collect())
+}
+/// A module's map as a RESP3 client gets it: a map from Redis 7.0; before, modules have no
+/// map reply and send RESP2's flat array of keys and values (RedisBloom too).
+pub fn resp3_map(pairs: Vec<(Value, Value)>) -> Value {
+    if feature::module_resp3() {
+        Value::Map(pairs)
+    } else {
+        Value::Array(pairs.into_iter().flat_map(|(k, v)| [k, v]).collect())
+    }
 }
 pub fn simple(s: &str) -> Value {
     Value::Simple(s.into())
@@ -325,6 +344,16 @@ pub mod feature {
     /// `COPY`, and module keyspace events (`notify-keyspace-events` class `d`): Redis ≥ 6.2.
     pub fn copy_and_module_events() -> bool {
         server_at_least((6, 2, 0))
+    }
+    /// `ACL CAT <category>` lists the module commands of a category: all servers with module
+    /// categories but Redis 7.4 and Valkey 8.0, which list none under any category (a listing
+    /// bug of those servers: the grants work there too).
+    pub fn acl_cat_lists_module_commands() -> bool {
+        match super::server_version() {
+            Some((7, 4, _)) => super::server_is_valkey(),
+            Some((8, 0, _)) => !super::server_is_valkey(),
+            _ => true,
+        }
     }
     /// A RESTORE whose payload the module refuses answers `ERR Bad data format`: Redis ≥ 6.2.
     /// Redis 6.0 exits instead ("The RDB file contains module data … not able to load"),
