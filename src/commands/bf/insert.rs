@@ -158,19 +158,11 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::bf::parse_tests::{words, DEFAULTS};
     use crate::core::bloom::chain::LayoutKind;
 
-    const DEFAULTS: Params = Params {
-        capacity: 100,
-        error_rate: 0.01,
-        expansion: 2,
-        nonscaling: false,
-        layout: LayoutKind::Classic,
-    };
-
     fn parsed(line: &str) -> Result<Insert, Failure> {
-        let args: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
-        parse(&args, DEFAULTS)
+        parse(&words(line), DEFAULTS)
     }
 
     #[test]

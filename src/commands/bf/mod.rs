@@ -151,3 +151,23 @@ fn existing_or_created<'k>(
         Ok((data_type(call, chain.layout()), chain))
     })
 }
+
+/// What the argument-parser tests of BF.RESERVE and BF.INSERT share.
+#[cfg(test)]
+mod parse_tests {
+    use crate::core::bloom::chain::{LayoutKind, Params};
+
+    /// The `bf-*` configs' defaults.
+    pub const DEFAULTS: Params = Params {
+        capacity: 100,
+        error_rate: 0.01,
+        expansion: 2,
+        nonscaling: false,
+        layout: LayoutKind::Classic,
+    };
+
+    /// A command line's arguments, split on spaces.
+    pub fn words(line: &str) -> Vec<&[u8]> {
+        line.split(' ').map(str::as_bytes).collect()
+    }
+}
