@@ -9,7 +9,7 @@ use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::native_types::RedisType;
 use redis_module::{Context, RedisString};
 
-use super::cf::Defaults as CuckooDefaults;
+use super::cf::rules::Defaults as CuckooDefaults;
 use super::errors::{self, Failure};
 use super::metrics::{Measured, Metrics, Tracked};
 use super::reply::Out;

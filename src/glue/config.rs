@@ -33,7 +33,7 @@ use super::server;
 use crate::commands::args::{integer_in, parse_memory, Bad};
 use crate::commands::bf;
 use crate::commands::call::Config;
-use crate::commands::cf::{self, Defaults as CuckooDefaults};
+use crate::commands::cf::rules::{self as cf, Defaults as CuckooDefaults};
 use crate::commands::errors;
 use crate::core::bloom::chain::{LayoutKind, Params};
 

@@ -13,7 +13,8 @@
 //! `WRONGTYPE`; `Maximum expansions reached` (before the first item: one call may grow a filter
 //! past `cf-max-expansions`). Replicated verbatim once the array is sent; keyspace event `cf.add`.
 
-use super::{capacities, filter_for_insert};
+use super::filter_for_insert;
+use super::rules::capacities;
 use crate::commands::args::{integer_in, Bad};
 use crate::commands::call::Call;
 use crate::commands::errors::{self, CommandResult, Failure};

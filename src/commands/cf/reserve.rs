@@ -18,7 +18,8 @@
 use std::ffi::CStr;
 use std::ops::RangeInclusive;
 
-use super::{bucket_sizes, capacities, create, lookup, EXPANSION, MAX_ITERATIONS};
+use super::rules::{bucket_sizes, capacities, EXPANSION, MAX_ITERATIONS};
+use super::{create, lookup};
 use crate::commands::args::{integer_in, parse_integer, Bad};
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{self, CommandResult, Failure};
