@@ -130,20 +130,20 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> 
             blocks: input.unsigned()?,
         };
         let link_items = input.unsigned()?;
-        if !shape.is_plausible() {
+        let lengths = shape.segment_lengths();
+        let shape = Shape::Blocked(shape);
+        // Only redis-bf writes this layout, always sized exactly for its capacity: anything
+        // else is bad data, as its SCANDUMP header would be.
+        if !shape.is_valid() || !shape.is_sized_for_its_capacity() {
             return Err(Error::BadEncoding);
         }
         let mut segments = Vec::new();
-        for _ in shape.segment_lengths() {
+        for _ in lengths {
             segments.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
             segments.push(input.bytes()?);
         }
         links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
-        links.push(Link::from_saved(
-            Shape::Blocked(shape),
-            segments,
-            link_items,
-        )?);
+        links.push(Link::from_saved(shape, segments, link_items)?);
     }
     Chain::from_links(items, options, growth, links)
 }
