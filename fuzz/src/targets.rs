@@ -20,7 +20,8 @@ use redis_bf::core::cuckoo::encoding as cf_encoding;
 use redis_bf::core::cuckoo::filter::{memory_usage as cf_memory_usage, MAX_BUCKET_SIZE};
 use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
 use redis_bf::core::cuckoo::{CuckooFilter, ItemHash};
-use redis_bf::core::rdb::{FieldReader, FieldWriter};
+use redis_bf::core::le::LeReader;
+use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::Error;
 use redis_bf::fuzzing::{
     error_rate, integer_in, layout_named, parse_double, parse_insert, parse_integer, parse_reserve,
@@ -232,8 +233,8 @@ fn check_bloom(chain: &Chain, data: &[u8]) {
     // RDB: it saves, and loads back equal, to the same fields.
     let fields = saved_bloom(chain);
     let again = match chain.layout() {
-        LayoutKind::Classic => rdb::load_classic(&mut FieldReader(&fields), rdb::ENCODING_VERSION),
-        LayoutKind::Fast => rdb::load_fast(&mut FieldReader(&fields), rdb::FAST_ENCODING_VERSION),
+        LayoutKind::Classic => rdb::load_classic(&mut LeReader(&fields), rdb::ENCODING_VERSION),
+        LayoutKind::Fast => rdb::load_fast(&mut LeReader(&fields), rdb::FAST_ENCODING_VERSION),
     };
     let again = again.expect("a decoded filter does not load from what it saves");
     assert_eq!(&again, chain);
@@ -464,7 +465,7 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8], from_header: bool) {
 
     // RDB: it saves, and loads back equal, to the same fields.
     let fields = saved_cuckoo(filter);
-    let again = cf_rdb::load(&mut FieldReader(&fields), cf_rdb::ENCODING_VERSION, LEGACY)
+    let again = cf_rdb::load(&mut LeReader(&fields), cf_rdb::ENCODING_VERSION, LEGACY)
         .expect("a decoded filter does not load from what it saves");
     assert_eq!(&again, filter);
     assert_eq!(saved_cuckoo(&again), fields);

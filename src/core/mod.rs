@@ -7,6 +7,7 @@
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`Footprint`] — what one filter adds to the module's totals;
+//! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format.
 
@@ -27,6 +28,7 @@ pub mod cuckoo;
 mod error;
 mod footprint;
 pub mod hash;
+pub mod le;
 mod memory;
 pub mod rdb;
 

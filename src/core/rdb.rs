@@ -2,9 +2,10 @@
 //! fields — unsigned integers, doubles and byte strings — that the server frames, compresses
 //! and checksums itself. Each family's format (`bloom::rdb`, and the Cuckoo filter's) is
 //! written once against [`RdbRead`]/[`RdbWrite`]: the glue implements them over the server's
-//! I/O, and [`FieldReader`]/[`FieldWriter`] over plain bytes, so tests and fuzzers run the
+//! I/O, and [`LeReader`]/[`FieldWriter`] over plain bytes, so tests and fuzzers run the
 //! very code that loads a server's RDB file.
 
+use super::le::LeReader;
 use super::Error;
 
 /// Reads the next field of a value. A missing or unreadable field is `BadEncoding`.
@@ -31,41 +32,22 @@ pub trait RdbWrite {
 /// Fields from plain bytes: an unsigned integer or a double is 8 little-endian bytes, a byte
 /// string a 4-byte little-endian length and its bytes. Any input reads as some fields, or
 /// fails cleanly where it runs short.
-#[derive(Debug, Clone)]
-pub struct FieldReader<'a>(pub &'a [u8]);
-
-impl FieldReader<'_> {
-    fn take(&mut self, len: usize) -> Result<&[u8], Error> {
-        if self.0.len() < len {
-            return Err(Error::BadEncoding);
-        }
-        let (head, rest) = self.0.split_at(len);
-        self.0 = rest;
-        Ok(head)
-    }
-
-    fn word(&mut self) -> Result<[u8; 8], Error> {
-        self.take(8)?.try_into().map_err(|_| Error::BadEncoding)
-    }
-}
-
-impl RdbRead for FieldReader<'_> {
+impl RdbRead for LeReader<'_> {
     fn unsigned(&mut self) -> Result<u64, Error> {
-        Ok(u64::from_le_bytes(self.word()?))
+        self.u64()
     }
 
     fn double(&mut self) -> Result<f64, Error> {
-        Ok(f64::from_le_bytes(self.word()?))
+        self.f64()
     }
 
     fn bytes(&mut self) -> Result<Vec<u8>, Error> {
-        let len: [u8; 4] = self.take(4)?.try_into().map_err(|_| Error::BadEncoding)?;
-        let len = usize::try_from(u32::from_le_bytes(len)).map_err(|_| Error::BadEncoding)?;
-        Ok(self.take(len)?.to_vec())
+        let len = usize::try_from(self.u32()?).map_err(|_| Error::BadEncoding)?;
+        Ok(self.slice(len)?.to_vec())
     }
 }
 
-/// Fields into plain bytes, in [`FieldReader`]'s format.
+/// Fields into plain bytes, in the format [`LeReader`] reads.
 #[derive(Debug, Clone, Default)]
 pub struct FieldWriter(pub Vec<u8>);
 
@@ -96,13 +78,13 @@ mod tests {
         out.unsigned(7);
         out.double(0.5);
         out.bytes(b"abc");
-        let mut fields = FieldReader(&out.0);
+        let mut fields = LeReader(&out.0);
         assert_eq!(fields.unsigned(), Ok(7));
         assert_eq!(fields.double(), Ok(0.5));
         assert_eq!(fields.bytes(), Ok(b"abc".to_vec()));
         assert_eq!(fields.unsigned(), Err(Error::BadEncoding));
         for len in 0..out.0.len() {
-            let mut fields = FieldReader(&out.0[..len]);
+            let mut fields = LeReader(&out.0[..len]);
             let read = fields
                 .unsigned()
                 .and_then(|_| fields.double())

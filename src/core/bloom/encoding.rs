@@ -11,8 +11,8 @@ use super::blocked::{Blocked, BLOCK_BYTES};
 use super::chain::{self, Chain, LayoutKind};
 use super::filter::{Link, Shape};
 use super::sizing::Layout;
-use crate::core::Error;
-use crate::core::Memory;
+use crate::core::le::LeReader;
+use crate::core::{Error, Memory};
 
 /// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
 /// segment, so its chunks are its segments.
@@ -53,7 +53,7 @@ pub fn encode_header(chain: &Chain) -> Vec<u8> {
 /// later. Every link is read and checked, and the whole filter's size against `memory`,
 /// before any bits are allocated.
 pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
-    let mut r = Reader(data);
+    let mut r = LeReader(data);
     let items = r.u64()?;
     let nfilters = r.u32()? as usize;
     let options = r.u32()?;
@@ -177,29 +177,6 @@ fn locate(chain: &Chain, iter: i64) -> Option<(usize, usize)> {
         offset -= segment.len();
     }
     None
-}
-
-/// A little-endian cursor that fails instead of reading past the end.
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], Error> {
-        let (head, rest) = self.0.split_first_chunk::<N>().ok_or(Error::BadEncoding)?;
-        self.0 = rest;
-        Ok(*head)
-    }
-    fn u8(&mut self) -> Result<u8, Error> {
-        Ok(self.take::<1>()?[0])
-    }
-    fn u32(&mut self) -> Result<u32, Error> {
-        Ok(u32::from_le_bytes(self.take()?))
-    }
-    fn u64(&mut self) -> Result<u64, Error> {
-        Ok(u64::from_le_bytes(self.take()?))
-    }
-    fn f64(&mut self) -> Result<f64, Error> {
-        Ok(f64::from_le_bytes(self.take()?))
-    }
 }
 
 #[cfg(test)]

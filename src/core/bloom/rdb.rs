@@ -157,7 +157,8 @@ fn narrow(n: u64) -> Result<u32, Error> {
 mod tests {
     use super::*;
     use crate::core::bloom::chain::{LayoutKind, Params};
-    use crate::core::rdb::{FieldReader, FieldWriter};
+    use crate::core::le::LeReader;
+    use crate::core::rdb::FieldWriter;
     use crate::core::EAGER;
 
     fn filled(layout: LayoutKind, items: u32) -> Chain {
@@ -185,34 +186,34 @@ mod tests {
     fn both_formats_round_trip() {
         let classic = filled(LayoutKind::Classic, 400);
         let fields = saved(&classic);
-        let loaded = load_classic(&mut FieldReader(&fields), ENCODING_VERSION).unwrap();
+        let loaded = load_classic(&mut LeReader(&fields), ENCODING_VERSION).unwrap();
         assert_eq!(loaded, classic);
         let fast = filled(LayoutKind::Fast, 400);
         let fields = saved(&fast);
-        let loaded = load_fast(&mut FieldReader(&fields), FAST_ENCODING_VERSION).unwrap();
+        let loaded = load_fast(&mut LeReader(&fields), FAST_ENCODING_VERSION).unwrap();
         assert_eq!(loaded, fast);
     }
 
     #[test]
     fn unknown_versions_and_the_other_format_are_refused() {
         let classic = saved(&filled(LayoutKind::Classic, 10));
-        assert!(load_classic(&mut FieldReader(&classic), 0).is_err());
-        assert!(load_classic(&mut FieldReader(&classic), 5).is_err());
-        assert!(load_fast(&mut FieldReader(&classic), FAST_ENCODING_VERSION).is_err());
+        assert!(load_classic(&mut LeReader(&classic), 0).is_err());
+        assert!(load_classic(&mut LeReader(&classic), 5).is_err());
+        assert!(load_fast(&mut LeReader(&classic), FAST_ENCODING_VERSION).is_err());
         let fast = saved(&filled(LayoutKind::Fast, 10));
-        assert!(load_classic(&mut FieldReader(&fast), ENCODING_VERSION).is_err());
+        assert!(load_classic(&mut LeReader(&fast), ENCODING_VERSION).is_err());
     }
 
     #[test]
     fn every_truncation_and_byte_flip_loads_or_fails_without_panicking() {
         let fields = saved(&filled(LayoutKind::Classic, 200));
         for len in 0..fields.len() {
-            assert!(load_classic(&mut FieldReader(&fields[..len]), ENCODING_VERSION).is_err());
+            assert!(load_classic(&mut LeReader(&fields[..len]), ENCODING_VERSION).is_err());
         }
         for at in 0..fields.len() {
             let mut corrupt = fields.clone();
             corrupt[at] ^= 0x5a;
-            if let Ok(chain) = load_classic(&mut FieldReader(&corrupt), ENCODING_VERSION) {
+            if let Ok(chain) = load_classic(&mut LeReader(&corrupt), ENCODING_VERSION) {
                 // Whatever loads is a filter that answers and saves as it loaded.
                 chain.contains(b"probe");
                 assert_eq!(saved(&chain), corrupt);

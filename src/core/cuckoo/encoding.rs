@@ -13,6 +13,7 @@
 use super::filter::{
     CuckooFilter, SavedHeader, MAX_BUCKETS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
 };
+use crate::core::le::LeReader;
 use crate::core::{Error, Memory};
 
 /// Bytes of a SCANDUMP header (`sizeof(CFHeader)`, packed): numItems, numBuckets, numDeletes
@@ -69,7 +70,7 @@ pub fn decode_header(
     max_bucket_size: u16,
     memory: &Memory,
 ) -> Result<CuckooFilter, Error> {
-    let mut r = Reader(data);
+    let mut r = LeReader(data);
     let items = r.u64()?;
     let num_buckets = r.u64()?;
     let deletes = r.u64()?;
@@ -78,7 +79,7 @@ pub fn decode_header(
     let max_iterations = r.u16()?;
     let expansion = r.u16()?;
     let max_bucket_size = max_bucket_size.min(MAX_BUCKET_SIZE);
-    let valid = r.0.is_empty()
+    let valid = r.is_empty()
         && (1..=u64::from(MAX_FILTERS)).contains(&num_filters)
         && (1..=max_bucket_size).contains(&bucket_size)
         && max_iterations >= 1
@@ -203,25 +204,6 @@ pub fn load_chunk(filter: &mut CuckooFilter, cursor: i64, data: &[u8]) -> Result
         offset -= size;
     }
     Err(Error::NoLinkAtOffset)
-}
-
-/// A little-endian cursor that fails instead of reading past the end.
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], Error> {
-        let (head, rest) = self.0.split_first_chunk::<N>().ok_or(Error::BadEncoding)?;
-        self.0 = rest;
-        Ok(*head)
-    }
-
-    fn u16(&mut self) -> Result<u16, Error> {
-        Ok(u16::from_le_bytes(self.take()?))
-    }
-
-    fn u64(&mut self) -> Result<u64, Error> {
-        Ok(u64::from_le_bytes(self.take()?))
-    }
 }
 
 #[cfg(test)]

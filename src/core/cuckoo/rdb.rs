@@ -98,7 +98,8 @@ pub fn load(
 mod tests {
     use super::*;
     use crate::core::cuckoo::{ItemHash, Params};
-    use crate::core::rdb::{FieldReader, FieldWriter};
+    use crate::core::le::LeReader;
+    use crate::core::rdb::FieldWriter;
     use crate::core::EAGER;
 
     const DEFAULTS: LegacyDefaults = LegacyDefaults {
@@ -134,7 +135,7 @@ mod tests {
     fn round_trips_with_several_sub_filters() {
         for expansion in [0, 1, 2, 4] {
             let f = filled(if expansion == 0 { 6 } else { 120 }, expansion);
-            let loaded = load(&mut FieldReader(&saved(&f)), ENCODING_VERSION, DEFAULTS).unwrap();
+            let loaded = load(&mut LeReader(&saved(&f)), ENCODING_VERSION, DEFAULTS).unwrap();
             assert_eq!(loaded, f);
         }
     }
@@ -168,7 +169,7 @@ mod tests {
         old.bytes(&[0, 7, 0, 0, 0, 0, 0, 0]);
         old.bytes(&[1, 0, 0, 0, 0, 0, 9, 0]);
         for encver in [1, 2, 3] {
-            let f = load(&mut FieldReader(&old.0), encver, DEFAULTS).unwrap();
+            let f = load(&mut LeReader(&old.0), encver, DEFAULTS).unwrap();
             assert_eq!((f.num_filters(), f.items(), f.deletes()), (2, 3, 0));
             assert_eq!(
                 (f.bucket_size(), f.max_iterations(), f.expansion()),
@@ -181,9 +182,7 @@ mod tests {
             ..DEFAULTS
         };
         assert_eq!(
-            load(&mut FieldReader(&old.0), 3, rounded)
-                .unwrap()
-                .expansion(),
+            load(&mut LeReader(&old.0), 3, rounded).unwrap().expansion(),
             4
         );
         // 2-slot buffers do not fit another configured bucket size.
@@ -192,11 +191,11 @@ mod tests {
             ..DEFAULTS
         };
         assert_eq!(
-            load(&mut FieldReader(&old.0), 3, wide),
+            load(&mut LeReader(&old.0), 3, wide),
             Err(Error::BadEncoding)
         );
         // Version 4 reads more fields than a legacy value has.
-        assert!(load(&mut FieldReader(&old.0), 4, DEFAULTS).is_err());
+        assert!(load(&mut LeReader(&old.0), 4, DEFAULTS).is_err());
     }
 
     #[test]
@@ -204,7 +203,7 @@ mod tests {
         let fields = saved(&filled(10, 1));
         for encver in [-1, 0, 5, 1000] {
             assert_eq!(
-                load(&mut FieldReader(&fields), encver, DEFAULTS),
+                load(&mut LeReader(&fields), encver, DEFAULTS),
                 Err(Error::BadEncoding)
             );
         }
@@ -219,7 +218,7 @@ mod tests {
                 out.unsigned(n);
             }
             assert_eq!(
-                load(&mut FieldReader(&out.0), ENCODING_VERSION, DEFAULTS),
+                load(&mut LeReader(&out.0), ENCODING_VERSION, DEFAULTS),
                 Err(Error::BadEncoding)
             );
         }
@@ -229,13 +228,13 @@ mod tests {
     fn every_truncation_and_byte_flip_loads_or_fails_without_panicking() {
         let fields = saved(&filled(60, 2));
         for len in 0..fields.len() {
-            assert!(load(&mut FieldReader(&fields[..len]), ENCODING_VERSION, DEFAULTS).is_err());
+            assert!(load(&mut LeReader(&fields[..len]), ENCODING_VERSION, DEFAULTS).is_err());
         }
         for at in 0..fields.len() {
             for flip in [0x01, 0x80, 0xff] {
                 let mut corrupt = fields.clone();
                 corrupt[at] ^= flip;
-                if let Ok(mut f) = load(&mut FieldReader(&corrupt), ENCODING_VERSION, DEFAULTS) {
+                if let Ok(mut f) = load(&mut LeReader(&corrupt), ENCODING_VERSION, DEFAULTS) {
                     // Whatever loads answers, takes items and saves as it loaded.
                     assert_eq!(saved(&f), corrupt);
                     let h = ItemHash::of(b"probe");
