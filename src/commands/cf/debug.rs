@@ -29,15 +29,6 @@ fn debug(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 2)?;
     let key = call.open_for_read()?;
     let f = lookup_read(call, &key).existing()?;
-    let line = format!(
-        "bktsize:{} buckets:{} items:{} deletes:{} filters:{} max_iterations:{} expansion:{}",
-        f.bucket_size(),
-        f.num_buckets(),
-        f.items(),
-        f.deletes(),
-        f.num_filters(),
-        f.max_iterations(),
-        f.expansion()
-    );
+    let line = f.debug_line();
     Ok(Reply::Bulk(line.into_bytes()))
 }

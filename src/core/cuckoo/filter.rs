@@ -324,39 +324,35 @@ impl SubFilter {
             .sum()
     }
 
-    /// Writes `fp` into the first empty slot of bucket `h1`, else of bucket `h2`
-    /// (`Filter_FindAvailable`); false when both are full.
+    /// Writes `new` into the first slot holding `old` in bucket `h1`, else in bucket `h2`;
+    /// false when neither holds it. An empty slot holds 0.
     #[inline]
-    fn place(&mut self, fp: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
+    fn replace_first(&mut self, old: u8, new: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
         for h in [h1, h2] {
             let index = self.index(h);
             if let Some(slot) = self
                 .bucket_mut(index, bucket_size)
                 .iter_mut()
-                .find(|slot| **slot == 0)
+                .find(|slot| **slot == old)
             {
-                *slot = fp;
+                *slot = new;
                 return true;
             }
         }
         false
     }
 
+    /// Writes `fp` into the first empty slot of bucket `h1`, else of bucket `h2`
+    /// (`Filter_FindAvailable`); false when both are full.
+    #[inline]
+    fn place(&mut self, fp: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
+        self.replace_first(0, fp, h1, h2, bucket_size)
+    }
+
     /// Clears the first slot holding `fp` in bucket `h1`, else in bucket `h2`
     /// (`Filter_Delete`); false when neither holds it.
     fn remove(&mut self, fp: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
-        for h in [h1, h2] {
-            let index = self.index(h);
-            if let Some(slot) = self
-                .bucket_mut(index, bucket_size)
-                .iter_mut()
-                .find(|slot| **slot == fp)
-            {
-                *slot = 0;
-                return true;
-            }
-        }
-        false
+        self.replace_first(fp, 0, h1, h2, bucket_size)
     }
 
     /// Exchanges `fp` with slot `victim` (< bucket size) of bucket `index` (`swapFPs`).
@@ -631,6 +627,20 @@ impl CuckooFilter {
         self.expansion
     }
 
+    /// `CF.DEBUG`'s line, in RedisBloom's format.
+    pub fn debug_line(&self) -> String {
+        format!(
+            "bktsize:{} buckets:{} items:{} deletes:{} filters:{} max_iterations:{} expansion:{}",
+            self.bucket_size(),
+            self.num_buckets(),
+            self.items(),
+            self.deletes(),
+            self.num_filters(),
+            self.max_iterations(),
+            self.expansion()
+        )
+    }
+
     /// Bytes this value holds as RedisBloom counts them (`CFMemUsage`, CF.INFO's "Size"):
     /// `40 + 16 × sub-filters + all sub-filter bytes`.
     pub fn memory_usage(&self) -> u64 {
@@ -831,16 +841,8 @@ pub fn memory_usage(filters: u64, bytes: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::cuckoo::tests::params;
     use crate::core::{Memory, EAGER};
-
-    fn params(capacity: u64, bucket_size: u16, max_iterations: u16, expansion: u16) -> Params {
-        Params {
-            capacity,
-            bucket_size,
-            max_iterations,
-            expansion,
-        }
-    }
 
     fn filter(
         capacity: u64,

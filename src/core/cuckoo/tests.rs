@@ -49,20 +49,6 @@ fn fnv(mut h: u64, data: &[u8]) -> u64 {
     h
 }
 
-/// CF.DEBUG's line (`bktsize:… expansion:…`).
-fn debug_line(f: &CuckooFilter) -> String {
-    format!(
-        "bktsize:{} buckets:{} items:{} deletes:{} filters:{} max_iterations:{} expansion:{}",
-        f.bucket_size(),
-        f.num_buckets(),
-        f.items(),
-        f.deletes(),
-        f.num_filters(),
-        f.max_iterations(),
-        f.expansion()
-    )
-}
-
 /// Every `(cursor, bytes)` reply of a SCANDUMP walk from cursor 0 until `[0, nil]`.
 fn scandump_walk(f: &CuckooFilter) -> Vec<(i64, Vec<u8>)> {
     let mut out = Vec::new();
@@ -82,7 +68,12 @@ fn scandump_walk(f: &CuckooFilter) -> Vec<(i64, Vec<u8>)> {
     }
 }
 
-fn params(capacity: u64, bucket_size: u16, max_iterations: u16, expansion: u16) -> Params {
+pub(super) fn params(
+    capacity: u64,
+    bucket_size: u16,
+    max_iterations: u16,
+    expansion: u16,
+) -> Params {
     Params {
         capacity,
         bucket_size,
@@ -172,7 +163,7 @@ fn run_commands(mut f: CuckooFilter, g: &mut Rng) -> (String, u64, u64) {
     for (cursor, data) in scandump_walk(&f) {
         dump = fnv(fnv(dump, &cursor.to_le_bytes()), &data);
     }
-    (debug_line(&f), fnv(FNV_OFFSET, replies.as_bytes()), dump)
+    (f.debug_line(), fnv(FNV_OFFSET, replies.as_bytes()), dump)
 }
 
 /// `(seed, CF.DEBUG, replies FNV, SCANDUMP FNV)` of random runs on RedisBloom 2.8.2. Each run
@@ -321,7 +312,7 @@ fn check_run(
         .map(|(c, item)| apply(&mut f, c, item.as_bytes()))
         .collect();
     assert_eq!(got, replies);
-    assert_eq!(debug_line(&f), debug);
+    assert_eq!(f.debug_line(), debug);
     let expected: Vec<(i64, Vec<u8>)> = walk
         .iter()
         .map(|&(cursor, hex)| (cursor, unhex(hex)))
