@@ -58,7 +58,8 @@ impl Shape {
     pub fn stored_bpe_and_n2(&self) -> (f64, u8) {
         match self {
             Shape::Classic(l) => (l.bpe, l.n2),
-            Shape::Blocked(b) => ((b.bytes() * 8) as f64 / b.entries as f64, 0),
+            // In floating point: the bit count of a huge array does not fit 64 bits.
+            Shape::Blocked(b) => (b.bytes() as f64 * 8.0 / b.entries as f64, 0),
         }
     }
 

@@ -123,22 +123,22 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> 
     let growth = narrow(input.unsigned()?)?;
     let mut links = Vec::new();
     for _ in 0..nfilters {
-        let shape = Blocked {
+        let blocked = Blocked {
             entries: input.unsigned()?,
             error: input.double()?,
             hashes: narrow(input.unsigned()?)?,
             blocks: input.unsigned()?,
         };
         let link_items = input.unsigned()?;
-        let lengths = shape.segment_lengths();
-        let shape = Shape::Blocked(shape);
+        let shape = Shape::Blocked(blocked);
         // Only redis-bf writes this layout, always sized exactly for its capacity: anything
-        // else is bad data, as its SCANDUMP header would be.
+        // else is bad data, as its SCANDUMP header would be. Checked before the segment
+        // lengths are derived, whose byte count a hostile block count would overflow.
         if !shape.is_valid() || !shape.is_sized_for_its_capacity() {
             return Err(Error::BadEncoding);
         }
         let mut segments = Vec::new();
-        for _ in lengths {
+        for _ in blocked.segment_lengths() {
             segments.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
             segments.push(input.bytes()?);
         }
@@ -156,25 +156,9 @@ fn narrow(n: u64) -> Result<u32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::bloom::chain::{LayoutKind, Params};
+    use crate::core::bloom::chain::{scaling_test_chain, LayoutKind};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
-    use crate::core::EAGER;
-
-    fn filled(layout: LayoutKind, items: u32) -> Chain {
-        let params = Params {
-            capacity: 50,
-            error_rate: 0.01,
-            expansion: 2,
-            nonscaling: false,
-            layout,
-        };
-        let mut chain = Chain::new(params, &EAGER).unwrap();
-        for i in 0..items {
-            chain.add(&i.to_le_bytes(), &EAGER).unwrap();
-        }
-        chain
-    }
 
     fn saved(chain: &Chain) -> Vec<u8> {
         let mut out = FieldWriter::default();
@@ -184,11 +168,11 @@ mod tests {
 
     #[test]
     fn both_formats_round_trip() {
-        let classic = filled(LayoutKind::Classic, 400);
+        let classic = scaling_test_chain(50, 400, LayoutKind::Classic);
         let fields = saved(&classic);
         let loaded = load_classic(&mut LeReader(&fields), ENCODING_VERSION).unwrap();
         assert_eq!(loaded, classic);
-        let fast = filled(LayoutKind::Fast, 400);
+        let fast = scaling_test_chain(50, 400, LayoutKind::Fast);
         let fields = saved(&fast);
         let loaded = load_fast(&mut LeReader(&fields), FAST_ENCODING_VERSION).unwrap();
         assert_eq!(loaded, fast);
@@ -196,17 +180,17 @@ mod tests {
 
     #[test]
     fn unknown_versions_and_the_other_format_are_refused() {
-        let classic = saved(&filled(LayoutKind::Classic, 10));
+        let classic = saved(&scaling_test_chain(50, 10, LayoutKind::Classic));
         assert!(load_classic(&mut LeReader(&classic), 0).is_err());
         assert!(load_classic(&mut LeReader(&classic), 5).is_err());
         assert!(load_fast(&mut LeReader(&classic), FAST_ENCODING_VERSION).is_err());
-        let fast = saved(&filled(LayoutKind::Fast, 10));
+        let fast = saved(&scaling_test_chain(50, 10, LayoutKind::Fast));
         assert!(load_classic(&mut LeReader(&fast), ENCODING_VERSION).is_err());
     }
 
     #[test]
     fn every_truncation_and_byte_flip_loads_or_fails_without_panicking() {
-        let fields = saved(&filled(LayoutKind::Classic, 200));
+        let fields = saved(&scaling_test_chain(50, 200, LayoutKind::Classic));
         for len in 0..fields.len() {
             assert!(load_classic(&mut LeReader(&fields[..len]), ENCODING_VERSION).is_err());
         }
