@@ -393,6 +393,24 @@ fn shape_for(options: u32, entries: u64, error: f64) -> Result<Shape, Error> {
     }
 }
 
+/// The encoding tests' fixture: a scaling filter (error 0.01, expansion 2) of `capacity`,
+/// holding the items 0, 1, … `items` − 1 (big-endian bytes).
+#[cfg(test)]
+pub fn scaling_test_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chain {
+    let params = Params {
+        capacity,
+        error_rate: 0.01,
+        expansion: 2,
+        nonscaling: false,
+        layout,
+    };
+    let mut chain = Chain::new(params, &crate::core::EAGER).unwrap();
+    for i in 0..items {
+        chain.add(&i.to_be_bytes(), &crate::core::EAGER).unwrap();
+    }
+    chain
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -182,23 +182,8 @@ fn locate(chain: &Chain, iter: i64) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::bloom::chain::{LayoutKind, Params};
+    use crate::core::bloom::chain::{scaling_test_chain, LayoutKind, Params};
     use crate::core::EAGER;
-
-    fn scaling_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chain {
-        let params = Params {
-            capacity,
-            error_rate: 0.01,
-            expansion: 2,
-            nonscaling: false,
-            layout,
-        };
-        let mut chain = Chain::new(params, &EAGER).unwrap();
-        for i in 0..items {
-            chain.add(&i.to_be_bytes(), &EAGER).unwrap();
-        }
-        chain
-    }
 
     fn docs_example() -> Chain {
         // `BF.RESERVE bf 0.1 10` then `BF.ADD bf item1`, as in the BF.SCANDUMP docs.
@@ -233,7 +218,7 @@ mod tests {
 
     #[test]
     fn scandump_round_trip_restores_identical_chain() {
-        let chain = scaling_chain(5, 100, LayoutKind::Classic);
+        let chain = scaling_test_chain(5, 100, LayoutKind::Classic);
         let mut copy = decode_header(&encode_header(&chain), &EAGER).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chunk_at(&chain, iter) {
@@ -247,7 +232,7 @@ mod tests {
 
     #[test]
     fn chunks_stop_at_link_boundaries() {
-        let chain = scaling_chain(5, 20, LayoutKind::Classic);
+        let chain = scaling_test_chain(5, 20, LayoutKind::Classic);
         let first = chain.links()[0].segments().map(<[u8]>::len).sum::<usize>();
         let (next, data) = chunk_at(&chain, 1).unwrap();
         assert_eq!((next, data.len()), (1 + first as i64, first));
@@ -327,7 +312,7 @@ mod tests {
         // RedisBloom's test_scandump_invalid_header_alloc: the top bytes of `bytes` and
         // `bits` raised together, consistent with each other but not with the capacity.
         for layout in [LayoutKind::Classic, LayoutKind::Fast] {
-            let mut header = encode_header(&scaling_chain(5, 50, layout));
+            let mut header = encode_header(&scaling_test_chain(5, 50, layout));
             header[27] = 0x03;
             header[35] = 0x18;
             assert_eq!(
@@ -340,7 +325,7 @@ mod tests {
 
     #[test]
     fn fast_filters_round_trip_and_carry_a_trailer_redisbloom_refuses() {
-        let chain = scaling_chain(50, 400, LayoutKind::Fast);
+        let chain = scaling_test_chain(50, 400, LayoutKind::Fast);
         let header = encode_header(&chain);
         let links = chain.links().len();
         // RedisBloom accepts exactly 20 + 53·n bytes; ours are 8 longer.
@@ -361,7 +346,7 @@ mod tests {
         let end = wrong_trailer.len() - 1;
         wrong_trailer[end] ^= 1;
         assert!(decode_header(&wrong_trailer, &EAGER).is_err());
-        let classic_header = encode_header(&scaling_chain(50, 400, LayoutKind::Classic));
+        let classic_header = encode_header(&scaling_test_chain(50, 400, LayoutKind::Classic));
         let mut classic_with_trailer = classic_header.clone();
         classic_with_trailer.extend_from_slice(FAST_TRAILER);
         assert!(decode_header(&classic_with_trailer, &EAGER).is_err());

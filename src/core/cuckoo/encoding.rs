@@ -537,57 +537,30 @@ mod tests {
             REQUESTS.with(|r| r.borrow_mut().push(len));
             bounded(len)
         }
+        let counted = Memory {
+            zeroed: counting,
+            ..EAGER
+        };
         let h = header(0, 1 << 32, 0, 1, 1, 1, 1);
         assert_eq!(
-            decode_header(
-                &h,
-                255,
-                &Memory {
-                    zeroed: counting,
-                    ..EAGER
-                }
-            )
-            .err(),
+            decode_header(&h, 255, &counted).err(),
             Some(Error::OutOfMemory)
         );
         assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 32]);
         // Three such sub-filters: the first refusal ends it.
         let h = header(0, 1 << 32, 0, 3, 1, 1, 1);
         assert_eq!(
-            decode_header(
-                &h,
-                255,
-                &Memory {
-                    zeroed: counting,
-                    ..EAGER
-                }
-            )
-            .err(),
+            decode_header(&h, 255, &counted).err(),
             Some(Error::OutOfMemory)
         );
         assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 32]);
         // The same shape, small enough for the fake: created, and inserts work.
         let h = header(0, 1 << 16, 0, 3, 1, 1, 1);
-        let mut f = decode_header(
-            &h,
-            255,
-            &Memory {
-                zeroed: counting,
-                ..EAGER
-            },
-        )
-        .unwrap();
+        let mut f = decode_header(&h, 255, &counted).unwrap();
         assert_eq!(REQUESTS.with(|r| r.take()), vec![1 << 16; 3]);
         let item = ItemHash::of(b"x");
         for _ in 0..10 {
-            f.insert(
-                &item,
-                &Memory {
-                    zeroed: counting,
-                    ..EAGER
-                },
-            )
-            .unwrap();
+            f.insert(&item, &counted).unwrap();
         }
         assert_eq!((f.items(), f.count(&item)), (10, 10));
     }
