@@ -1031,15 +1031,10 @@ fn growth_stops_at_65535_sub_filters() {
 
 #[test]
 fn keyspace_notifications_for_writes() {
-    let server = Server::start();
-    let mut c = server.conn();
-    if !feature::copy_and_module_events() {
-        // Redis 6.0 has no class of events for module types: the module raises them, the
-        // server drops them (README, "Tested servers").
-        assert!(c.cmd("CONFIG SET notify-keyspace-events KEd").is_error());
+    let Some(server) = Server::with_keyspace_events() else {
         return;
-    }
-    c.cmd("CONFIG SET notify-keyspace-events KEA");
+    };
+    let mut c = server.conn();
     let mut psub = server.conn();
     psub.cmd("PSUBSCRIBE __keyspace@0__:*");
     let header = {
@@ -1089,13 +1084,6 @@ fn keyspace_notifications_for_writes() {
     assert_eq!(events, expected.map(|e| bulk(e.as_bytes())));
 }
 
-/// The strings of an array or set reply, sorted.
-fn sorted_texts(value: &Value) -> Vec<String> {
-    let mut texts: Vec<String> = value.array().iter().map(Value::text).collect();
-    texts.sort();
-    texts
-}
-
 #[test]
 fn command_info_docs_and_acl() {
     let server = Server::start();
@@ -1117,13 +1105,13 @@ fn command_info_docs_and_acl() {
         let info = c.call(&["COMMAND", "INFO", command]).array()[0].array();
         if feature::command_docs() {
             assert_eq!(info[1], int(arity), "{command}");
-            assert_eq!(sorted_texts(&info[2]), flags, "{command}");
+            assert_eq!(info[2].sorted_texts(), flags, "{command}");
         } else {
             // Before Redis 7.0 a module sets no arity and Redis adds no `module` flag (as for
             // RedisBloom).
             assert_eq!(info[1], int(-1), "{command}");
             let flags: Vec<&str> = flags.into_iter().filter(|&f| f != "module").collect();
-            assert_eq!(sorted_texts(&info[2]), flags, "{command}");
+            assert_eq!(info[2].sorted_texts(), flags, "{command}");
         }
         assert_eq!((info[3].int(), info[4].int(), info[5].int()), (1, 1, 1));
     }
@@ -1166,7 +1154,7 @@ fn command_info_docs_and_acl() {
     assert_eq!(c.cmd("ACL CAT").array().contains(&bulk(b"cuckoo")), cuckoo);
     if cuckoo {
         if feature::acl_cat_lists_module_commands() {
-            let commands = sorted_texts(&c.cmd("ACL CAT cuckoo"));
+            let commands = c.cmd("ACL CAT cuckoo").sorted_texts();
             assert_eq!(commands.len(), 14, "{commands:?}");
             assert!(commands.iter().all(|name| name.starts_with("cf.")));
         }

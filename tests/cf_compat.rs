@@ -300,66 +300,21 @@ fn filters_move_both_ways_by_scandump() {
     });
 }
 
+const CUCKOO: Fixture = Fixture {
+    build: build_filters,
+    answers,
+};
+
 #[test]
 fn filters_move_both_ways_by_dump_and_restore() {
-    let (ours, theirs) = start_pair();
-    let (mut a, mut b) = (ours.conn(), theirs.conn());
-    both_ways(&mut a, &mut b, |from, to| {
-        for key in build_filters(from) {
-            let payload = from.call(&["DUMP", key]).bulk();
-            assert_eq!(
-                to.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
-                ok()
-            );
-            assert_eq!(answers(to, key), answers(from, key), "{key}");
-            assert_eq!(
-                to.call(&["DUMP", key]).bulk(),
-                payload,
-                "{key}: the same RDB bytes"
-            );
-        }
-    });
-}
-
-/// Starts a server of `writer`, builds the filters, persists them as `how` ("rdb", or "aof"
-/// without an RDB preamble), and starts a server of `reader` on the files.
-fn files_move(writer: Module, reader: Module, how: &str) {
-    let mut builder = Server::with(writer).binary("redis-server");
-    if how == "aof" {
-        builder = builder.arg("--appendonly yes --aof-use-rdb-preamble no");
-    }
-    let source = builder.start();
-    let mut s = source.conn();
-    let keys = build_filters(&mut s);
-    let expected: Vec<Vec<Value>> = keys.iter().map(|k| answers(&mut s, k)).collect();
-    if how == "aof" {
-        assert!(!s.cmd("BGREWRITEAOF").is_error());
-        wait_for("the AOF rewrite", || {
-            info_field(&mut s, "persistence", "aof_rewrite_in_progress") == "0"
-                && info_field(&mut s, "persistence", "aof_rewrite_scheduled") == "0"
-        });
-    } else {
-        assert_eq!(s.cmd("SAVE"), ok());
-    }
-    drop(s);
-    let dir = source.shutdown();
-    let mut builder = Server::with(reader).binary("redis-server").dir(&dir);
-    if how == "aof" {
-        builder = builder.arg("--appendonly yes --aof-use-rdb-preamble no");
-    }
-    let target = builder.start();
-    let mut t = target.conn();
-    assert_eq!(t.cmd("DBSIZE"), int(keys.len() as i64), "{}", target.log());
-    for (key, expected) in keys.iter().zip(expected) {
-        assert_eq!(answers(&mut t, key), expected, "{key} by {how}");
-    }
+    CUCKOO.moves_both_ways_by_dump_and_restore();
 }
 
 #[test]
 fn rdb_and_aof_files_move_both_ways() {
     for how in ["rdb", "aof"] {
-        files_move(Module::RedisBf, Module::RedisBloom, how);
-        files_move(Module::RedisBloom, Module::RedisBf, how);
+        CUCKOO.files_move(Module::RedisBf, Module::RedisBloom, how);
+        CUCKOO.files_move(Module::RedisBloom, Module::RedisBf, how);
     }
 }
 

@@ -544,15 +544,10 @@ fn loadchunk_rejects_bad_input_and_changes_nothing() {
 
 #[test]
 fn keyspace_notifications_for_writes() {
-    let server = Server::start();
-    let mut c = server.conn();
-    if !feature::copy_and_module_events() {
-        // Redis 6.0 has no class of events for module types: the module raises them, the
-        // server drops them (README, "Tested servers").
-        assert!(c.cmd("CONFIG SET notify-keyspace-events KEd").is_error());
+    let Some(server) = Server::with_keyspace_events() else {
         return;
-    }
-    c.cmd("CONFIG SET notify-keyspace-events KEA");
+    };
+    let mut c = server.conn();
     let mut sub = server.conn();
     assert_eq!(
         sub.cmd("SUBSCRIBE __keyevent@0__:bf.add").array()[0],
@@ -617,7 +612,7 @@ fn command_info_and_docs() {
         // Before Redis 7.0 a module can set no metadata but flags and key positions: Redis
         // reports arity -1, no `module` flag, and has no COMMAND DOCS (as for RedisBloom).
         assert_eq!(info[1], int(-1));
-        assert_eq!(sorted_texts(&info[2]), ["denyoom", "write"]);
+        assert_eq!(info[2].sorted_texts(), ["denyoom", "write"]);
         assert_eq!((info[3].int(), info[4].int(), info[5].int()), (1, 1, 1));
         assert_eq!(
             c.cmd("COMMAND GETKEYS BF.MADD mykey a b"),
@@ -626,10 +621,10 @@ fn command_info_and_docs() {
         return;
     }
     assert_eq!(info[1], int(3));
-    assert_eq!(sorted_texts(&info[2]), ["denyoom", "module", "write"]);
+    assert_eq!(info[2].sorted_texts(), ["denyoom", "module", "write"]);
     assert_eq!((info[3].int(), info[4].int(), info[5].int()), (1, 1, 1));
     let exists = c.cmd("COMMAND INFO bf.exists").array()[0].array();
-    assert_eq!(sorted_texts(&exists[2]), ["fast", "module", "readonly"]);
+    assert_eq!(exists[2].sorted_texts(), ["fast", "module", "readonly"]);
     assert_eq!(exists[1], int(3));
     assert_eq!(
         c.cmd("COMMAND GETKEYS BF.MADD mykey a b"),
@@ -646,13 +641,6 @@ fn command_info_and_docs() {
         .filter(|name| name.text().starts_with("bf."))
         .count();
     assert_eq!((bf, list.len()), (11, 25), "{list:?}");
-}
-
-/// The strings of an array or set reply, sorted.
-fn sorted_texts(value: &Value) -> Vec<String> {
-    let mut texts: Vec<String> = value.array().iter().map(Value::text).collect();
-    texts.sort();
-    texts
 }
 
 #[test]
@@ -822,7 +810,7 @@ fn acl_category_where_supported() {
     }
     assert!(!may_run(&server, "bloomer", "GET acl"));
     if feature::acl_cat_lists_module_commands() {
-        let commands = sorted_texts(&c.cmd("ACL CAT bloom"));
+        let commands = c.cmd("ACL CAT bloom").sorted_texts();
         assert_eq!(commands.len(), 11, "{commands:?}");
     }
 }

@@ -229,71 +229,21 @@ fn filters_move_both_ways_by_scandump() {
     }
 }
 
+const BLOOM: Fixture = Fixture {
+    build: build_filters,
+    answers,
+};
+
 #[test]
 fn filters_move_both_ways_by_dump_and_restore() {
-    let (ours, theirs) = start_pair();
-    let (mut a, mut b) = (ours.conn(), theirs.conn());
-    both_ways(&mut a, &mut b, |from, to| {
-        for key in build_filters(from) {
-            let payload = from.call(&["DUMP", key]).bulk();
-            assert_eq!(
-                to.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
-                ok()
-            );
-            assert_eq!(answers(to, key), answers(from, key), "{key}");
-            assert_eq!(
-                to.call(&["DUMP", key]).bulk(),
-                payload,
-                "{key}: the same RDB bytes"
-            );
-            assert_eq!(
-                to.call(&["MEMORY", "USAGE", key]),
-                from.call(&["MEMORY", "USAGE", key]),
-                "{key}"
-            );
-        }
-    });
+    BLOOM.moves_both_ways_by_dump_and_restore();
 }
 
 #[test]
-fn rdb_files_move_both_ways() {
-    for ours_writes in [false, true] {
-        let writer = if ours_writes {
-            Module::RedisBf
-        } else {
-            Module::RedisBloom
-        };
-        let reader = if ours_writes {
-            Module::RedisBloom
-        } else {
-            Module::RedisBf
-        };
-        let source = Server::with(writer).binary("redis-server").start();
-        let mut s = source.conn();
-        let keys = build_filters(&mut s);
-        let expected: Vec<Vec<Value>> = keys.iter().map(|k| answers(&mut s, k)).collect();
-        assert_eq!(s.cmd("SAVE"), ok());
-        drop(s);
-        let dir = source.shutdown();
-        // The reader starts on the writer's dump.rdb.
-        let target = Server::with(reader)
-            .binary("redis-server")
-            .dir(&dir)
-            .start();
-        let mut t = target.conn();
-        assert_eq!(t.cmd("DBSIZE"), int(keys.len() as i64), "{}", target.log());
-        for (key, expected) in keys.iter().zip(expected) {
-            assert_eq!(
-                answers(&mut t, key),
-                expected,
-                "{key}, written by {}",
-                if ours_writes {
-                    "redis-bf"
-                } else {
-                    "RedisBloom"
-                }
-            );
-        }
+fn rdb_and_aof_files_move_both_ways() {
+    for how in ["rdb", "aof"] {
+        BLOOM.files_move(Module::RedisBf, Module::RedisBloom, how);
+        BLOOM.files_move(Module::RedisBloom, Module::RedisBf, how);
     }
 }
 

@@ -350,11 +350,7 @@ fn reload_and_aof_restart_count_what_loads() {
         before,
         "the old values are freed after the load, maybe lazily"
     );
-    assert!(!c.cmd("BGREWRITEAOF").is_error());
-    wait_for("the AOF rewrite", || {
-        info_field(&mut c, "persistence", "aof_rewrite_in_progress") == "0"
-            && info_field(&mut c, "persistence", "aof_rewrite_scheduled") == "0"
-    });
+    rewrite_aof(&mut c);
     c.cmd("BF.ADD b after");
     let before = check(&mut c);
     let server = server.restart();

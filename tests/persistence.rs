@@ -130,11 +130,7 @@ fn aof_round_trip(preamble: &str) {
         .start();
     let mut c = server.conn();
     populate(&mut c);
-    assert!(!c.cmd("BGREWRITEAOF").is_error());
-    wait_for("the AOF rewrite", || {
-        info_field(&mut c, "persistence", "aof_rewrite_in_progress") == "0"
-            && info_field(&mut c, "persistence", "aof_rewrite_scheduled") == "0"
-    });
+    rewrite_aof(&mut c);
     // Writes after the rewrite land in the incremental file, replayed after the base.
     c.cmd("BF.ADD scaled after-rewrite");
     c.cmd("BF.MADD fixed e");

@@ -178,14 +178,6 @@ fn assert_exercised(c: &mut Conn) {
         .any(|k| cuckoo_field(c, k, "Number of items deleted") > 0));
 }
 
-fn rewrite_aof(c: &mut Conn) {
-    c.cmd("BGREWRITEAOF");
-    wait_for("the AOF rewrite", || {
-        info_field(c, "persistence", "aof_rewrite_in_progress") == "0"
-            && info_field(c, "persistence", "aof_rewrite_scheduled") == "0"
-    });
-}
-
 #[test]
 fn a_million_writes_leave_every_replica_identical() {
     let master = Server::with(Module::RedisBf)
