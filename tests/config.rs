@@ -64,6 +64,19 @@ fn new_module_argument_names() {
     );
 }
 
+/// Loading the module with `args` fails, and the server's log says `message`.
+fn assert_load_refused(args: &[&str], message: &str) {
+    let mut builder = Server::with(Module::RedisBf);
+    for arg in args {
+        builder = builder.module_arg(arg);
+    }
+    let log = match builder.try_start() {
+        Ok(_) => panic!("{args:?} loaded"),
+        Err(log) => log,
+    };
+    assert!(log.contains(message), "{args:?}: {log}");
+}
+
 #[test]
 fn bad_module_arguments_fail_the_load() {
     for (args, message) in [
@@ -74,15 +87,7 @@ fn bad_module_arguments_fail_the_load() {
         (vec!["INITIAL_SIZE", "0"], "bf-initial-size"),
         (vec!["bf-expansion-factor", "40000"], "bf-expansion-factor"),
     ] {
-        let mut builder = Server::with(Module::RedisBf);
-        for arg in &args {
-            builder = builder.module_arg(arg);
-        }
-        let log = match builder.try_start() {
-            Ok(_) => panic!("{args:?} loaded"),
-            Err(log) => log,
-        };
-        assert!(log.contains(message), "{args:?}: {log}");
+        assert_load_refused(&args, message);
     }
 }
 
@@ -567,15 +572,7 @@ fn cuckoo_module_arguments() {
         (vec!["cf-max-expansions", "65537"], "cf-max-expansions"),
         (vec!["cf-bucket-size", "300"], "cf-bucket-size"),
     ] {
-        let mut builder = Server::with(Module::RedisBf);
-        for arg in &args {
-            builder = builder.module_arg(arg);
-        }
-        let log = match builder.try_start() {
-            Ok(_) => panic!("{args:?} loaded"),
-            Err(log) => log,
-        };
-        assert!(log.contains(message), "{args:?}: {log}");
+        assert_load_refused(&args, message);
     }
 }
 
