@@ -13,6 +13,8 @@
 #   make fuzz   every fuzz target (fuzz/README.md) for FUZZ_SECONDS each (default 60; 0 for no
 #               limit), one after another, under nice; FUZZ_ARGS="-runs=10000000" passes options
 #               to libFuzzer, FUZZ_TARGETS="bf_scandump" picks targets; needs nightly and cargo-fuzz
+#   make fuzz-ci  CI's fuzz step: every target for FUZZ_RUNS inputs (default 100000) from a
+#               fixed libFuzzer seed, so it repeats exactly anywhere
 #   make fuzz-check  every seed and regression input through its fuzz target, on stable (part of
 #               `make test`); make fuzz-seeds  rewrites fuzz/seeds from RedisBloom and redis-bf
 #   make bench  in-command time per call against RedisBloom (the primary table), then
@@ -55,7 +57,7 @@ FUZZ_SECONDS ?= 60
 # stable (CI: no other toolchain can be fetched), RUSTC_BOOTSTRAP=1 lets it take them.
 FUZZ_CARGO ?= $(shell rustup toolchain list 2>/dev/null | grep -q '^nightly' && echo '$(CARGO) +nightly' || echo 'env RUSTC_BOOTSTRAP=1 $(CARGO)')
 
-.PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-check fuzz-seeds
+.PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-ci fuzz-check fuzz-seeds
 
 build:
 	$(CARGO) build --release
@@ -113,6 +115,20 @@ fuzz:
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    $(FUZZ_ARGS)) \
 	    || exit 1; \
+	done
+
+# CI's fuzz step, repeatable: every target for FUZZ_RUNS inputs from libFuzzer seed 1, grown from
+# the seeds alone, built as CI builds it (stable with RUSTC_BOOTSTRAP=1). The same commit makes
+# the same inputs here and there, so a red step reproduces; exploring is `make fuzz`'s job.
+FUZZ_RUNS ?= 100000
+fuzz-ci:
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "== fuzz $$t for $(FUZZ_RUNS) inputs from seed 1"; \
+	  grown=$$(mktemp -d) && \
+	  (cd fuzz && env RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t $$grown seeds/$$t -- \
+	    -seed=1 -runs=$(FUZZ_RUNS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1) \
+	    || exit 1; \
+	  rm -rf $$grown; \
 	done
 
 fuzz-check:
