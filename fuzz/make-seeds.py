@@ -185,6 +185,17 @@ BF_ARGS = [
     "BF.INSERT k ERROR 0.3 CAPACITY 5 ITEMS x",
 ]
 
+CF_ARGS = [
+    "CF.RESERVE k 1000",
+    "CF.RESERVE k 1000 BUCKETSIZE 4 MAXITERATIONS 500 EXPANSION 2",
+    "CF.RESERVE k 100 expansion 0 bucketsize 1",
+    "CF.RESERVE k 4 BUCKETSIZE 2",
+    "CF.INSERT k ITEMS a b",
+    "CF.INSERT k CAPACITY 1000 NOCREATE ITEMS a",
+    "CF.INSERTNX k cap 20 c 40 i x",
+    "CF.INSERT k NOCREATE ITEMS a",
+]
+
 
 def main():
     if len(sys.argv) != 3:
@@ -216,6 +227,8 @@ def main():
         write("args_numbers", f"{i:02}", number)
     for i, line in enumerate(BF_ARGS):
         write("bf_args", f"{i:02}", line.replace(" ", "\n").encode())
+    for i, line in enumerate(CF_ARGS):
+        write("cf_args", f"{i:02}", line.replace(" ", "\n").encode())
 
 
 if __name__ == "__main__":

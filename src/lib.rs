@@ -26,5 +26,10 @@ pub mod fuzzing {
     pub use crate::commands::bf::{error_rate, integer_in, layout_named, Bad};
     pub use crate::commands::bf::{parse_insert, parse_reserve, Insert, Reserve};
     pub use crate::commands::bf::{CAPACITY, ERROR_RATE_CAP, EXPANSION};
+    pub mod cf {
+        pub use crate::commands::cf::rules::{bucket_sizes, capacities, Defaults};
+        pub use crate::commands::cf::rules::{EXPANSION, MAX_ITERATIONS};
+        pub use crate::commands::cf::{parse_insert, parse_reserve, InsertArgs};
+    }
     pub use crate::commands::errors::Failure;
 }

@@ -11,6 +11,7 @@
 //! | `cf_scandump` | a CF.SCANDUMP stream |
 //! | `args_numbers` | one argument: the integer, double, error-rate, range and layout parsers |
 //! | `bf_args` | a command line, one argument per line: BF.RESERVE and BF.INSERT options |
+//! | `cf_args` | a command line, one argument per line: CF.RESERVE and CF.INSERT options |
 
 use redis_bf::core::bloom::chain::{self, Chain, LayoutKind, Params};
 use redis_bf::core::bloom::encoding as bf_encoding;
@@ -19,10 +20,11 @@ use redis_bf::core::bloom::rdb;
 use redis_bf::core::cuckoo::encoding as cf_encoding;
 use redis_bf::core::cuckoo::filter::{memory_usage as cf_memory_usage, MAX_BUCKET_SIZE};
 use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
-use redis_bf::core::cuckoo::{CuckooFilter, ItemHash};
+use redis_bf::core::cuckoo::{CuckooFilter, ItemHash, Params as CfParams};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::Error;
+use redis_bf::fuzzing::cf::{self as cf_rules, Defaults as CuckooDefaults};
 use redis_bf::fuzzing::{
     error_rate, integer_in, layout_named, parse_double, parse_insert, parse_integer, parse_reserve,
     Bad, CAPACITY, ERROR_RATE_CAP, EXPANSION,
@@ -643,8 +645,6 @@ pub fn bf_args(data: &[u8]) {
             check_insert(&args, defaults);
         }
     }
-    // CF-ARGS PLUG-IN: CF.RESERVE and CF.INSERT option parsing, once commands/cf has pure
-    // parse functions (as BF.RESERVE's and BF.INSERT's here).
 }
 
 fn check_reserve(args: &[&[u8]], defaults: Params) {
@@ -710,6 +710,117 @@ fn check_new_chain(p: Params) {
                 if chain.add(item, &bounded()).is_ok() {
                     assert!(chain.contains(item));
                 }
+            }
+            take_granted();
+        }
+        Err(_) => assert_eq!(granted, 0, "a refused filter was given memory"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Cuckoo filter: CF.RESERVE and CF.INSERT options.
+
+/// RedisBloom's defaults, and a configuration with the coupled ranges pulled in: bucket sizes
+/// up to 5 (`cf-initial-size` 10), capacities from 16 (`cf-bucket-size` 8 for CF.INSERT).
+const CF_CONFIGS: [CuckooDefaults; 2] = [
+    CuckooDefaults::REDISBLOOM,
+    CuckooDefaults {
+        initial_size: 10,
+        bucket_size: 8,
+        max_iterations: 3,
+        expansion: 0,
+        max_expansions: 1,
+    },
+];
+
+/// A command line, one argument per line, through CF.RESERVE's and CF.INSERT's parsers.
+pub fn cf_args(data: &[u8]) {
+    let args: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+    for defaults in &CF_CONFIGS {
+        if args.len() >= 3 && args.len() % 2 == 1 {
+            check_cf_reserve(&args, defaults);
+        }
+        if args.len() >= 4 {
+            check_cf_insert(&args, defaults);
+        }
+    }
+}
+
+fn check_cf_reserve(args: &[&[u8]], defaults: &CuckooDefaults) {
+    let Ok(p) = cf_rules::parse_reserve(args, defaults) else {
+        return;
+    };
+    assert_eq!(Some(p.capacity as i64), parse_integer(args[2]));
+    assert!(cf_rules::capacities(p.bucket_size).contains(&(p.capacity as i64)));
+    // Each option: the first occurrence among the arguments after the capacity, or the config.
+    let options = &args[3..];
+    let option = |word: &str| {
+        let at = options
+            .iter()
+            .position(|a| a.eq_ignore_ascii_case(word.as_bytes()))?;
+        Some(parse_integer(options[at + 1]).expect("an option value that does not parse"))
+    };
+    let expect =
+        |word: &str, default: u16, range: std::ops::RangeInclusive<i64>, got: u16| match option(
+            word,
+        ) {
+            None => assert_eq!(got, default, "{word}"),
+            Some(n) => assert!(range.contains(&n) && i64::from(got) == n, "{word}"),
+        };
+    let bucket_sizes = cf_rules::bucket_sizes(defaults.initial_size);
+    expect(
+        "BUCKETSIZE",
+        defaults.bucket_size,
+        bucket_sizes,
+        p.bucket_size,
+    );
+    let iterations = cf_rules::MAX_ITERATIONS;
+    expect(
+        "MAXITERATIONS",
+        defaults.max_iterations,
+        iterations,
+        p.max_iterations,
+    );
+    expect(
+        "EXPANSION",
+        defaults.expansion,
+        cf_rules::EXPANSION,
+        p.expansion,
+    );
+    check_new_cuckoo(defaults.params(p.capacity));
+    check_new_cuckoo(p);
+}
+
+fn check_cf_insert(args: &[&[u8]], defaults: &CuckooDefaults) {
+    let Ok(insert) = cf_rules::parse_insert(args, defaults) else {
+        return;
+    };
+    assert!(insert.first_item >= 3 && insert.first_item < args.len());
+    // Options are told apart by their first letter; ITEMS ends them.
+    let options = &args[2..insert.first_item];
+    let initial = |c: u8| move |a: &&[u8]| a.first().is_some_and(|f| f.eq_ignore_ascii_case(&c));
+    assert!(options.last().is_some_and(initial(b'i')));
+    assert_eq!(insert.nocreate, options.iter().any(initial(b'n')));
+    let capacity_given = options.iter().any(initial(b'c'));
+    assert!(
+        (!capacity_given && insert.capacity == defaults.initial_size)
+            || cf_rules::capacities(defaults.bucket_size).contains(&(insert.capacity as i64))
+    );
+    check_new_cuckoo(defaults.params(insert.capacity));
+}
+
+/// A Cuckoo filter made with parsed parameters: made within the bound, or refused before any
+/// memory is handed out.
+fn check_new_cuckoo(p: CfParams) {
+    take_granted();
+    let made = CuckooFilter::new(p, &bounded());
+    let granted = take_granted();
+    match made {
+        Ok(mut filter) => {
+            assert_eq!(Some(filter.memory_usage()), cf_memory_usage(1, granted));
+            let item = ItemHash::of(b"a");
+            if filter.insert(&item, &bounded()).is_ok() {
+                assert!(filter.contains(&item));
             }
             take_granted();
         }

@@ -18,7 +18,7 @@ use crate::{dump, stream, targets};
 type Target = fn(&[u8]);
 
 /// The targets by name, as `fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("bf_rdb_classic", targets::bf_rdb_classic),
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
@@ -26,6 +26,7 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("cf_scandump", targets::cf_scandump),
     ("args_numbers", targets::args_numbers),
     ("bf_args", targets::bf_args),
+    ("cf_args", targets::cf_args),
 ];
 
 /// The files of `fuzz/<folder>/<target>/`, sorted.
@@ -112,5 +113,19 @@ fn the_seeds_decode_into_filters_holding_what_was_added() {
         }
         let holds = holds_items(&name, |item| filter.contains(&ItemHash::of(item)));
         assert!(holds, "{name}");
+    }
+}
+
+#[test]
+fn the_argument_seeds_parse() {
+    use redis_bf::fuzzing::cf::{parse_insert, parse_reserve, Defaults};
+    for (name, data) in inputs("seeds", "cf_args") {
+        let args: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+        let parsed = if args[0].eq_ignore_ascii_case(b"CF.RESERVE") {
+            parse_reserve(&args, &Defaults::REDISBLOOM).is_ok()
+        } else {
+            parse_insert(&args, &Defaults::REDISBLOOM).is_ok()
+        };
+        assert!(parsed, "{name}");
     }
 }

@@ -14,7 +14,7 @@
 //! past `cf-max-expansions`). Replicated verbatim once the array is sent; keyspace event `cf.add`.
 
 use super::filter_for_insert;
-use super::rules::capacities;
+use super::rules::{capacities, Defaults};
 use crate::commands::args::{integer_in, Bad};
 use crate::commands::call::Call;
 use crate::commands::errors::{self, CommandResult, Failure};
@@ -105,7 +105,7 @@ fn not_inserted(error: Error, failed: Scalar) -> Reply {
 /// The step both share: parse, the filter (created if need be), each item its way.
 fn insert_with(call: &Call, insert_item: InsertItem) -> CommandResult {
     call.require_arity(call.args.len() >= 4)?;
-    let parsed = parse(call)?;
+    let parsed = parse(call.args, &call.config.cuckoo)?;
     let key = call.open_for_write()?;
     let mut filter = filter_for_insert(call, &key, (!parsed.nocreate).then_some(parsed.capacity))?;
     let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
@@ -118,23 +118,26 @@ fn insert_with(call: &Call, insert_item: InsertItem) -> CommandResult {
 }
 
 /// What the options asked for.
-struct InsertArgs {
-    capacity: u64,
-    nocreate: bool,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InsertArgs {
+    /// The capacity of a filter the command creates.
+    pub capacity: u64,
+    pub nocreate: bool,
     /// Index of the first item.
-    first_item: usize,
+    pub first_item: usize,
 }
 
-fn parse(call: &Call) -> Result<InsertArgs, Failure> {
-    let defaults = call.config.cuckoo;
+/// CF.INSERT's and CF.INSERTNX's arguments (`args`, the command name first) with the `cf-*`
+/// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
+pub fn parse(args: &[&[u8]], defaults: &Defaults) -> Result<InsertArgs, Failure> {
     let mut capacity = defaults.initial_size;
     let mut nocreate = false;
     let mut i = 2;
     let first_item = loop {
-        let word = call.args.get(i).ok_or(Failure::WrongArity)?;
+        let word = args.get(i).ok_or(Failure::WrongArity)?;
         match word.first().map(u8::to_ascii_lowercase) {
             Some(b'c') => {
-                let value = call.args.get(i + 1).ok_or(Failure::WrongArity)?;
+                let value = args.get(i + 1).ok_or(Failure::WrongArity)?;
                 let range = capacities(defaults.bucket_size);
                 let n = integer_in(value, &range).map_err(|bad| {
                     Failure::Message(match bad {
@@ -153,7 +156,7 @@ fn parse(call: &Call) -> Result<InsertArgs, Failure> {
             _ => return Err(Failure::Message(errors::UNKNOWN_ARGUMENT)),
         }
     };
-    if first_item >= call.args.len() {
+    if first_item >= args.len() {
         return Err(Failure::WrongArity);
     }
     Ok(InsertArgs {

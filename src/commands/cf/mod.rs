@@ -22,6 +22,11 @@ pub use exists::{COUNT, EXISTS, MEXISTS};
 pub use info::INFO;
 pub use insert::{INSERT, INSERTNX};
 pub use reserve::RESERVE;
+#[cfg(fuzzing)]
+pub use {
+    insert::{parse as parse_insert, InsertArgs},
+    reserve::parse as parse_reserve,
+};
 
 use redis_module::key::{RedisKey, RedisKeyWritable};
 

@@ -18,7 +18,7 @@
 use std::ffi::CStr;
 use std::ops::RangeInclusive;
 
-use super::rules::{bucket_sizes, capacities, EXPANSION, MAX_ITERATIONS};
+use super::rules::{bucket_sizes, capacities, Defaults, EXPANSION, MAX_ITERATIONS};
 use super::{create, lookup};
 use crate::commands::args::{integer_in, parse_integer, Bad};
 use crate::commands::call::{Call, Lookup};
@@ -65,7 +65,7 @@ pub static RESERVE: CommandSpec = CommandSpec {
 
 fn reserve(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3 && call.args.len() % 2 == 1)?;
-    let params = parse(call)?;
+    let params = parse(call.args, &call.config.cuckoo)?;
     let key = call.open_for_write()?;
     match lookup(call, &key) {
         Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
@@ -76,11 +76,13 @@ fn reserve(call: &Call) -> CommandResult {
     Ok(Reply::OK)
 }
 
-fn parse(call: &Call) -> Result<Params, Failure> {
-    let defaults = call.config.cuckoo;
-    let capacity = parse_integer(call.arg(2)).ok_or(Failure::Message(errors::CF_BAD_CAPACITY))?;
+/// CF.RESERVE's arguments (`args`, the command name first, arity checked) with the `cf-*`
+/// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
+pub fn parse(args: &[&[u8]], defaults: &Defaults) -> Result<Params, Failure> {
+    let capacity = parse_integer(args.get(2).copied().unwrap_or_default())
+        .ok_or(Failure::Message(errors::CF_BAD_CAPACITY))?;
     let max_iterations = option(
-        call,
+        args,
         "MAXITERATIONS",
         errors::CF_BAD_MAX_ITERATIONS,
         &MAX_ITERATIONS,
@@ -89,7 +91,7 @@ fn parse(call: &Call) -> Result<Params, Failure> {
     .map_or(defaults.max_iterations, |n| n as u16);
     let max_bucket_size = defaults.max_bucket_size();
     let bucket_size = option(
-        call,
+        args,
         "BUCKETSIZE",
         errors::CF_BAD_BUCKET_SIZE,
         &bucket_sizes(defaults.initial_size),
@@ -97,7 +99,7 @@ fn parse(call: &Call) -> Result<Params, Failure> {
     )?
     .map_or(defaults.bucket_size, |n| n as u16);
     let expansion = option(
-        call,
+        args,
         "EXPANSION",
         errors::CF_BAD_EXPANSION,
         &EXPANSION,
@@ -118,13 +120,13 @@ fn parse(call: &Call) -> Result<Params, Failure> {
 /// The value of option `word` (any case) among the arguments after the capacity, checked
 /// against `range`; `None` when the option is absent.
 fn option(
-    call: &Call,
+    args: &[&[u8]],
     word: &str,
     not_a_number: &'static CStr,
     range: &RangeInclusive<i64>,
     out_of_range: &'static CStr,
 ) -> Result<Option<i64>, Failure> {
-    let options = call.args.get(3..).unwrap_or(&[]);
+    let options = args.get(3..).unwrap_or(&[]);
     let Some(at) = options
         .iter()
         .position(|a| a.eq_ignore_ascii_case(word.as_bytes()))
