@@ -12,7 +12,7 @@
 #   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
 #   make fuzz   every fuzz target (fuzz/README.md) for FUZZ_SECONDS each (default 60; 0 for no
 #               limit), one after another, under nice; FUZZ_ARGS="-runs=10000000" passes options
-#               to libFuzzer, FUZZ_TARGETS="bf_scandump" picks targets; needs nightly and cargo-fuzz
+#               to libFuzzer, FUZZ_TARGETS="bf_scandump" picks targets; needs cargo-fuzz
 #   make fuzz-ci  CI's fuzz step: every target for FUZZ_RUNS inputs (default 100000) from a
 #               fixed libFuzzer seed, so it repeats exactly anywhere
 #   make fuzz-check  every seed and regression input through its fuzz target, on stable (part of
