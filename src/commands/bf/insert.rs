@@ -96,11 +96,13 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
     let mut layout = defaults.layout;
     let mut i = 2;
     let first_item = loop {
-        let Some(option) = args.get(i).map(|a| a.to_ascii_lowercase()) else {
+        let Some(option) = args.get(i) else {
             return Err(Failure::WrongArity); // no ITEMS
         };
+        // Options are told apart by their first three letters, in any case; no lowered copy.
+        let letter = |n: usize| option.get(n).map(u8::to_ascii_lowercase);
         let value = || args.get(i + 1).copied().ok_or(Failure::WrongArity);
-        match (option.first(), option.get(1), option.get(2)) {
+        match (letter(0), letter(1), letter(2)) {
             (Some(b'i'), _, _) => break i + 1,
             (Some(b'e'), Some(b'r'), _) => {
                 let rate = error_rate(value()?)
