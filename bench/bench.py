@@ -10,7 +10,8 @@ Two sections, each on its own servers started from the same redis-server binary:
 Prints the tables and writes bench/results/latest.{txt,csv,png}. See bench/README.md.
 
 Usage (from the repository root): python3 bench/bench.py [--quick] [--no-big]
-    [--only incommand|throughput] [--rounds N] [--bf-args "NAME VALUE ..."] [--note TEXT]
+    [--only incommand|throughput] [--cells TEXT[,TEXT]] [--rounds N]
+    [--bf-args "NAME VALUE ..."] [--note TEXT]
 Standard library only, except matplotlib for the chart (installed under target/ on demand).
 """
 
@@ -33,7 +34,7 @@ from harness import (BENCHMARK_PIN, MIB, MODULE_SO, REDIS_BENCHMARK, REDIS_SERVE
                      SERVER_PIN, TMP_ROOT, BenchError, Client, Module, RespError, Server,
                      command_output, fast_layout_available, fetch_redisbloom, kill_all_servers,
                      START, log, module_version)
-from incommand import CLIENTS, PIPELINE, CellResult, measure_incommand, requests_for
+from incommand import CELLS, CLIENTS, PIPELINE, Cell, CellResult, measure_incommand, requests_for
 from oneoff import measure_main_thread, measure_memory, measure_rdb
 from report import Row, render_incommand, render_table, write_chart, write_csv
 from throughput import load_data, measure_throughput, throughput_rows, workloads
@@ -100,7 +101,7 @@ def run_incommand(args: argparse.Namespace, workdir: Path, module: Module, redis
     facts["in-command"] = (f"{args.rounds} rounds after a warm-up, redis-benchmark -c {CLIENTS} "
                            f"-P {PIPELINE} --threads 1, -n {requests_for(1, args.quick):,} "
                            f"(×100 commands: {requests_for(100, args.quick):,}) per run")
-    results = measure_incommand(servers, fast, args.big, args.rounds, args.quick)
+    results = measure_incommand(servers, fast, args.big, args.rounds, args.quick, args.cells)
     for server in servers.values():
         server.stop()
     return results
@@ -150,10 +151,11 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
         if "throughput" in args.only else []
     facts["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     facts["duration"] = f"{time.monotonic() - START:.0f} s"
-    report(results, rows, facts)
+    # A run of chosen cells does not replace the last whole run's results.
+    report(results, rows, facts, "latest" if args.cells is CELLS else "cells")
 
 
-def report(results: list[CellResult], rows: list[Row], facts: dict[str, str]) -> None:
+def report(results: list[CellResult], rows: list[Row], facts: dict[str, str], stem: str) -> None:
     parts = []
     if results:
         parts.append("In-command time (primary)\n\n" + render_incommand(results))
@@ -163,15 +165,15 @@ def report(results: list[CellResult], rows: list[Row], facts: dict[str, str]) ->
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
     header = "".join(f"{key}: {value}\n" for key, value in facts.items())
-    (RESULTS / "latest.txt").write_text(f"{header}\n{text}\n")
-    write_csv(results, rows, RESULTS / "latest.csv")
+    (RESULTS / f"{stem}.txt").write_text(f"{header}\n{text}\n")
+    write_csv(results, rows, RESULTS / f"{stem}.csv")
     title = (f"redis-bf vs RedisBloom 2.8.2, same redis-server — {facts['date'][:10]} — "
              f"{facts['CPU']}, {facts['nproc']} CPUs, {facts['mode']}")
     try:
-        write_chart(results, rows, RESULTS / "latest.png", title)
+        write_chart(results, rows, RESULTS / f"{stem}.png", title)
     except (ImportError, subprocess.CalledProcessError) as error:
         log(f"WARNING: PNG skipped, matplotlib unavailable ({error})")
-    log(f"wrote {RESULTS}/latest.csv, latest.txt, latest.png")
+    log(f"wrote {RESULTS}/{stem}.csv, {stem}.txt, {stem}.png")
 
 
 def sections(text: str) -> list[str]:
@@ -180,6 +182,16 @@ def sections(text: str) -> list[str]:
     if unknown or not chosen:
         raise argparse.ArgumentTypeError(f"sections are {', '.join(SECTIONS)}")
     return [s for s in SECTIONS if s in chosen]
+
+
+def chosen_cells(text: str) -> list[Cell]:
+    """The in-command cells whose titles contain one of the comma-separated texts (any case),
+    and the GET sanity cell, which every run needs to be judged."""
+    wanted = [t.strip().lower() for t in text.split(",") if t.strip()]
+    cells = [c for c in CELLS if c.sanity or any(w in c.title.lower() for w in wanted)]
+    if not wanted or all(c.sanity for c in cells):
+        raise argparse.ArgumentTypeError(f"no in-command cell's title contains {text!r}")
+    return cells
 
 
 def main() -> int:
@@ -193,6 +205,10 @@ def main() -> int:
                         metavar="SECTION[,SECTION]",
                         help="incommand (the primary table) and/or throughput (throughput, "
                              "memory, main thread, RDB); default: both")
+    parser.add_argument("--cells", type=chosen_cells, default=CELLS, metavar="TEXT[,TEXT]",
+                        help="only the in-command cells whose titles contain one of the texts "
+                             "(and the GET cell); implies --only incommand; results go to "
+                             "bench/results/cells.*, leaving latest.* to whole runs")
     parser.add_argument("--rounds", type=int, default=None,
                         help="in-command rounds (default 7, or 3 with --quick)")
     parser.add_argument("--bf-args", type=shlex.split,
@@ -207,6 +223,8 @@ def main() -> int:
     parser.add_argument("--note", default="",
                         help="a line for the results' header (e.g. that the machine was shared)")
     args = parser.parse_args()
+    if args.cells is not CELLS:
+        args.only = ["incommand"]
     if args.rounds is None:
         args.rounds = 3 if args.quick else 7
     if args.rounds < 1:
