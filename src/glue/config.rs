@@ -32,7 +32,6 @@ use super::ffi::{c_string, log};
 use super::server;
 use crate::commands::args::{integer_in, parse_memory, Bad};
 use crate::commands::bf;
-use crate::commands::call::Config;
 use crate::commands::cf::rules::{self as cf, Defaults as CuckooDefaults};
 use crate::commands::errors;
 use crate::core::bloom::chain::{LayoutKind, Params};
@@ -261,23 +260,20 @@ pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
     }
 }
 
-/// The configuration now, as a command sees it.
-pub fn snapshot() -> Config {
+/// The `bf-*` configs now: the parameters of a filter made without explicit ones.
+pub fn bloom_params() -> Params {
     let expansion = u32::try_from(EXPANSION.value.load(Ordering::Relaxed)).unwrap_or(2);
-    Config {
-        bloom: Params {
-            capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
-            error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
-            expansion,
-            nonscaling: expansion == 0,
-            layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
-        },
-        cuckoo: cuckoo_defaults(),
+    Params {
+        capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
+        error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
+        expansion,
+        nonscaling: expansion == 0,
+        layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
     }
 }
 
 /// The `cf-*` configs now (each stored within its range, so the narrowing is exact).
-fn cuckoo_defaults() -> CuckooDefaults {
+pub fn cuckoo_defaults() -> CuckooDefaults {
     let load = |setting: &Setting| setting.value.load(Ordering::Relaxed);
     let narrow = |setting: &Setting| u16::try_from(load(setting)).unwrap_or(u16::MAX);
     CuckooDefaults {

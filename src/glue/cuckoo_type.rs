@@ -65,7 +65,7 @@ unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) 
 unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
     // Values saved before encoding version 4 take today's `cf-*` configs for what they lack,
     // as RedisBloom 8 does. A null return fails the load: RESTORE answers `ERR Bad data format`.
-    let legacy = config::snapshot().cuckoo.legacy();
+    let legacy = config::cuckoo_defaults().legacy();
     guarded(ptr::null_mut(), || {
         rdb::load(&mut Io(rdb), encver, legacy).map_or(ptr::null_mut(), into_value)
     })

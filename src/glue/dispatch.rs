@@ -2,17 +2,16 @@
 //! command, each building the command's [`Call`] and running it under the panic guard. A
 //! panic becomes an error reply and a line in the server log.
 
-use std::ffi::CStr;
-use std::mem::{ManuallyDrop, MaybeUninit};
+use std::mem::MaybeUninit;
 use std::os::raw::c_int;
+use std::ptr;
 
-use redis_module::{raw, Context, RedisString};
+use redis_module::{raw, RedisString};
 
-use super::bloom_type::{BLOOM_TYPE, FAST_TYPE};
-use super::cuckoo_type::CUCKOO_TYPE;
+use super::context::CommandContext;
 use super::guard::guarded;
-use super::{alloc, config, info, reply};
-use crate::commands::call::{Call, Types};
+use super::{info, reply};
+use crate::commands::call::Call;
 use crate::commands::errors::{self, Failure};
 use crate::commands::spec::CommandSpec;
 use crate::commands::ALL;
@@ -54,12 +53,6 @@ pub static HANDLERS: [Handler; ALL.len()] = [
     dispatch::<24>,
 ];
 
-static TYPES: Types = Types {
-    bloom: &BLOOM_TYPE,
-    fast: &FAST_TYPE,
-    cuckoo: &CUCKOO_TYPE,
-};
-
 /// Arguments of commands with at most this many are borrowed into an array on the stack
 /// (left uninitialised beyond them); only longer ones need a heap allocation to list them.
 const STACK_ARGS: usize = 256;
@@ -79,7 +72,6 @@ fn run(
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) {
-    let context = Context::new(ctx);
     let strings: &[*mut raw::RedisModuleString] = match usize::try_from(argc) {
         // SAFETY: Redis passes `argc` valid strings at `argv`, alive until the command returns.
         Ok(len) if !argv.is_null() => unsafe { std::slice::from_raw_parts(argv, len) },
@@ -107,42 +99,16 @@ fn run(
             .collect();
         &spilled
     };
-    // The key is the client's own argument string, borrowed for the command's duration:
-    // never retained, so never released (`ManuallyDrop` keeps `RedisString` from freeing it).
-    let key = strings
-        .get(1)
-        .map(|&s| ManuallyDrop::new(RedisString::from_redis_module_string(ctx, s)));
+    let server = CommandContext::new(ctx, strings.get(1).copied().unwrap_or(ptr::null_mut()));
     let writer = reply::Writer::new(ctx);
     let call = Call {
-        ctx: &context,
         args,
-        key: key.as_deref(),
-        types: &TYPES,
-        config: config::snapshot(),
-        memory: alloc::memory(ctx),
+        server: &server,
         metrics: &info::METRICS,
-        notify,
         out: &writer,
     };
     let result = guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
         (spec.run)(&call)
     });
     writer.finish(result);
-}
-
-/// Raises a module keyspace event. The crate's `notify_keyspace_event` builds a C string of
-/// the event name on every call; ours are static.
-fn notify(ctx: &Context, event: &'static CStr, key: &RedisString) {
-    // SAFETY: `ctx` is the live context of the running command, `event` is NUL-terminated and
-    // static, `key` a string alive for the command's duration.
-    unsafe {
-        if let Some(notify) = raw::RedisModule_NotifyKeyspaceEvent {
-            notify(
-                ctx.ctx,
-                raw::NotifyEvent::MODULE.bits(),
-                event.as_ptr(),
-                key.inner,
-            );
-        }
-    }
 }

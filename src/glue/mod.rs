@@ -11,6 +11,7 @@ pub mod alloc;
 pub mod bloom_type;
 mod command_info;
 mod config;
+mod context;
 pub mod cuckoo_type;
 mod data_type;
 mod dispatch;

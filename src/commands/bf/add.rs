@@ -47,9 +47,9 @@ pub static MADD: CommandSpec = CommandSpec {
 fn add(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
-    let mut chain = existing_or_created(call, &key, call.config.bloom)?;
+    let mut chain = existing_or_created(call, &key, || call.bloom_config())?;
     let added = chain
-        .add(call.arg(2), &call.memory)
+        .add(call.arg(2), &call.memory())
         .map_err(errors::bloom)?;
     call.finish_write(c"bf.add");
     Ok(Reply::bool(added))
@@ -58,7 +58,7 @@ fn add(call: &Call) -> CommandResult {
 fn madd(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3)?;
     let key = call.open_for_write()?;
-    let mut chain = existing_or_created(call, &key, call.config.bloom)?;
+    let mut chain = existing_or_created(call, &key, || call.bloom_config())?;
     let reply = add_items(call, &mut chain, call.args.get(2..).unwrap_or(&[]));
     call.finish_write(c"bf.add");
     Ok(reply)
@@ -68,20 +68,21 @@ fn madd(call: &Call) -> CommandResult {
 /// The replies are written as they come, unless the filter may fill up on the way: the array
 /// is then shorter than the items, so its length is known only at the end.
 pub fn add_items(call: &Call, chain: &mut Chain, items: &[&[u8]]) -> Reply {
+    let memory = call.memory();
     let reply = |outcome| match outcome {
         Ok(added) => Reply::bool(added),
         Err(error) => Reply::Error(errors::bloom_text(error)),
     };
     if chain.may_fill(items.len() as u64) {
         let mut replies = Vec::with_capacity(items.len());
-        chain.add_each(items.iter().copied(), &call.memory, |outcome| {
+        chain.add_each(items.iter().copied(), &memory, |outcome| {
             replies.push(reply(outcome));
             outcome != Err(Error::Full)
         });
         return Reply::Array(replies);
     }
     call.out.array(items.len());
-    chain.add_each(items.iter().copied(), &call.memory, |outcome| {
+    chain.add_each(items.iter().copied(), &memory, |outcome| {
         match outcome {
             Ok(added) => call.out.scalar(Scalar::Bool(added)),
             Err(error) => call.out.error(errors::bloom_text(error)),

@@ -10,7 +10,7 @@
 //! LOADCHUNK replies `+OK`, is replicated verbatim and raises keyspace event `bf.loadchunk`.
 //! It is also what AOF rewrites emit.
 
-use super::{lookup, lookup_read, store};
+use super::{lookup, lookup_read};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{self, CommandResult, Failure};
@@ -73,8 +73,8 @@ fn loadchunk(call: &Call) -> CommandResult {
     let key = call.open_for_write()?;
     match lookup(call, &key) {
         Lookup::Missing if iter == 1 => {
-            let chain = encoding::decode_header(data, &call.memory).map_err(errors::bloom)?;
-            store(call, &key, chain)?;
+            let chain = encoding::decode_header(data, &call.memory()).map_err(errors::bloom)?;
+            call.store(&key, chain)?;
         }
         found => {
             encoding::load_chunk(&mut *found.existing()?, iter, data).map_err(errors::bloom)?

@@ -65,15 +65,15 @@ pub struct Insert {
 
 fn insert(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 4)?;
-    let parsed = parse(call.args, call.config.bloom)?;
+    let parsed = parse(call.args, call.bloom_config())?;
     if parsed.capped {
-        log_capped(call.ctx);
+        log_capped(call);
     }
     let key = call.open_for_write()?;
     let mut chain = if parsed.nocreate {
         lookup(call, &key).existing()?
     } else {
-        existing_or_created(call, &key, parsed.params)?
+        existing_or_created(call, &key, || parsed.params)?
     };
     let reply = add_items(
         call,

@@ -25,14 +25,10 @@ pub use {
 
 use std::ops::RangeInclusive;
 
-use redis_module::key::{RedisKey, RedisKeyWritable};
-use redis_module::native_types::RedisType;
-use redis_module::Context;
-
 pub use super::args::{integer_in, Bad};
 
 use super::args::parse_double;
-use super::call::{Call, Lookup};
+use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::{self, Failure};
 use super::metrics::Tracked;
 use super::spec::{ArgKind, ArgSpec, KEY_ARG};
@@ -66,8 +62,8 @@ fn capped_error_rate(error_rate: f64) -> (f64, bool) {
 }
 
 /// Tells the log that an error rate was capped, as RedisBloom does.
-fn log_capped(ctx: &Context) {
-    ctx.log_warning("Error rate is capped at 0.250000");
+fn log_capped(call: &Call) {
+    call.log_warning("Error rate is capped at 0.250000");
 }
 
 /// The layouts' names, as `LAYOUT`, the `bf-layout` config (any case) and `BF.INFO` spell them.
@@ -111,44 +107,24 @@ const LAYOUT_ARG: ArgSpec = ArgSpec::new("layout", ArgKind::String)
     .token("LAYOUT")
     .optional();
 
-/// A Bloom filter is stored as one of two types: RedisBloom's for the classic layout, ours
-/// for the fast one.
-fn types(call: &Call) -> [&'static RedisType; 2] {
-    [call.types.bloom, call.types.fast]
-}
-
-/// The data type a chain of `layout` is stored as.
-fn data_type(call: &Call, layout: LayoutKind) -> &'static RedisType {
-    match layout {
-        LayoutKind::Classic => call.types.bloom,
-        LayoutKind::Fast => call.types.fast,
-    }
-}
-
 /// What a key opened for writing holds.
-fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<Tracked<'k, Chain>> {
-    call.lookup(key, &types(call))
+fn lookup<'k>(call: &Call, key: &'k WriteKey) -> Lookup<Tracked<'k, Chain>> {
+    call.lookup(key)
 }
 
 /// What a key opened for reading holds.
-fn lookup_read<'k>(call: &Call, key: &'k RedisKey) -> Lookup<&'k Chain> {
-    call.lookup_read(key, &types(call))
+fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<&'k Chain> {
+    call.lookup_read(key)
 }
 
-/// Puts a new filter under an empty key.
-fn store(call: &Call, key: &RedisKeyWritable, chain: Chain) -> Result<(), Failure> {
-    call.store(key, data_type(call, chain.layout()), chain)
-}
-
-/// The filter at the key, created with `params` when the key is empty.
+/// The filter at the key, created with `params` (asked only then) when the key is empty.
 fn existing_or_created<'k>(
     call: &Call,
-    key: &'k RedisKeyWritable,
-    params: Params,
+    key: &'k WriteKey,
+    params: impl FnOnce() -> Params,
 ) -> Result<Tracked<'k, Chain>, Failure> {
-    call.existing_or_created(key, &types(call), || {
-        let chain = Chain::new(params, &call.memory).map_err(errors::bloom)?;
-        Ok((data_type(call, chain.layout()), chain))
+    call.existing_or_created(key, || {
+        Chain::new(params(), &call.memory()).map_err(errors::bloom)
     })
 }
 

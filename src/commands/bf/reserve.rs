@@ -9,9 +9,7 @@
 //! `ERR layout must be CLASSIC or FAST`. Unknown extra arguments are ignored, as RedisBloom
 //! does. Replicated verbatim; keyspace event `bf.reserve`.
 
-use super::{
-    capped_error_rate, error_rate, integer_in, log_capped, lookup, parse_layout, store, Bad,
-};
+use super::{capped_error_rate, error_rate, integer_in, log_capped, lookup, parse_layout, Bad};
 use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
@@ -54,17 +52,17 @@ fn reserve(call: &Call) -> CommandResult {
         0
     };
     call.require_arity((4..=7 + layout_args).contains(&call.args.len()))?;
-    let Reserve { params, capped } = parse(call.args, call.config.bloom)?;
+    let Reserve { params, capped } = parse(call.args, call.bloom_config())?;
     if capped {
-        log_capped(call.ctx);
+        log_capped(call);
     }
     let key = call.open_for_write()?;
     match lookup(call, &key) {
         Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Missing => {
-            let chain = Chain::new(params, &call.memory).map_err(errors::bloom)?;
-            store(call, &key, chain)?;
+            let chain = Chain::new(params, &call.memory()).map_err(errors::bloom)?;
+            call.store(&key, chain)?;
         }
     }
     call.finish_write(c"bf.reserve");

@@ -65,9 +65,9 @@ fn addnx(call: &Call) -> CommandResult {
 fn add_with(call: &Call, add_item: AddItem) -> CommandResult {
     call.require_arity(call.args.len() == 3)?;
     let key = call.open_for_write()?;
-    let mut filter = filter_for_insert(call, &key, Some(call.config.cuckoo.initial_size))?;
-    let added =
-        add_item(&mut filter, &ItemHash::of(call.arg(2)), &call.memory).map_err(errors::cuckoo)?;
+    let mut filter = filter_for_insert(call, &key, |defaults| Some(defaults.initial_size))?;
+    let added = add_item(&mut filter, &ItemHash::of(call.arg(2)), &call.memory())
+        .map_err(errors::cuckoo)?;
     call.finish_write(c"cf.add");
     Ok(Reply::bool(added))
 }

@@ -90,14 +90,13 @@ fn loadchunk(call: &Call) -> CommandResult {
                 return Err(Failure::Message(errors::CF_INVALID_HEADER))
             }
             Lookup::Missing => {
-                let max_bucket_size = call.config.cuckoo.max_bucket_size();
-                let filter = encoding::decode_header(data, max_bucket_size, &call.memory).map_err(
-                    |error| match error {
+                let max_bucket_size = call.cuckoo_config().max_bucket_size();
+                let filter = encoding::decode_header(data, max_bucket_size, &call.memory())
+                    .map_err(|error| match error {
                         Error::OverLimit => errors::cuckoo(error),
                         _ => Failure::Message(errors::CF_CANNOT_CREATE_FROM_HEADER),
-                    },
-                )?;
-                call.store(&key, call.types.cuckoo, filter)?;
+                    })?;
+                call.store(&key, filter)?;
             }
         }
     } else {

@@ -105,13 +105,16 @@ fn not_inserted(error: Error, failed: Scalar) -> Reply {
 /// The step both share: parse, the filter (created if need be), each item its way.
 fn insert_with(call: &Call, insert_item: InsertItem) -> CommandResult {
     call.require_arity(call.args.len() >= 4)?;
-    let parsed = parse(call.args, &call.config.cuckoo)?;
+    let parsed = parse(call.args, &call.cuckoo_config())?;
     let key = call.open_for_write()?;
-    let mut filter = filter_for_insert(call, &key, (!parsed.nocreate).then_some(parsed.capacity))?;
+    let mut filter = filter_for_insert(call, &key, |_| {
+        (!parsed.nocreate).then_some(parsed.capacity)
+    })?;
     let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
+    let memory = call.memory();
     let replies = items
         .iter()
-        .map(|item| insert_item(&mut filter, &ItemHash::of(item), &call.memory))
+        .map(|item| insert_item(&mut filter, &ItemHash::of(item), &memory))
         .collect();
     call.finish_write(c"cf.add");
     Ok(Reply::Array(replies))

@@ -28,52 +28,47 @@ pub use {
     reserve::parse as parse_reserve,
 };
 
-use redis_module::key::{RedisKey, RedisKeyWritable};
-
-use super::call::{Call, Lookup};
+use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::{self, Failure};
 use super::metrics::Tracked;
 use super::spec::{ArgKind, ArgSpec, KEY_ARG};
 use crate::core::cuckoo::{CuckooFilter, Params};
+use rules::Defaults as CuckooDefaults;
 
 /// CF.ADD, CF.ADDNX, CF.EXISTS, CF.COUNT and CF.DEL: a key and one item.
 const ONE_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String)];
 
 /// What a key opened for writing holds.
-fn lookup<'k>(call: &Call, key: &'k RedisKeyWritable) -> Lookup<Tracked<'k, CuckooFilter>> {
-    call.lookup(key, &[call.types.cuckoo])
+fn lookup<'k>(call: &Call, key: &'k WriteKey) -> Lookup<Tracked<'k, CuckooFilter>> {
+    call.lookup(key)
 }
 
 /// What a key opened for reading holds.
-fn lookup_read<'k>(call: &Call, key: &'k RedisKey) -> Lookup<&'k CuckooFilter> {
-    call.lookup_read(key, &[call.types.cuckoo])
+fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<&'k CuckooFilter> {
+    call.lookup_read(key)
 }
 
 /// A new filter, as its key will hold it.
 fn create(call: &Call, params: Params) -> Result<CuckooFilter, Failure> {
-    CuckooFilter::new(params, &call.memory).map_err(errors::cuckoo)
+    CuckooFilter::new(params, &call.memory()).map_err(errors::cuckoo)
 }
 
 /// What an insert command does before its first item: the filter at the key — created with
-/// `capacity` when the key is empty, `ERR not found` when there is none to create with
+/// the `capacity` it asks for under the configuration when the key is empty, `ERR not found` when there is none to create with
 /// (NOCREATE) — once it is known to be below `cf-max-expansions`. A new filter has one
 /// sub-filter, so with `cf-max-expansions 1` it is refused before it is made: the error
 /// leaves the key empty (RedisBloom creates the filter, then refuses, and does not replicate
 /// it).
 fn filter_for_insert<'k>(
     call: &Call,
-    key: &'k RedisKeyWritable,
-    capacity: Option<u64>,
+    key: &'k WriteKey,
+    capacity: impl FnOnce(&CuckooDefaults) -> Option<u64>,
 ) -> Result<Tracked<'k, CuckooFilter>, Failure> {
-    let defaults = call.config.cuckoo;
-    match (lookup(call, key), capacity) {
+    let defaults = call.cuckoo_config();
+    match (lookup(call, key), capacity(&defaults)) {
         (Lookup::Missing, Some(capacity)) => {
             defaults.allow_inserts(1)?;
-            call.store(
-                key,
-                call.types.cuckoo,
-                create(call, defaults.params(capacity))?,
-            )?;
+            call.store(key, create(call, defaults.params(capacity))?)?;
             lookup(call, key).existing()
         }
         (found, _) => {

@@ -65,12 +65,12 @@ pub static RESERVE: CommandSpec = CommandSpec {
 
 fn reserve(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() >= 3 && call.args.len() % 2 == 1)?;
-    let params = parse(call.args, &call.config.cuckoo)?;
+    let params = parse(call.args, &call.cuckoo_config())?;
     let key = call.open_for_write()?;
     match lookup(call, &key) {
         Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
-        Lookup::Missing => call.store(&key, call.types.cuckoo, create(call, params)?)?,
+        Lookup::Missing => call.store(&key, create(call, params)?)?,
     }
     call.finish_write(c"cf.reserve");
     Ok(Reply::OK)
