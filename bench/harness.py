@@ -163,8 +163,11 @@ class Module:
 class Server:
     """One redis-server process on a free loopback port, with its own directory and log."""
 
-    def __init__(self, name: str, workdir: Path, module: Module | None):
+    def __init__(self, name: str, workdir: Path, module: Module | None,
+                 prefix: list[str] | None = None):
+        """`prefix`: what runs redis-server (default: taskset to the server's core)."""
         self.name, self.dir, self.module = name, workdir, module
+        self.prefix = SERVER_PIN if prefix is None else prefix
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -172,7 +175,7 @@ class Server:
         self.module_args_report: list[str] = []  # what check_module_args read back
 
     def start(self) -> "Server":
-        command = [*SERVER_PIN, REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
+        command = [*self.prefix, REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
                    "--dir", str(self.dir), "--logfile", str(self.logfile),
                    "--save", "", "--appendonly", "no", "--enable-debug-command", "local"]
         if self.module:
