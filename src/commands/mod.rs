@@ -1,7 +1,7 @@
 //! The commands: each parses its arguments into plain values, calls the core and returns a
-//! [`Reply`](reply::Reply). Everything Redis-facing a command needs (the context, the data
-//! types, the configuration) arrives in a [`Call`](call::Call); the glue registers every spec
-//! of [`ALL`].
+//! [`Reply`](reply::Reply). Everything Redis-facing a command needs (its key, the
+//! configuration, the memory bound) it asks of the [`Server`](call::Server) in its
+//! [`Call`](call::Call), which the glue implements; the glue registers every spec of [`ALL`].
 //!
 //! * `spec` — what Redis is told about a command; `call` — one invocation and its key;
 //!   `args` — numbers as Redis parses them; `reply` — reply values; `errors` — every wire
