@@ -140,7 +140,14 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
     # redis-bf server of the run (restarts included) must load the same build.
     module = Module(workdir / "libredis_bf.so", tuple(args.bf_args))
     shutil.copy2(MODULE_SO, module.path)
-    redisbloom = Module(fetch_redisbloom(), tuple(args.rb_args))
+    if args.rb_module:
+        # Another build stands where RedisBloom goes (see --rb-module); copied for the same
+        # reason as ours.
+        redisbloom = Module(workdir / "baseline.so", tuple(args.rb_args))
+        shutil.copy2(args.rb_module, redisbloom.path)
+        facts["RedisBloom replaced by"] = str(args.rb_module)
+    else:
+        redisbloom = Module(fetch_redisbloom(), tuple(args.rb_args))
     facts["mode"] = (("quick" if args.quick else "full") + (", no big" if not args.big else "")
                      + f", sections: {', '.join(args.only)}")
     facts["load average at start"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -151,8 +158,10 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
         if "throughput" in args.only else []
     facts["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     facts["duration"] = f"{time.monotonic() - START:.0f} s"
-    # A run of chosen cells does not replace the last whole run's results.
-    report(results, rows, facts, "latest" if args.cells is CELLS else "cells")
+    # A run of chosen cells, or against another module, does not replace the last whole run's
+    # results.
+    whole = args.cells is CELLS and not args.rb_module
+    report(results, rows, facts, "latest" if whole else "cells")
 
 
 def report(results: list[CellResult], rows: list[Row], facts: dict[str, str], stem: str) -> None:
@@ -220,6 +229,11 @@ def main() -> int:
                         default=shlex.split(os.environ.get("BENCH_RB_ARGS", "")),
                         metavar='"NAME VALUE ..."',
                         help="module arguments for RedisBloom (default: $BENCH_RB_ARGS)")
+    parser.add_argument("--rb-module", type=Path, default=None, metavar="PATH",
+                        help="load this module where RedisBloom goes: an earlier build of "
+                             "redis-bf, to see what a change does, or the same build, to see "
+                             "how far apart identical code lands in this run (every ratio "
+                             "should be 1.00); results go to bench/results/cells.*")
     parser.add_argument("--note", default="",
                         help="a line for the results' header (e.g. that the machine was shared)")
     args = parser.parse_args()
@@ -233,6 +247,8 @@ def main() -> int:
         if not shutil.which(tool):
             print(f"bench: {tool} not found", file=sys.stderr)
             return 2
+    if args.rb_module and not args.rb_module.is_file():
+        parser.error(f"--rb-module: {args.rb_module} is not a file")
     if not MODULE_SO.exists():
         print(f"bench: {MODULE_SO} missing: run cargo build --release", file=sys.stderr)
         return 2
