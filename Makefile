@@ -55,7 +55,7 @@ MATRIX_BLOCKING += valkey-9.1
 FUZZ_TARGETS := $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
 FUZZ_SECONDS ?= 60
 # AddressSanitizer by default. The core forbids `unsafe`, so for its decoders `none` loses
-# only the sanitizer's leak check and runs several times faster (fuzz/README.md).
+# only the sanitizer's leak check and runs about three times as fast (fuzz/README.md).
 FUZZ_SANITIZER ?= address
 # cargo-fuzz needs the nightly compiler's -Z flags. Where the machine's one toolchain is
 # stable (CI: no other toolchain can be fetched), RUSTC_BOOTSTRAP=1 lets it take them.

@@ -176,7 +176,8 @@ def report(results: list[CellResult], rows: list[Row], facts: dict[str, str], st
     header = "".join(f"{key}: {value}\n" for key, value in facts.items())
     (RESULTS / f"{stem}.txt").write_text(f"{header}\n{text}\n")
     write_csv(results, rows, RESULTS / f"{stem}.csv")
-    title = (f"redis-bf vs RedisBloom 2.8.2, same redis-server — {facts['date'][:10]} — "
+    against = facts.get("RedisBloom replaced by", "RedisBloom 2.8.2")
+    title = (f"redis-bf vs {against}, same redis-server — {facts['date'][:10]} — "
              f"{facts['CPU']}, {facts['nproc']} CPUs, {facts['mode']}")
     try:
         write_chart(results, rows, RESULTS / f"{stem}.png", title)
