@@ -40,6 +40,9 @@ from report import Row, render_incommand, render_table, write_chart, write_csv
 from throughput import load_data, measure_throughput, throughput_rows, workloads
 
 
+# The results' header line naming the module that --rb-module put where RedisBloom goes.
+REPLACED_RB = "RedisBloom replaced by"
+
 def machine_facts() -> dict[str, str]:
     cpu = re.search(r"Model name:\s*(.+)", command_output("lscpu"))
     ram = re.search(r"MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text())
@@ -145,7 +148,7 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
         # reason as ours.
         redisbloom = Module(workdir / "baseline.so", tuple(args.rb_args))
         shutil.copy2(args.rb_module, redisbloom.path)
-        facts["RedisBloom replaced by"] = str(args.rb_module)
+        facts[REPLACED_RB] = str(args.rb_module)
     else:
         redisbloom = Module(fetch_redisbloom(), tuple(args.rb_args))
     facts["mode"] = (("quick" if args.quick else "full") + (", no big" if not args.big else "")
@@ -176,7 +179,7 @@ def report(results: list[CellResult], rows: list[Row], facts: dict[str, str], st
     header = "".join(f"{key}: {value}\n" for key, value in facts.items())
     (RESULTS / f"{stem}.txt").write_text(f"{header}\n{text}\n")
     write_csv(results, rows, RESULTS / f"{stem}.csv")
-    against = facts.get("RedisBloom replaced by", "RedisBloom 2.8.2")
+    against = facts.get(REPLACED_RB, "RedisBloom 2.8.2")
     title = (f"redis-bf vs {against}, same redis-server — {facts['date'][:10]} — "
              f"{facts['CPU']}, {facts['nproc']} CPUs, {facts['mode']}")
     try:
