@@ -24,11 +24,11 @@ use redis_bf::core::cuckoo::{CuckooFilter, ItemHash, Params as CfParams};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::Error;
-use redis_bf::fuzzing::cf::{self as cf_rules, Defaults as CuckooDefaults};
-use redis_bf::fuzzing::{
-    error_rate, integer_in, layout_named, parse_double, parse_insert, parse_integer, parse_reserve,
-    Bad, CAPACITY, ERROR_RATE_CAP, EXPANSION,
-};
+use redis_bf::commands::args::{integer_in, parse_double, parse_integer, Bad};
+use redis_bf::commands::bf::rules::{error_rate, layout_named, CAPACITY, ERROR_RATE_CAP, EXPANSION};
+use redis_bf::commands::bf::{parse_insert, parse_reserve};
+use redis_bf::commands::cf::rules::{self as cf_rules, Defaults as CuckooDefaults};
+use redis_bf::commands::cf;
 
 use crate::dump::{self, DumpReader, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
@@ -763,7 +763,7 @@ pub fn cf_args(data: &[u8]) {
 }
 
 fn check_cf_reserve(args: &[&[u8]], defaults: &CuckooDefaults) {
-    let Ok(p) = cf_rules::parse_reserve(args, defaults) else {
+    let Ok(p) = cf::parse_reserve(args, defaults) else {
         return;
     };
     assert_eq!(Some(p.capacity as i64), parse_integer(args[2]));
@@ -808,7 +808,7 @@ fn check_cf_reserve(args: &[&[u8]], defaults: &CuckooDefaults) {
 }
 
 fn check_cf_insert(args: &[&[u8]], defaults: &CuckooDefaults) {
-    let Ok(insert) = cf_rules::parse_insert(args, defaults) else {
+    let Ok(insert) = cf::parse_insert(args, defaults) else {
         return;
     };
     assert!(insert.first_item >= 3 && insert.first_item < args.len());

@@ -1,7 +1,10 @@
 //! Numbers in arguments, parsed exactly as Redis parses them, so that what RedisBloom (which
 //! uses the server's parsers) accepts and refuses, redis-bf accepts and refuses.
 
+use std::ffi::CStr;
 use std::ops::RangeInclusive;
+
+use super::errors::Failure;
 
 /// A signed integer as Redis parses one (`string2ll`): optional `-`, no `+`, no spaces, no
 /// leading zeros, within i64.
@@ -24,6 +27,21 @@ pub fn parse_integer(text: &[u8]) -> Option<i64> {
 pub enum Bad {
     NotANumber,
     OutOfRange,
+}
+
+impl Bad {
+    /// The text of this fault, given the caller's wording of each.
+    pub fn text(self, not_a_number: &'static CStr, out_of_range: &'static CStr) -> &'static CStr {
+        match self {
+            Bad::NotANumber => not_a_number,
+            Bad::OutOfRange => out_of_range,
+        }
+    }
+
+    /// This fault as a command's error, given the caller's wording of each.
+    pub fn fail(self, not_a_number: &'static CStr, out_of_range: &'static CStr) -> Failure {
+        Failure::Message(self.text(not_a_number, out_of_range))
+    }
 }
 
 /// An integer within `range`.

@@ -1,8 +1,9 @@
-//! The module's totals per filter family (its `INFO` section): objects, and the sum of their
-//! [`Footprint`]s. The glue keeps the one instance; values entering the keyspace add their
-//! footprint ([`Call::store`](super::call::Call::store), RDB load, COPY), freed values take it
-//! off, and a write command's change to a value in place is applied by the [`Tracked`] guard
-//! that `Call::lookup` hands out, so no command counts anything itself.
+//! The module's totals per family (its `INFO` sections): objects, bytes, and up to
+//! [`COUNTS`] counts that each family names in its [`InfoSection`](super::family::InfoSection).
+//! Each family keeps one [`Totals`] in its wing; values entering the keyspace add their
+//! [`Footprint`] ([`Call::store`](super::call::Call::store), RDB load, COPY), freed values
+//! take it off, and a write command's change to a value in place is applied by the
+//! [`Tracked`] guard that `Call::lookup` hands out, so no command counts anything itself.
 //!
 //! Threads: commands, RDB loading and COPY run on the server's main thread; `free` may run on
 //! the lazy-free thread (UNLINK, FLUSHALL ASYNC, lazyfree-lazy-*). So each total is two
@@ -13,36 +14,42 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use crate::core::bloom::chain::Chain;
-use crate::core::cuckoo::CuckooFilter;
-use crate::core::Footprint;
+/// How many counts a footprint has besides its bytes.
+pub const COUNTS: usize = 4;
 
-/// The totals of both families.
-pub struct Metrics {
-    /// Bloom filters, both layouts.
-    pub bloom: Family,
-    /// Cuckoo filters.
-    pub cuckoo: Family,
+/// What one stored value adds to its family's totals. Every field is read from fields the
+/// value keeps, in O(sub-filters), so taking it around each write costs next to nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Footprint {
+    /// Bytes as `MEMORY USAGE` counts them.
+    pub bytes: u64,
+    /// The family's counts (sub-filters, items, …), in the order its INFO fields name them.
+    pub counts: [u64; COUNTS],
 }
 
-impl Metrics {
-    pub const fn new() -> Metrics {
-        Metrics {
-            bloom: Family::new(),
-            cuckoo: Family::new(),
-        }
-    }
+/// A stored value the totals count: its footprint, and its family's totals.
+pub trait Measured {
+    fn footprint(&self) -> Footprint;
+    fn totals() -> &'static Totals
+    where
+        Self: Sized;
 }
 
-impl Default for Metrics {
-    fn default() -> Metrics {
-        Metrics::new()
-    }
+/// Objects, bytes and the counts, in that order.
+const FIELDS: usize = 2 + COUNTS;
+
+/// `objects` and `f` as counters.
+fn fields(objects: u64, f: Footprint) -> [u64; FIELDS] {
+    std::array::from_fn(|i| match i {
+        0 => objects,
+        1 => f.bytes,
+        _ => f.counts.get(i - 2).copied().unwrap_or(0),
+    })
 }
 
 /// The totals of one family as they stand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Totals {
+pub struct Sums {
     /// Stored values.
     pub objects: u64,
     /// The sum of their footprints.
@@ -50,34 +57,16 @@ pub struct Totals {
 }
 
 /// One family's totals: what the main thread added, and what frees took off.
-pub struct Family {
-    added: Counters,
-    freed: Counters,
+pub struct Totals {
+    added: [AtomicU64; FIELDS],
+    freed: [AtomicU64; FIELDS],
 }
 
-/// Objects and the fields of a footprint, in that order.
-struct Counters([AtomicU64; 6]);
-
-impl Counters {
-    const fn new() -> Counters {
-        Counters([const { AtomicU64::new(0) }; 6])
-    }
-
-    fn read(&self) -> [u64; 6] {
-        self.0.each_ref().map(|counter| counter.load(Relaxed))
-    }
-}
-
-/// `objects` and `f` as the six counters.
-fn fields(objects: u64, f: Footprint) -> [u64; 6] {
-    [objects, f.bytes, f.filters, f.items, f.capacity, f.deletes]
-}
-
-impl Family {
-    const fn new() -> Family {
-        Family {
-            added: Counters::new(),
-            freed: Counters::new(),
+impl Totals {
+    pub const fn new() -> Totals {
+        Totals {
+            added: [const { AtomicU64::new(0) }; FIELDS],
+            freed: [const { AtomicU64::new(0) }; FIELDS],
         }
     }
 
@@ -94,76 +83,53 @@ impl Family {
 
     /// Adds `deltas` (wrapping, so a decrease is a wrapped negative) to the main thread's
     /// counters: only the main thread writes them, so a load and a store suffice.
-    fn add(&self, deltas: [u64; 6]) {
-        for (counter, delta) in self.added.0.iter().zip(deltas) {
+    fn add(&self, deltas: [u64; FIELDS]) {
+        for (counter, delta) in self.added.iter().zip(deltas) {
             counter.store(counter.load(Relaxed).wrapping_add(delta), Relaxed);
         }
     }
 
     /// A value of footprint `f` was freed, on any thread.
     pub fn freed(&self, f: Footprint) {
-        for (counter, amount) in self.freed.0.iter().zip(fields(1, f)) {
+        for (counter, amount) in self.freed.iter().zip(fields(1, f)) {
             counter.fetch_add(amount, Relaxed);
         }
     }
 
     /// The totals now.
-    pub fn totals(&self) -> Totals {
-        let (added, freed) = (self.added.read(), self.freed.read());
-        let [objects, bytes, filters, items, capacity, deletes] =
-            std::array::from_fn(|i| added[i].wrapping_sub(freed[i]));
-        Totals {
-            objects,
+    pub fn sums(&self) -> Sums {
+        let total = |i: usize| {
+            self.added[i]
+                .load(Relaxed)
+                .wrapping_sub(self.freed[i].load(Relaxed))
+        };
+        Sums {
+            objects: total(0),
             sum: Footprint {
-                bytes,
-                filters,
-                items,
-                capacity,
-                deletes,
+                bytes: total(1),
+                counts: std::array::from_fn(|i| total(i + 2)),
             },
         }
     }
 }
 
-/// A stored value the totals count: its footprint, and which family's totals it is in.
-pub trait Measured {
-    fn footprint(&self) -> Footprint;
-    fn family(metrics: &Metrics) -> &Family;
-}
-
-impl Measured for Chain {
-    fn footprint(&self) -> Footprint {
-        Chain::footprint(self)
-    }
-
-    fn family(metrics: &Metrics) -> &Family {
-        &metrics.bloom
-    }
-}
-
-impl Measured for CuckooFilter {
-    fn footprint(&self) -> Footprint {
-        CuckooFilter::footprint(self)
-    }
-
-    fn family(metrics: &Metrics) -> &Family {
-        &metrics.cuckoo
+impl Default for Totals {
+    fn default() -> Totals {
+        Totals::new()
     }
 }
 
 /// A stored value opened for writing: derefs to it, and when dropped applies whatever the
-/// command changed in its footprint to the totals.
+/// command changed in its footprint to its family's totals.
 pub struct Tracked<'k, T: Measured> {
     value: &'k mut T,
     before: Footprint,
-    family: &'k Family,
 }
 
 impl<'k, T: Measured> Tracked<'k, T> {
-    pub fn new(value: &'k mut T, metrics: &'k Metrics) -> Tracked<'k, T> {
+    pub fn new(value: &'k mut T) -> Tracked<'k, T> {
         Tracked {
             before: value.footprint(),
-            family: T::family(metrics),
             value,
         }
     }
@@ -187,7 +153,7 @@ impl<T: Measured> Drop for Tracked<'_, T> {
     fn drop(&mut self) {
         let after = self.value.footprint();
         if after != self.before {
-            self.family.changed(self.before, after);
+            T::totals().changed(self.before, after);
         }
     }
 }
@@ -199,29 +165,26 @@ mod tests {
     fn footprint(n: u64) -> Footprint {
         Footprint {
             bytes: 100 * n,
-            filters: n,
-            items: 10 * n,
-            capacity: 20 * n,
-            deletes: n,
+            counts: [n, 10 * n, 20 * n, n],
         }
     }
 
     #[test]
     fn totals_add_change_and_free() {
-        let family = Family::new();
-        family.entered(footprint(1));
-        family.entered(footprint(2));
-        family.changed(footprint(2), footprint(3));
-        family.changed(footprint(3), footprint(1));
+        let totals = Totals::new();
+        totals.entered(footprint(1));
+        totals.entered(footprint(2));
+        totals.changed(footprint(2), footprint(3));
+        totals.changed(footprint(3), footprint(1));
         assert_eq!(
-            family.totals(),
-            Totals {
+            totals.sums(),
+            Sums {
                 objects: 2,
                 sum: footprint(2)
             }
         );
-        family.freed(footprint(1));
-        family.freed(footprint(1));
-        assert_eq!(family.totals(), Totals::default());
+        totals.freed(footprint(1));
+        totals.freed(footprint(1));
+        assert_eq!(totals.sums(), Sums::default());
     }
 }

@@ -1,13 +1,17 @@
 //! The commands: each parses its arguments into plain values, calls the core and returns a
-//! [`Reply`](reply::Reply). Everything Redis-facing a command needs (its key, the
-//! configuration, the memory bound) it asks of the [`Server`](call::Server) in its
-//! [`Call`](call::Call), which the glue implements; the glue registers every spec of [`ALL`].
+//! [`Reply`](reply::Reply). Everything Redis-facing a command needs (its keys, the memory
+//! bound, replication) it asks of the [`Server`](server::Server) in its [`Call`](call::Call),
+//! which the glue implements.
 //!
-//! * `spec` — what Redis is told about a command; `call` — one invocation and its key;
-//!   `args` — numbers as Redis parses them; `reply` — reply values; `errors` — every wire
-//!   error string; `metrics` — the totals of the module's `INFO` section;
-//! * `bf/` — the Bloom-filter family, one file per command family;
-//! * `cf/` — the Cuckoo-filter family, likewise.
+//! Shared by every family, and naming none: `spec` — what Redis is told about a command;
+//! `family` — the record a family hands the glue (commands, configs, INFO section, totals);
+//! `call` and `server` — one invocation and its keys; `args` — numbers as Redis parses them;
+//! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
+//! `metrics` — the totals of the module's `INFO` sections.
+//!
+//! One folder per family (a wing): `bf/` (Bloom filters), `cf/` (Cuckoo filters). Each has a
+//! file per command family, its parameter rules, its configs, its wire texts (`errors.rs`) and
+//! its `FAMILY` record.
 //!
 //! Argument errors always come before key errors, as in RedisBloom.
 
@@ -22,37 +26,9 @@ pub mod bf;
 pub mod call;
 pub mod cf;
 pub mod errors;
+pub mod family;
 pub mod metrics;
 pub mod reply;
+pub mod server;
+pub mod setting;
 pub mod spec;
-
-use spec::CommandSpec;
-
-/// Every command, in registration order.
-pub static ALL: [&CommandSpec; 25] = [
-    &bf::RESERVE,
-    &bf::ADD,
-    &bf::MADD,
-    &bf::INSERT,
-    &bf::EXISTS,
-    &bf::MEXISTS,
-    &bf::INFO,
-    &bf::CARD,
-    &bf::SCANDUMP,
-    &bf::LOADCHUNK,
-    &bf::DEBUG,
-    &cf::RESERVE,
-    &cf::ADD,
-    &cf::ADDNX,
-    &cf::INSERT,
-    &cf::INSERTNX,
-    &cf::EXISTS,
-    &cf::MEXISTS,
-    &cf::COUNT,
-    &cf::DEL,
-    &cf::COMPACT,
-    &cf::SCANDUMP,
-    &cf::LOADCHUNK,
-    &cf::INFO,
-    &cf::DEBUG,
-];

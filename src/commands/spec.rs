@@ -1,6 +1,8 @@
-//! What Redis is told about a command — name, flags, arity, key spec, ACL categories and the
-//! COMMAND DOCS entries — declared once, as a `CommandSpec` beside the command's code. The
-//! glue registers every spec of `commands::ALL` from it.
+//! What Redis is told about a command — name, flags, arity, keys, ACL categories and the
+//! COMMAND DOCS entries — declared once, as a `CommandSpec` beside the command's code, and
+//! listed in its family's [`Family`](super::family::Family). Everything else is derived from
+//! it by the glue: registration, the legacy key range and the key specs, COMMAND DOCS, the
+//! family's ACL category, the arity check before the command runs, and dispatch.
 
 use super::call::Call;
 use super::errors::CommandResult;
@@ -10,6 +12,24 @@ use super::errors::CommandResult;
 pub enum KeyAccess {
     Read,
     Write,
+}
+
+/// Which arguments are keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// One key, argument 1, read or written.
+    One(KeyAccess),
+    /// `destination numkeys source [source ...]`: argument 1 is written, argument 2 counts the
+    /// sources that follow it, which are read (CMS.MERGE, TDIGEST.MERGE).
+    DestinationAndSources,
+}
+
+impl Keys {
+    /// The legacy key range `(first, last, step)` of `RedisModule_CreateCommand`: argument 1.
+    /// Sources counted by an argument cannot be told in a range; servers of 7.0 and later
+    /// find them through the key specs, and earlier ones treat the command as keyed by its
+    /// destination, as RedisBloom registers such commands.
+    pub const LEGACY_RANGE: (i32, i32, i32) = (1, 1, 1);
 }
 
 /// How an argument is documented in COMMAND DOCS.
@@ -69,17 +89,22 @@ impl ArgSpec {
 
 /// The key, first argument of every command.
 pub const KEY_ARG: ArgSpec = ArgSpec::new("key", ArgKind::Key);
+/// A key and one item (BF.ADD, CF.EXISTS, …).
+pub const KEY_AND_ITEM: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String)];
+/// A key and items (BF.MADD, CF.MEXISTS, …).
+pub const KEY_AND_ITEMS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String).multiple()];
 
 /// Everything Redis is told about a command, declared once next to its code.
 pub struct CommandSpec {
     pub name: &'static str,
     /// `RedisModule_CreateCommand` flags.
     pub flags: &'static str,
-    /// Redis arity: exact when positive, a minimum when negative.
+    /// Redis arity: exact when positive, a minimum when negative. Checked before `run` on
+    /// every server (Redis 6.x does not check a module command's arity itself), so a command
+    /// checks only what an arity cannot say.
     pub arity: i32,
-    pub key: KeyAccess,
-    /// ACL categories on servers that support module categories: standard ones and the
-    /// family's own (`bloom`, `cuckoo`), which the glue creates.
+    pub keys: Keys,
+    /// The standard ACL categories (`read`, `write`, `fast`); the family's own is added.
     pub acl_categories: &'static str,
     pub summary: &'static str,
     pub complexity: &'static str,
@@ -88,4 +113,17 @@ pub struct CommandSpec {
     pub tips: Option<&'static str>,
     pub args: &'static [ArgSpec],
     pub run: fn(&Call) -> CommandResult,
+}
+
+impl CommandSpec {
+    /// Whether `argc` arguments (the name included) satisfy the arity.
+    pub fn arity_allows(&self, argc: usize) -> bool {
+        let count = i64::try_from(argc).unwrap_or(i64::MAX);
+        let arity = i64::from(self.arity);
+        if arity >= 0 {
+            count == arity
+        } else {
+            count >= -arity
+        }
+    }
 }

@@ -6,7 +6,6 @@
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
-//! * [`Footprint`] — what one filter adds to the module's totals;
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format.
@@ -26,12 +25,10 @@
 pub mod bloom;
 pub mod cuckoo;
 mod error;
-mod footprint;
 pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
 
 pub use error::Error;
-pub use footprint::Footprint;
 pub use memory::{eager_zeroed, try_copy, Memory, Zeroed, EAGER};

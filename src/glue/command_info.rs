@@ -1,7 +1,8 @@
-//! Registers every command of `commands::ALL`: `RedisModule_CreateCommand` with the legacy key
-//! range 1/1/1, then — where the server has the API — its ACL categories and its COMMAND
-//! INFO/DOCS metadata (arity, key spec, summary, arguments). Redis copies all of it, so the
-//! C strings built here only need to live through each call.
+//! Registers every command of every family: `RedisModule_CreateCommand` with the legacy key
+//! range, then — where the server has the API — its ACL categories (the spec's and the
+//! family's own) and its COMMAND INFO/DOCS metadata (arity, key specs, summary, arguments),
+//! all derived from the command's spec. Redis copies all of it, so the C strings built here
+//! only need to live through each call.
 
 use std::ffi::CString;
 use std::os::raw::c_int;
@@ -9,14 +10,10 @@ use std::ptr;
 
 use redis_module::raw;
 
-use super::dispatch::HANDLERS;
+use super::dispatch::{ALL, ENTRY_POINTS};
+use super::families::FAMILIES;
 use super::ffi::c_string;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess};
-use crate::commands::ALL;
-
-/// The families' own ACL categories: every BF command is in `bloom`, every CF command in
-/// `cuckoo` (named in each spec's categories, as RedisBloom 8 names them).
-const FAMILY_CATEGORIES: [&str; 2] = ["bloom", "cuckoo"];
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys};
 
 static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
     version: 1,
@@ -27,15 +24,30 @@ static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleComman
 
 /// Registers all commands; fails the module load if any cannot be created.
 pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
-    let with_category = add_categories(ctx);
-    for (spec, handler) in ALL.iter().zip(HANDLERS) {
+    let with_categories = add_categories(ctx);
+    let families = FAMILIES.iter().flat_map(|registered| {
+        let family = registered.family;
+        family
+            .commands
+            .iter()
+            .map(move |spec| (spec, family.acl_category))
+    });
+    for ((spec, category), handler) in families.zip(ENTRY_POINTS.iter().take(ALL.len())) {
         let name = c_string(spec.name);
         let flags = c_string(spec.flags);
+        let (first, last, step) = Keys::LEGACY_RANGE;
         // SAFETY: called during OnLoad with the module's context; the strings outlive the calls.
         let command = unsafe {
             let create = raw::RedisModule_CreateCommand.ok_or("no RedisModule_CreateCommand")?;
-            if create(ctx, name.as_ptr(), Some(handler), flags.as_ptr(), 1, 1, 1)
-                != raw::REDISMODULE_OK as c_int
+            if create(
+                ctx,
+                name.as_ptr(),
+                Some(*handler),
+                flags.as_ptr(),
+                first,
+                last,
+                step,
+            ) != raw::REDISMODULE_OK as c_int
             {
                 return Err(format!("could not create command {}", spec.name));
             }
@@ -44,7 +56,8 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
         if command.is_null() {
             continue; // Servers before 7.0 have no command objects: the command works, without docs.
         }
-        set_acl_categories(command, spec, with_category)?;
+        let category = with_categories.then_some(category);
+        set_acl_categories(command, spec, category)?;
         set_info(command, spec)?;
     }
     Ok(())
@@ -53,8 +66,8 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
 /// Creates the families' categories where the server supports module categories (Redis ≥ 7.4,
 /// Valkey); true when all of them exist.
 fn add_categories(ctx: *mut raw::RedisModuleCtx) -> bool {
-    FAMILY_CATEGORIES.iter().all(|name| {
-        let category = c_string(name);
+    FAMILIES.iter().all(|registered| {
+        let category = c_string(registered.family.acl_category);
         // SAFETY: OnLoad context; the string outlives the call.
         unsafe {
             raw::RedisModule_AddACLCategory
@@ -63,23 +76,21 @@ fn add_categories(ctx: *mut raw::RedisModuleCtx) -> bool {
     })
 }
 
-/// Sets the command's categories where the server has the API (Redis ≥ 7.2); without our own
-/// category the standard ones still apply.
+/// Sets the command's categories where the server has the API (Redis ≥ 7.2): the spec's, and
+/// the family's own `category` where the server has it.
 fn set_acl_categories(
     command: *mut raw::RedisModuleCommand,
     spec: &CommandSpec,
-    with_category: bool,
+    category: Option<&str>,
 ) -> Result<(), String> {
     // SAFETY: reading an API pointer set by RedisModule_Init.
     let Some(set) = (unsafe { raw::RedisModule_SetCommandACLCategories }) else {
         return Ok(());
     };
-    let categories: Vec<&str> = spec
-        .acl_categories
-        .split(' ')
-        .filter(|c| with_category || !FAMILY_CATEGORIES.contains(c))
-        .collect();
-    let categories = c_string(&categories.join(" "));
+    let categories = match category {
+        Some(family) => c_string(&format!("{} {family}", spec.acl_categories)),
+        None => c_string(spec.acl_categories),
+    };
     // SAFETY: `command` was returned by RedisModule_GetCommand; the string outlives the call.
     if unsafe { set(command, categories.as_ptr()) } != raw::REDISMODULE_OK as c_int {
         return Err(format!("could not set the ACL categories of {}", spec.name));
@@ -92,6 +103,8 @@ fn set_acl_categories(
 struct Arena {
     strings: Vec<CString>,
     arrays: Vec<Vec<raw::RedisModuleCommandArg>>,
+    /// Key arguments documented so far: the next one belongs to the next key spec.
+    keys_seen: c_int,
 }
 
 impl Arena {
@@ -156,7 +169,8 @@ impl Arena {
             name: self.text(spec.name),
             type_,
             key_spec_index: if matches!(spec.kind, ArgKind::Key) {
-                0
+                self.keys_seen += 1;
+                self.keys_seen - 1
             } else {
                 -1
             },
@@ -189,20 +203,7 @@ fn set_info(command: *mut raw::RedisModuleCommand, spec: &CommandSpec) -> Result
         return Ok(());
     };
     let mut arena = Arena::default();
-    let key_flags = match spec.key {
-        KeyAccess::Read => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
-        KeyAccess::Write => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
-    };
-    // SAFETY: an all-zero key spec is the array terminator and a valid starting point.
-    let mut key_specs: [raw::RedisModuleCommandKeySpec; 2] = unsafe { std::mem::zeroed() };
-    key_specs[0].flags = u64::from(key_flags);
-    key_specs[0].begin_search_type =
-        raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
-    key_specs[0].bs.index.pos = 1;
-    key_specs[0].find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
-    key_specs[0].fk.range.lastkey = 0;
-    key_specs[0].fk.range.keystep = 1;
-    key_specs[0].fk.range.limit = 0;
+    let mut key_specs = key_specs(spec.keys);
     let info = raw::RedisModuleCommandInfo {
         version: &INFO_VERSION,
         summary: arena.text(spec.summary),
@@ -220,4 +221,39 @@ fn set_info(command: *mut raw::RedisModuleCommand, spec: &CommandSpec) -> Result
         return Err(format!("could not set the command info of {}", spec.name));
     }
     Ok(())
+}
+
+/// The key specs of `keys`, terminated by an all-zero one.
+fn key_specs(keys: Keys) -> [raw::RedisModuleCommandKeySpec; 3] {
+    // SAFETY: an all-zero key spec is the array terminator and a valid starting point.
+    let mut specs: [raw::RedisModuleCommandKeySpec; 3] = unsafe { std::mem::zeroed() };
+    let read = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
+    let write = raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE;
+    // Argument 1, alone.
+    let first = &mut specs[0];
+    first.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+    first.bs.index.pos = 1;
+    first.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
+    first.fk.range.lastkey = 0;
+    first.fk.range.keystep = 1;
+    first.fk.range.limit = 0;
+    match keys {
+        Keys::One(KeyAccess::Read) => first.flags = u64::from(read),
+        Keys::One(KeyAccess::Write) => first.flags = u64::from(write),
+        Keys::DestinationAndSources => {
+            first.flags = u64::from(write);
+            // Argument 2 counts the sources, which follow it.
+            let sources = &mut specs[1];
+            sources.flags = u64::from(read);
+            sources.begin_search_type =
+                raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+            sources.bs.index.pos = 2;
+            sources.find_keys_type =
+                raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM;
+            sources.fk.keynum.keynumidx = 0;
+            sources.fk.keynum.firstkey = 1;
+            sources.fk.keynum.keystep = 1;
+        }
+    }
+    specs
 }

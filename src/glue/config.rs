@@ -1,17 +1,13 @@
-//! The `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and (ours) `bf-layout`
-//! configs, and the `cf-bucket-size`, `cf-initial-size`, `cf-max-iterations`,
-//! `cf-expansion-factor` and `cf-max-expansions` configs: defaults for filters created without
-//! explicit parameters, which changing them affects only for new filters — except
-//! `cf-max-expansions`, a limit every CF insert checks, and the CF ranges they couple (see
-//! `commands::cf`); (ours) `bf-memory-usage-limit`, the most memory one filter may hold; and
-//! (ours) `bf-huge-pages`, whether big bit arrays ask for transparent huge pages (for arrays
-//! made or loaded afterwards).
+//! The module's configs: each family's (its `Family::settings`: `bf-*`, `cf-*`, …) and two
+//! that concern the whole module: (ours) `bf-memory-usage-limit`, the most memory one value may
+//! hold, and (ours) `bf-huge-pages`, whether big bit arrays ask for transparent huge pages
+//! (for arrays made or loaded afterwards).
 //!
 //! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE`/
 //! `CF_MAX_EXPANSIONS` or the new names, case-insensitive), in the config file and with
 //! CONFIG SET/GET (Redis ≥ 7.0, Valkey; before 7.0 servers have no module configs: module
-//! arguments only). Every row of [`SETTINGS`] is registered the same way, its name spelled by
-//! the server's rules:
+//! arguments only). Every setting is registered the same way, its name spelled by the
+//! server's rules:
 //!
 //! * Redis ≥ 8 (as RedisBloom 8 does): unprefixed (`bf-error-rate`), with the prefixed name
 //!   (`bf.bf-error-rate`) as an alias, so config files written for RedisBloom 8 and files
@@ -21,197 +17,55 @@
 //!
 //! Should the server refuse the unprefixed form anyway, the prefixed one is used.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use redis_module::{raw, Context, RedisString};
 
+use super::families::FAMILIES;
 use super::ffi::{c_string, log};
 use super::server;
-use crate::commands::args::{integer_in, parse_memory, Bad};
-use crate::commands::bf;
-use crate::commands::cf::rules::{self as cf, Defaults as CuckooDefaults};
+use crate::commands::args::parse_memory;
 use crate::commands::errors;
-use crate::core::bloom::chain::{LayoutKind, Params};
-
-/// One config: its value and how it is parsed. Values are stored as u64 (an f64's bits for
-/// the error rate) so that reads need no lock.
-pub struct Setting {
-    name: &'static CStr,
-    /// The RedisBloom module-argument name, accepted with a deprecation warning.
-    legacy_arg: Option<&'static str>,
-    parse: fn(&[u8]) -> Result<u64, &'static CStr>,
-    show: fn(u64) -> String,
-    value: AtomicU64,
-    /// The string last returned to CONFIG GET: the server copies it but does not free it.
-    shown: AtomicPtr<raw::RedisModuleString>,
-}
-
-static ERROR_RATE: Setting = Setting {
-    name: c"bf-error-rate",
-    legacy_arg: Some("ERROR_RATE"),
-    parse: parse_error_rate,
-    show: |bits| f64::from_bits(bits).to_string(),
-    value: AtomicU64::new(0.01f64.to_bits()),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-
-static INITIAL_SIZE: Setting = Setting {
-    name: c"bf-initial-size",
-    legacy_arg: Some("INITIAL_SIZE"),
-    parse: |text| {
-        setting_integer(text, &bf::CAPACITY).map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
-    },
-    show: |n| n.to_string(),
-    value: AtomicU64::new(100),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-
-static EXPANSION: Setting = Setting {
-    name: c"bf-expansion-factor",
-    legacy_arg: None,
-    parse: |text| setting_integer(text, &bf::EXPANSION).map_err(|_| errors::CONFIG_EXPANSION_RANGE),
-    show: |n| n.to_string(),
-    value: AtomicU64::new(2),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-
-/// Ours: the layout of filters created without `LAYOUT` (RedisBloom's by default).
-static LAYOUT: Setting = Setting {
-    name: c"bf-layout",
-    legacy_arg: None,
-    parse: |text| {
-        let layout = bf::layout_named(text).ok_or(errors::CONFIG_BAD_LAYOUT)?;
-        Ok(u64::from(layout == LayoutKind::Fast))
-    },
-    show: |value| bf::layout_name(stored_layout(value)).into(),
-    value: AtomicU64::new(0),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
+use crate::commands::setting::Setting;
 
 /// Ours: whether bit arrays of 2 MiB or more ask for transparent huge pages (`glue::alloc`).
-static HUGE_PAGES: Setting = Setting {
-    name: c"bf-huge-pages",
-    legacy_arg: None,
-    parse: |text| match () {
+static HUGE_PAGES: Setting = Setting::new(
+    c"bf-huge-pages",
+    None,
+    |text| match () {
         () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
         () if text.eq_ignore_ascii_case(b"no") => Ok(0),
         () => Err(errors::CONFIG_BAD_HUGE_PAGES),
     },
-    show: |value| if value == 1 { "yes" } else { "no" }.into(),
-    value: AtomicU64::new(1),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
+    |value| if value == 1 { "yes" } else { "no" }.into(),
+    1,
+);
 
 /// `bf-huge-pages`: whether big bit arrays are advised transparent huge pages.
 pub fn huge_pages() -> bool {
-    HUGE_PAGES.value.load(Ordering::Relaxed) == 1
+    HUGE_PAGES.get() == 1
 }
 
-static CF_BUCKET_SIZE: Setting = Setting {
-    name: c"cf-bucket-size",
-    legacy_arg: None,
-    parse: |text| {
-        let range = cf::bucket_sizes(CF_INITIAL_SIZE.value.load(Ordering::Relaxed));
-        let max = u8::try_from(*range.end()).unwrap_or(u8::MAX);
-        setting_integer(text, &range).map_err(|bad| match bad {
-            Bad::NotANumber => errors::CONFIG_CF_BAD_BUCKET_SIZE,
-            Bad::OutOfRange => errors::config_cf_bucket_size_range(max),
-        })
-    },
-    show: |n| n.to_string(),
-    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.bucket_size as u64),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-/// Ours: the most bytes one filter (of either family) may hold, as `MEMORY USAGE` counts them;
-/// 0 (the default) for no limit but the machine's memory. Checked before anything is
-/// allocated, when a filter is created and before it grows.
-static MEMORY_LIMIT: Setting = Setting {
-    name: c"bf-memory-usage-limit",
-    legacy_arg: None,
-    parse: |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
-    show: |bytes| bytes.to_string(),
-    value: AtomicU64::new(0),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
+/// Ours: the most bytes one value (of any family) may hold, as `MEMORY USAGE` counts them; 0
+/// (the default) for no limit but the machine's memory. Checked before anything is
+/// allocated, when a value is created and before it grows.
+static MEMORY_LIMIT: Setting = Setting::new(
+    c"bf-memory-usage-limit",
+    None,
+    |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
+    |bytes| bytes.to_string(),
+    0,
+);
 
-static CF_INITIAL_SIZE: Setting = Setting {
-    name: c"cf-initial-size",
-    legacy_arg: None,
-    parse: |text| {
-        let bucket_size = CF_BUCKET_SIZE.value.load(Ordering::Relaxed);
-        let bucket_size = u8::try_from(bucket_size).unwrap_or(u8::MAX);
-        setting_integer(text, &cf::capacities(bucket_size.into())).map_err(|bad| match bad {
-            Bad::NotANumber => errors::CONFIG_CF_BAD_INITIAL_SIZE,
-            Bad::OutOfRange => errors::config_cf_initial_size_range(bucket_size),
-        })
-    },
-    show: |n| n.to_string(),
-    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.initial_size),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-
-static CF_MAX_ITERATIONS: Setting = Setting {
-    name: c"cf-max-iterations",
-    legacy_arg: None,
-    parse: |text| {
-        setting_integer(text, &cf::MAX_ITERATIONS).map_err(|bad| match bad {
-            Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_ITERATIONS,
-            Bad::OutOfRange => errors::CONFIG_CF_MAX_ITERATIONS_RANGE,
-        })
-    },
-    show: |n| n.to_string(),
-    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.max_iterations as u64),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-
-static CF_EXPANSION: Setting = Setting {
-    name: c"cf-expansion-factor",
-    legacy_arg: None,
-    parse: |text| {
-        setting_integer(text, &cf::EXPANSION).map_err(|bad| match bad {
-            Bad::NotANumber => errors::CONFIG_CF_BAD_EXPANSION,
-            Bad::OutOfRange => errors::CONFIG_CF_EXPANSION_RANGE,
-        })
-    },
-    show: |n| n.to_string(),
-    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.expansion as u64),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-
-static CF_MAX_EXPANSIONS: Setting = Setting {
-    name: c"cf-max-expansions",
-    legacy_arg: Some("CF_MAX_EXPANSIONS"),
-    parse: |text| {
-        setting_integer(text, &cf::MAX_EXPANSIONS).map_err(|bad| match bad {
-            Bad::NotANumber => errors::CONFIG_CF_BAD_MAX_EXPANSIONS,
-            Bad::OutOfRange => errors::CONFIG_CF_MAX_EXPANSIONS_RANGE,
-        })
-    },
-    show: |n| n.to_string(),
-    value: AtomicU64::new(CuckooDefaults::REDISBLOOM.max_expansions as u64),
-    shown: AtomicPtr::new(ptr::null_mut()),
-};
-
-static SETTINGS: [&Setting; 11] = [
-    &ERROR_RATE,
-    &INITIAL_SIZE,
-    &EXPANSION,
-    &LAYOUT,
-    &MEMORY_LIMIT,
-    &HUGE_PAGES,
-    &CF_BUCKET_SIZE,
-    &CF_INITIAL_SIZE,
-    &CF_MAX_ITERATIONS,
-    &CF_EXPANSION,
-    &CF_MAX_EXPANSIONS,
-];
-
-/// An integer setting within `range` (every range of these is non-negative).
-fn setting_integer(text: &[u8], range: &std::ops::RangeInclusive<i64>) -> Result<u64, Bad> {
-    integer_in(text, range).map(|n| n as u64)
+/// Every setting: each family's, then the module's.
+fn settings() -> impl Iterator<Item = &'static Setting> {
+    let families = FAMILIES
+        .iter()
+        .flat_map(|registered| registered.family.settings);
+    families.copied().chain([&MEMORY_LIMIT, &HUGE_PAGES])
 }
 
 /// `REDISMODULE_CONFIG_UNPREFIXED` (Redis ≥ 8; the crate's header predates it).
@@ -245,7 +99,7 @@ impl Naming {
 /// a replica ignores `maxmemory` for its master's writes — so they get no limit; nor does
 /// loading a value (RDB, RESTORE), which does not come through commands.
 pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
-    let limit = MEMORY_LIMIT.value.load(Ordering::Relaxed);
+    let limit = MEMORY_LIMIT.get();
     if limit == 0 {
         return u64::MAX; // The default: no call to the server on the hot path.
     }
@@ -257,48 +111,6 @@ pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
         u64::MAX
     } else {
         limit
-    }
-}
-
-/// The `bf-*` configs now: the parameters of a filter made without explicit ones.
-pub fn bloom_params() -> Params {
-    let expansion = u32::try_from(EXPANSION.value.load(Ordering::Relaxed)).unwrap_or(2);
-    Params {
-        capacity: INITIAL_SIZE.value.load(Ordering::Relaxed),
-        error_rate: f64::from_bits(ERROR_RATE.value.load(Ordering::Relaxed)),
-        expansion,
-        nonscaling: expansion == 0,
-        layout: stored_layout(LAYOUT.value.load(Ordering::Relaxed)),
-    }
-}
-
-/// The `cf-*` configs now (each stored within its range, so the narrowing is exact).
-pub fn cuckoo_defaults() -> CuckooDefaults {
-    let load = |setting: &Setting| setting.value.load(Ordering::Relaxed);
-    let narrow = |setting: &Setting| u16::try_from(load(setting)).unwrap_or(u16::MAX);
-    CuckooDefaults {
-        initial_size: load(&CF_INITIAL_SIZE),
-        bucket_size: narrow(&CF_BUCKET_SIZE),
-        max_iterations: narrow(&CF_MAX_ITERATIONS),
-        expansion: narrow(&CF_EXPANSION),
-        max_expansions: u32::try_from(load(&CF_MAX_EXPANSIONS)).unwrap_or(u32::MAX),
-    }
-}
-
-/// `bf-layout` is stored as 1 for fast, 0 for classic.
-fn stored_layout(value: u64) -> LayoutKind {
-    if value == 1 {
-        LayoutKind::Fast
-    } else {
-        LayoutKind::Classic
-    }
-}
-
-fn parse_error_rate(text: &[u8]) -> Result<u64, &'static CStr> {
-    match bf::error_rate(text) {
-        Ok(rate) => Ok(rate.min(bf::ERROR_RATE_CAP).to_bits()),
-        Err(Bad::NotANumber) => Err(errors::CONFIG_BAD_ERROR_RATE),
-        Err(Bad::OutOfRange) => Err(errors::CONFIG_ERROR_RATE_RANGE),
     }
 }
 
@@ -316,8 +128,7 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
     for pair in args.chunks_exact(2) {
         let (name, value) = (pair[0].as_slice(), pair[1].as_slice());
         let name_text = String::from_utf8_lossy(name);
-        let setting = SETTINGS
-            .iter()
+        let setting = settings()
             .find(|s| {
                 name.eq_ignore_ascii_case(s.name.to_bytes())
                     || s.legacy_arg
@@ -334,9 +145,9 @@ pub fn apply_module_args(ctx: &Context, args: &[RedisString]) -> Result<(), Stri
                 ),
             );
         }
-        let parsed = (setting.parse)(value)
+        setting
+            .set(value)
             .map_err(|e| format!("{} (module argument '{name_text}')", e.to_string_lossy()))?;
-        setting.value.store(parsed, Ordering::Relaxed);
     }
     Ok(())
 }
@@ -356,7 +167,7 @@ pub fn register(context: &Context) -> Result<(), String> {
     } else {
         Naming::Prefixed
     };
-    for (i, setting) in SETTINGS.iter().enumerate() {
+    for (i, setting) in settings().enumerate() {
         if register_one(ctx, setting, naming) {
             continue;
         }
@@ -389,7 +200,7 @@ fn register_one(ctx: *mut raw::RedisModuleCtx, setting: &'static Setting, naming
         return false;
     };
     let (name, flags) = naming.registration(setting);
-    let default = c_string(&(setting.show)(setting.value.load(Ordering::Relaxed)));
+    let default = c_string(&setting.shown_value());
     let privdata = ptr::from_ref::<Setting>(setting)
         .cast_mut()
         .cast::<c_void>();
@@ -422,7 +233,7 @@ unsafe extern "C" fn get(
 ) -> *mut raw::RedisModuleString {
     // SAFETY: the server passes back our privdata.
     let setting = unsafe { setting(privdata) };
-    let text = (setting.show)(setting.value.load(Ordering::Relaxed));
+    let text = setting.shown_value();
     // SAFETY: a context-less string is ours to free; the server copied the previous one when
     // it got it, so freeing it now is safe. Configs are only read on the main thread.
     unsafe {
@@ -432,9 +243,9 @@ unsafe extern "C" fn get(
             return ptr::null_mut();
         };
         let fresh = create(ptr::null_mut(), text.as_ptr().cast::<c_char>(), text.len());
-        let old = setting.shown.swap(fresh, Ordering::Relaxed);
+        let old = setting.shown.swap(fresh.cast(), Ordering::Relaxed);
         if !old.is_null() {
-            free(ptr::null_mut(), old);
+            free(ptr::null_mut(), old.cast());
         }
         fresh
     }
@@ -448,11 +259,8 @@ unsafe extern "C" fn set(
 ) -> c_int {
     // SAFETY: the server passes back our privdata and a live string.
     let setting = unsafe { setting(privdata) };
-    match (setting.parse)(RedisString::string_as_slice(value)) {
-        Ok(parsed) => {
-            setting.value.store(parsed, Ordering::Relaxed);
-            raw::REDISMODULE_OK as c_int
-        }
+    match setting.set(RedisString::string_as_slice(value)) {
+        Ok(()) => raw::REDISMODULE_OK as c_int,
         Err(message) => {
             // SAFETY: `err` is the server's out-parameter; it frees the string it receives.
             unsafe {

@@ -1,27 +1,28 @@
-//! What every stored data type shares: the callback table's shape, the value pointer
-//! convention (`Box<T>` handed to Redis, freed by `free`), the callbacks that only need a
-//! value's size and a copy of it ([`StoredValue`]: `mem_usage`, `free_effort`, `copy`,
-//! `free`), the module's totals kept as values enter the keyspace (RDB load, COPY) and are
-//! freed (commands count what they store and change: `commands::metrics`), and the I/O
-//! helpers the type files build their RDB, AOF and digest callbacks from.
-//! Each data type has its own file (`bloom_type.rs`, `cuckoo_type.rs`) holding only what its
-//! format needs.
+//! What every stored data type shares, and the one place their callbacks touch the server.
+//! A type is described by a [`Format`] — its name, encoding version, value type, and its RDB,
+//! AOF and digest code, all safe — and [`DataType::of`] builds the server's callback table
+//! from it: the value pointer convention (`Box<T>` handed to Redis, freed by `free`), the
+//! callbacks that only need a value's size and a copy of it (`mem_usage`, `free_effort`,
+//! `copy`, `free`), the family's totals kept as values enter the keyspace (RDB load, COPY) and
+//! are freed (commands count what they store and change: `commands::metrics`), and the panic
+//! guard around each. Each data type's own file (`types/`) holds only what its format needs.
 
+use std::any::Any;
 use std::ffi::CStr;
-use std::os::raw::{c_char, c_longlong, c_void};
+use std::os::raw::{c_char, c_int, c_longlong, c_void};
 use std::ptr;
 
+use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use super::alloc::advise_huge_pages;
 use super::guard::guarded;
-use super::info::METRICS;
 use crate::commands::metrics::Measured;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
 
 /// What the shared callbacks need to know of a stored value, besides its footprint.
-pub trait StoredValue: Sized + Measured {
+pub trait StoredValue: Sized + Measured + Any {
     /// Bytes it holds as `MEMORY USAGE` reports them (RedisBloom's count, to the byte).
     fn memory_usage(&self) -> u64;
     /// Separately allocated arrays it holds (sub-filters): each costs a free.
@@ -30,63 +31,179 @@ pub trait StoredValue: Sized + Measured {
     fn try_clone(&self) -> Result<Self, Error>;
 }
 
-/// A callback table with nothing set: each type fills in what it has (`..NO_CALLBACKS`).
-pub const NO_CALLBACKS: raw::RedisModuleTypeMethods = raw::RedisModuleTypeMethods {
-    version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
-    rdb_load: None,
-    rdb_save: None,
-    aof_rewrite: None,
-    mem_usage: None,
-    digest: None,
-    free: None,
-    aux_load: None,
-    aux_save: None,
-    aux_save_triggers: 0,
-    free_effort: None,
-    unlink: None,
-    copy: None,
-    defrag: None,
-    mem_usage2: None,
-    free_effort2: None,
-    unlink2: None,
-    copy2: None,
-    aux_save2: None,
-};
+/// One data type: its name and encoding, its value type, and its format.
+pub trait Format: 'static {
+    /// The values it holds.
+    type Value: StoredValue;
+    /// The type's name (9 characters), which RDB files and DUMP payloads carry.
+    const NAME: &'static str;
+    /// The encoding version it writes; it loads this one and the older ones it knows.
+    const ENCODING_VERSION: i32;
+    /// Whether a new value is stored as this type (several types may hold the same Rust
+    /// type, told apart by the value: a Bloom filter's layout).
+    fn holds(_value: &Self::Value) -> bool {
+        true
+    }
+    /// A value from its RDB fields written with encoding version `encver`.
+    fn load(io: &mut Io, encver: i32) -> Result<Self::Value, Error>;
+    /// Writes the value's RDB fields.
+    fn save(value: &Self::Value, io: &mut Io);
+    /// Writes the value as the commands that rebuild it (an AOF rewrite without preamble).
+    fn rewrite(value: &Self::Value, aof: &mut Aof);
+    /// Adds every field of the value to a DEBUG DIGEST.
+    fn digest(value: &Self::Value, digest: &mut Digest);
+}
+
+/// A registered data type: the server's handle and callback table, and how a value of it is
+/// recognised and found.
+pub struct DataType {
+    /// Its name, as `Format::NAME`.
+    pub name: &'static str,
+    pub redis: RedisType,
+    /// Whether a new value is stored as this type.
+    holds: fn(&dyn Any) -> bool,
+    /// The value behind one of this type's value pointers.
+    found: unsafe fn(*mut c_void) -> *mut dyn Any,
+}
+
+impl DataType {
+    /// The data type of format `F`.
+    pub const fn of<F: Format>() -> DataType {
+        DataType {
+            name: F::NAME,
+            redis: RedisType::new(F::NAME, F::ENCODING_VERSION, methods::<F>()),
+            holds: holds::<F>,
+            found: found::<F::Value>,
+        }
+    }
+
+    /// The server's handle (null before registration).
+    pub fn raw(&self) -> *mut raw::RedisModuleType {
+        *self.redis.raw_type.borrow()
+    }
+
+    /// Whether `value` is stored as this type.
+    pub fn holds(&self, value: &dyn Any) -> bool {
+        (self.holds)(value)
+    }
+
+    /// The value behind a value pointer of this type.
+    ///
+    /// # Safety
+    /// `value` must be a live value pointer of this type.
+    pub unsafe fn found(&self, value: *mut c_void) -> *mut dyn Any {
+        // SAFETY: guaranteed by the caller.
+        unsafe { (self.found)(value) }
+    }
+}
+
+fn holds<F: Format>(value: &dyn Any) -> bool {
+    value.downcast_ref::<F::Value>().is_some_and(F::holds)
+}
+
+/// # Safety
+/// `value` must be a live `Box<T>` pointer handed out by [`into_value`] or `set_value`.
+unsafe fn found<T: Any>(value: *mut c_void) -> *mut dyn Any {
+    value.cast::<T>() as *mut dyn Any
+}
+
+/// The callback table of format `F`.
+const fn methods<F: Format>() -> raw::RedisModuleTypeMethods {
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load::<F>),
+        rdb_save: Some(rdb_save::<F>),
+        aof_rewrite: Some(aof_rewrite::<F>),
+        mem_usage: Some(mem_usage::<F::Value>),
+        digest: Some(digest::<F>),
+        free: Some(free::<F::Value>),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: Some(free_effort::<F::Value>),
+        unlink: None,
+        copy: Some(copy::<F::Value>),
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    }
+}
 
 /// The value behind a value pointer.
 ///
 /// # Safety
-/// `value` must be a live `Box<T>` pointer handed out by [`into_value`].
-pub unsafe fn value_ref<'a, T>(value: *const c_void) -> &'a T {
+/// `value` must be a live `Box<T>` pointer handed out by [`into_value`] or `set_value`.
+unsafe fn value_ref<'a, T>(value: *const c_void) -> &'a T {
     // SAFETY: guaranteed by the caller.
     unsafe { &*value.cast::<T>() }
 }
 
 /// Hands `value` to Redis as a value pointer (from RDB load or COPY, on the main thread),
-/// adding it to the totals.
-pub fn into_value<T: Measured>(value: T) -> *mut c_void {
-    T::family(&METRICS).entered(value.footprint());
+/// adding it to its family's totals.
+fn into_value<T: Measured>(value: T) -> *mut c_void {
+    T::totals().entered(value.footprint());
     Box::into_raw(Box::new(value)).cast()
 }
 
-/// The `free` callback of a type whose values are `T`: on the main thread or the lazy-free
-/// one, which `Family::freed` allows. Null is no value: when a payload ends before its EOF
-/// marker, Redis 6.0 wraps whatever `rdb_load` returned, a refusal's null included, to free
-/// it (`rdbLoadObject` in its `src/rdb.c`; later servers check first).
-pub unsafe extern "C" fn free<T: Measured>(value: *mut c_void) {
+unsafe extern "C" fn rdb_load<F: Format>(
+    rdb: *mut raw::RedisModuleIO,
+    encver: c_int,
+) -> *mut c_void {
+    // A null return fails the load: RESTORE answers `ERR Bad data format`.
+    guarded(ptr::null_mut(), || {
+        F::load(&mut Io(rdb), encver).map_or(ptr::null_mut(), into_value)
+    })
+}
+
+unsafe extern "C" fn rdb_save<F: Format>(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes a live value of this type.
+    let value = unsafe { value_ref::<F::Value>(value) };
+    guarded((), || F::save(value, &mut Io(rdb)));
+}
+
+unsafe extern "C" fn aof_rewrite<F: Format>(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: Redis passes a live value of this type.
+    let value = unsafe { value_ref::<F::Value>(value) };
+    guarded((), || F::rewrite(value, &mut Aof { io: aof, key }));
+}
+
+/// DEBUG DIGEST / DIGEST-VALUE.
+unsafe extern "C" fn digest<F: Format>(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: Redis passes a live value of this type.
+    let value = unsafe { value_ref::<F::Value>(value) };
+    guarded((), || F::digest(value, &mut Digest(md)));
+    // SAFETY: `md` is the digest Redis passed; the value's sequence ends here.
+    unsafe {
+        if let Some(end) = raw::RedisModule_DigestEndSequence {
+            end(md);
+        }
+    }
+}
+
+/// The `free` callback: on the main thread or the lazy-free one, which `Totals::freed`
+/// allows. Null is no value: when a payload ends before its EOF marker, Redis 6.0 wraps
+/// whatever `rdb_load` returned, a refusal's null included, to free it (`rdbLoadObject` in
+/// its `src/rdb.c`; later servers check first).
+unsafe extern "C" fn free<T: Measured>(value: *mut c_void) {
     if value.is_null() {
         return;
     }
     // SAFETY: Redis frees each value once, with the pointer it was given (`into_value`, or
-    // the crate's `set_value` for values commands store).
+    // `set_value` for values commands store).
     let value = unsafe { Box::from_raw(value.cast::<T>()) };
     let footprint = value.footprint();
     drop(value);
-    T::family(&METRICS).freed(footprint);
+    T::totals().freed(footprint);
 }
 
-/// The `mem_usage` callback of a type whose values are `T`.
-pub unsafe extern "C" fn mem_usage<T: StoredValue>(value: *const c_void) -> usize {
+unsafe extern "C" fn mem_usage<T: StoredValue>(value: *const c_void) -> usize {
     // SAFETY: Redis passes a live value of this type.
     usize::try_from(unsafe { value_ref::<T>(value) }.memory_usage()).unwrap_or(usize::MAX)
 }
@@ -94,7 +211,7 @@ pub unsafe extern "C" fn mem_usage<T: StoredValue>(value: *const c_void) -> usiz
 /// The `free_effort` callback: bigger values are freed by the lazy-free thread (UNLINK,
 /// lazyfree-lazy-*). One unit of effort per array and per 64 KiB, so values above ~4 MiB pass
 /// Redis's threshold of 64.
-pub unsafe extern "C" fn free_effort<T: StoredValue>(
+unsafe extern "C" fn free_effort<T: StoredValue>(
     _key: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> usize {
@@ -106,7 +223,7 @@ pub unsafe extern "C" fn free_effort<T: StoredValue>(
 
 /// The `copy` callback (COPY): a null return makes COPY fail cleanly when the copy cannot be
 /// made.
-pub unsafe extern "C" fn copy<T: StoredValue>(
+unsafe extern "C" fn copy<T: StoredValue>(
     _from: *mut raw::RedisModuleString,
     _to: *mut raw::RedisModuleString,
     value: *const c_void,
@@ -121,7 +238,7 @@ pub unsafe extern "C" fn copy<T: StoredValue>(
 /// The server's RDB I/O handle as the core's field reader and writer. Read errors
 /// (truncated payloads) show as `BadEncoding`: the module asks the server to report I/O
 /// errors instead of aborting (`HANDLE_IO_ERRORS`).
-pub struct Io(pub *mut raw::RedisModuleIO);
+pub struct Io(*mut raw::RedisModuleIO);
 
 impl RdbRead for Io {
     fn unsigned(&mut self) -> Result<u64, Error> {
@@ -177,59 +294,57 @@ impl RdbWrite for Io {
     }
 }
 
-/// Emits one `<command> key <iter> <data>` line of an AOF rewrite (the LOADCHUNK of a family).
-pub fn emit_chunk(
-    aof: *mut raw::RedisModuleIO,
-    command: &CStr,
+/// The AOF being rewritten, at one key: where a format writes the commands that rebuild it.
+pub struct Aof {
+    io: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
-    iter: i64,
-    data: &[u8],
-) {
-    // SAFETY: "slb" takes a RedisModuleString*, a long long and a (pointer, length) buffer,
-    // exactly the arguments passed; all of them outlive the call.
-    unsafe {
-        if let Some(emit) = raw::RedisModule_EmitAOF {
-            emit(
-                aof,
-                command.as_ptr(),
-                c"slb".as_ptr(),
-                key,
-                iter as c_longlong,
-                data.as_ptr().cast::<c_char>(),
-                data.len(),
-            );
-        }
-    }
 }
 
-/// Adds numbers to a DEBUG DIGEST.
-pub fn add_numbers(md: *mut raw::RedisModuleDigest, numbers: &[u64]) {
-    for &n in numbers {
-        // SAFETY: `md` is the digest Redis passed to `digest`.
+impl Aof {
+    /// Emits `<command> key <iter> <data>` (a family's LOADCHUNK).
+    pub fn chunk(&mut self, command: &CStr, iter: i64, data: &[u8]) {
+        // SAFETY: "slb" takes a RedisModuleString*, a long long and a (pointer, length)
+        // buffer, exactly the arguments passed; `io` and `key` are what Redis passed to
+        // aof_rewrite, and all of them outlive the call.
         unsafe {
-            if let Some(add) = raw::RedisModule_DigestAddLongLong {
-                add(md, n as c_longlong);
+            if let Some(emit) = raw::RedisModule_EmitAOF {
+                emit(
+                    self.io,
+                    command.as_ptr(),
+                    c"slb".as_ptr(),
+                    self.key,
+                    iter as c_longlong,
+                    data.as_ptr().cast::<c_char>(),
+                    data.len(),
+                );
             }
         }
     }
 }
 
-/// Adds bytes to a DEBUG DIGEST.
-pub fn add_bytes(md: *mut raw::RedisModuleDigest, bytes: &[u8]) {
-    // SAFETY: `md` is the digest Redis passed to the digest callback; the slice outlives the call.
-    unsafe {
-        if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
-            add(md, bytes.as_ptr().cast::<c_char>(), bytes.len());
+/// A value's DEBUG DIGEST, being computed.
+pub struct Digest(*mut raw::RedisModuleDigest);
+
+impl Digest {
+    /// Adds numbers.
+    pub fn numbers(&mut self, numbers: &[u64]) {
+        for &n in numbers {
+            // SAFETY: `self.0` is the digest Redis passed to the digest callback.
+            unsafe {
+                if let Some(add) = raw::RedisModule_DigestAddLongLong {
+                    add(self.0, n as c_longlong);
+                }
+            }
         }
     }
-}
 
-/// Ends a value's DEBUG DIGEST.
-pub fn end_digest(md: *mut raw::RedisModuleDigest) {
-    // SAFETY: as in `add_bytes`.
-    unsafe {
-        if let Some(end) = raw::RedisModule_DigestEndSequence {
-            end(md);
+    /// Adds bytes.
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        // SAFETY: as in `numbers`; the slice outlives the call.
+        unsafe {
+            if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
+                add(self.0, bytes.as_ptr().cast::<c_char>(), bytes.len());
+            }
         }
     }
 }

@@ -1,20 +1,20 @@
-//! The boundary between the server and the commands: one `extern "C"` entry point per
-//! command, each building the command's [`Call`] and running it under the panic guard. A
-//! panic becomes an error reply and a line in the server log.
+//! The boundary between the server and the commands: every command of every family in one
+//! table ([`ALL`]), one `extern "C"` entry point per command, each checking the arity, building
+//! the command's [`Call`] and running it under the panic guard. A panic becomes an error reply
+//! and a line in the server log.
 
 use std::mem::MaybeUninit;
 use std::os::raw::c_int;
-use std::ptr;
 
 use redis_module::{raw, RedisString};
 
 use super::context::CommandContext;
+use super::families::FAMILIES;
 use super::guard::guarded;
-use super::{info, reply};
+use super::reply;
 use crate::commands::call::Call;
 use crate::commands::errors::{self, Failure};
-use crate::commands::spec::CommandSpec;
-use crate::commands::ALL;
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys};
 
 /// A command entry point as `RedisModule_CreateCommand` takes it.
 pub type Handler = unsafe extern "C" fn(
@@ -23,35 +23,65 @@ pub type Handler = unsafe extern "C" fn(
     c_int,
 ) -> c_int;
 
-/// The entry point of `ALL[i]` is `HANDLERS[i]`. Redis passes no user data to a command,
-/// so each command needs its own function; the const parameter makes them.
-pub static HANDLERS: [Handler; ALL.len()] = [
-    dispatch::<0>,
-    dispatch::<1>,
-    dispatch::<2>,
-    dispatch::<3>,
-    dispatch::<4>,
-    dispatch::<5>,
-    dispatch::<6>,
-    dispatch::<7>,
-    dispatch::<8>,
-    dispatch::<9>,
-    dispatch::<10>,
-    dispatch::<11>,
-    dispatch::<12>,
-    dispatch::<13>,
-    dispatch::<14>,
-    dispatch::<15>,
-    dispatch::<16>,
-    dispatch::<17>,
-    dispatch::<18>,
-    dispatch::<19>,
-    dispatch::<20>,
-    dispatch::<21>,
-    dispatch::<22>,
-    dispatch::<23>,
-    dispatch::<24>,
-];
+/// Every command of every family, in registration order.
+pub static ALL: [&CommandSpec; COMMAND_COUNT] = {
+    let mut all: [&CommandSpec; COMMAND_COUNT] = [&PLACEHOLDER; COMMAND_COUNT];
+    let (mut at, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        let commands = FAMILIES[f].family.commands;
+        let mut c = 0;
+        while c < commands.len() {
+            all[at] = commands[c];
+            at += 1;
+            c += 1;
+        }
+        f += 1;
+    }
+    all
+};
+
+/// How many commands the families have.
+const COMMAND_COUNT: usize = {
+    let (mut count, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        count += FAMILIES[f].family.commands.len();
+        f += 1;
+    }
+    count
+};
+
+/// What fills [`ALL`] before the families' commands are copied in.
+static PLACEHOLDER: CommandSpec = CommandSpec {
+    name: "",
+    flags: "",
+    arity: 0,
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "",
+    summary: "",
+    complexity: "",
+    since: "",
+    tips: None,
+    args: &[],
+    run: |_| Err(Failure::Message(errors::INTERNAL_ERROR)),
+};
+
+/// One entry point per literal index.
+macro_rules! entry_points {
+    ($($i:literal)*) => {
+        [$(dispatch::<$i>,)*]
+    };
+}
+
+/// The entry point of `ALL[i]` is `ENTRY_POINTS[i]`. Redis passes no user data to a command,
+/// so each command needs its own function; the const parameter makes them, one per place in
+/// [`ALL`] (there is room for more commands than the families have).
+pub static ENTRY_POINTS: [Handler; MAX_COMMANDS] = entry_points!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+);
+
+const MAX_COMMANDS: usize = 64;
+const _: () = assert!(COMMAND_COUNT <= MAX_COMMANDS, "add entry points");
 
 /// Arguments of commands with at most this many are borrowed into an array on the stack
 /// (left uninitialised beyond them); only longer ones need a heap allocation to list them.
@@ -62,7 +92,9 @@ unsafe extern "C" fn dispatch<const I: usize>(
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) -> c_int {
-    run(ALL[I], ctx, argv, argc);
+    if let Some(spec) = ALL.get(I) {
+        run(spec, ctx, argv, argc);
+    }
     raw::Status::Ok as c_int
 }
 
@@ -99,16 +131,19 @@ fn run(
             .collect();
         &spilled
     };
-    let server = CommandContext::new(ctx, strings.get(1).copied().unwrap_or(ptr::null_mut()));
+    let server = CommandContext::new(ctx, strings);
     let writer = reply::Writer::new(ctx);
     let call = Call {
         args,
         server: &server,
-        metrics: &info::METRICS,
         out: &writer,
     };
-    let result = guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
-        (spec.run)(&call)
-    });
+    let result = if spec.arity_allows(args.len()) {
+        guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
+            (spec.run)(&call)
+        })
+    } else {
+        Err(Failure::WrongArity)
+    };
     writer.finish(result);
 }

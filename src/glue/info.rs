@@ -1,11 +1,9 @@
 //! The module's sections of `INFO` (all of them with `INFO bf` or `INFO everything`, one with
 //! its full name): the server prefixes each section's name and each field's with `bf_`. The
-//! unnamed section (`# bf`) is the module's own state; `bloom_core_metrics` has the totals of
-//! the Bloom filters under valkey-bloom's names (its `src/metrics.rs`), so exporters and
-//! dashboards made for it read ours; `cuckoo_core_metrics` the same for Cuckoo filters. A
-//! field is a name and a function reading its value now; adding one is adding a line to
-//! [`SECTIONS`]. Reading them allocates nothing, so the allocation count read here is not
-//! disturbed by the reading.
+//! unnamed section (`# bf`) is the module's own state; each family adds its own section of
+//! totals (its `Family::info`: valkey-bloom's names where it has them, so exporters and
+//! dashboards made for it read ours). Reading them allocates nothing, so the allocation count
+//! read here is not disturbed by the reading.
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -13,12 +11,10 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context};
 
 use super::alloc;
+use super::families::FAMILIES;
 use super::guard::guarded;
-use crate::commands::metrics::{Family, Metrics, Totals};
-
-/// The totals of the stored filters: commands reach them through their `Call`, the data
-/// types' callbacks directly.
-pub static METRICS: Metrics = Metrics::new();
+use crate::commands::family::{InfoField, Stat};
+use crate::commands::metrics::Totals;
 
 /// A field's value.
 enum Value {
@@ -26,34 +22,12 @@ enum Value {
     Text(&'static CStr),
 }
 
-/// A field: its name (without the server's `bf_` prefix) and what reads its value.
+/// A field of the module's own section: its name (without the server's `bf_` prefix) and what
+/// reads its value.
 struct Field {
     name: &'static CStr,
     read: fn() -> Value,
 }
-
-/// A section: its name (without the server's `bf_` prefix; empty for the one named `bf`) and
-/// its fields, in order.
-struct Section {
-    name: &'static CStr,
-    fields: &'static [Field],
-}
-
-/// Every section, in order.
-static SECTIONS: &[Section] = &[
-    Section {
-        name: c"",
-        fields: MODULE_FIELDS,
-    },
-    Section {
-        name: c"bloom_core_metrics",
-        fields: BLOOM_FIELDS,
-    },
-    Section {
-        name: c"cuckoo_core_metrics",
-        fields: CUCKOO_FIELDS,
-    },
-];
 
 /// The module's own state.
 static MODULE_FIELDS: &[Field] = &[
@@ -74,68 +48,14 @@ static MODULE_FIELDS: &[Field] = &[
     },
 ];
 
-/// The totals of the Bloom filters of both layouts (valkey-bloom's fields, same meaning).
-static BLOOM_FIELDS: &[Field] = &[
-    // Bytes as MEMORY USAGE counts them, over every filter.
-    Field {
-        name: c"bloom_total_memory_bytes",
-        read: || total(&METRICS.bloom, |t| t.sum.bytes),
-    },
-    Field {
-        name: c"bloom_num_objects",
-        read: || total(&METRICS.bloom, |t| t.objects),
-    },
-    // Sub-filters.
-    Field {
-        name: c"bloom_num_filters_across_objects",
-        read: || total(&METRICS.bloom, |t| t.sum.filters),
-    },
-    // BF.CARD.
-    Field {
-        name: c"bloom_num_items_across_objects",
-        read: || total(&METRICS.bloom, |t| t.sum.items),
-    },
-    // BF.INFO Capacity.
-    Field {
-        name: c"bloom_capacity_across_objects",
-        read: || total(&METRICS.bloom, |t| t.sum.capacity),
-    },
-];
-
-/// The totals of the Cuckoo filters, shaped as the Bloom ones.
-static CUCKOO_FIELDS: &[Field] = &[
-    Field {
-        name: c"cuckoo_total_memory_bytes",
-        read: || total(&METRICS.cuckoo, |t| t.sum.bytes),
-    },
-    Field {
-        name: c"cuckoo_num_objects",
-        read: || total(&METRICS.cuckoo, |t| t.objects),
-    },
-    Field {
-        name: c"cuckoo_num_filters_across_objects",
-        read: || total(&METRICS.cuckoo, |t| t.sum.filters),
-    },
-    // CF.INFO's "Number of items inserted" (inserted minus deleted).
-    Field {
-        name: c"cuckoo_num_items_across_objects",
-        read: || total(&METRICS.cuckoo, |t| t.sum.items),
-    },
-    // Slots: buckets × bucket size.
-    Field {
-        name: c"cuckoo_capacity_across_objects",
-        read: || total(&METRICS.cuckoo, |t| t.sum.capacity),
-    },
-    // CF.INFO's "Number of items deleted" (since each filter's last CF.COMPACT).
-    Field {
-        name: c"cuckoo_num_deletes_across_objects",
-        read: || total(&METRICS.cuckoo, |t| t.sum.deletes),
-    },
-];
-
-/// One total of a family.
-fn total(family: &Family, pick: fn(&Totals) -> u64) -> Value {
-    Value::Count(pick(&family.totals()))
+/// The value of one field of a family's section.
+fn total(totals: &Totals, stat: Stat) -> u64 {
+    let sums = totals.sums();
+    match stat {
+        Stat::Objects => sums.objects,
+        Stat::Bytes => sums.sum.bytes,
+        Stat::Count(i) => sums.sum.counts.get(i).copied().unwrap_or(0),
+    }
 }
 
 fn huge_pages() -> Value {
@@ -161,36 +81,45 @@ unsafe extern "C" fn section(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_repor
 }
 
 fn write(ctx: *mut raw::RedisModuleInfoCtx) {
-    // SAFETY: (every call below) `ctx` is the INFO context the server passed to `section`,
-    // each API pointer was set by RedisModule_Init or is None, and the strings are static.
-    unsafe {
-        let Some(add_section) = raw::RedisModule_InfoAddSection else {
-            return;
-        };
-        for section in SECTIONS {
-            // The server names it `bf_<name>` (`bf` for an empty name), and refuses it when
-            // INFO asked for other sections.
-            if add_section(ctx, section.name.as_ptr()) == raw::REDISMODULE_OK as c_int {
-                add_fields(ctx, section.fields);
+    // The server names a section `bf_<name>` (`bf` for an empty name), and refuses it when
+    // INFO asked for other sections.
+    if add_section(ctx, c"") {
+        for Field { name, read } in MODULE_FIELDS {
+            add_field(ctx, name, read());
+        }
+    }
+    for registered in FAMILIES {
+        let family = registered.family;
+        if add_section(ctx, family.info.name) {
+            for InfoField { name, shows } in family.info.fields {
+                add_field(ctx, name, Value::Count(total(family.totals, *shows)));
             }
         }
     }
 }
 
-fn add_fields(ctx: *mut raw::RedisModuleInfoCtx, fields: &[Field]) {
-    // SAFETY: (every call below) as in `write`, in a section the server accepted.
+/// Begins a section; false when the server refuses it.
+fn add_section(ctx: *mut raw::RedisModuleInfoCtx, name: &CStr) -> bool {
+    // SAFETY: `ctx` is the INFO context the server passed to `section`; the API pointer was
+    // set by RedisModule_Init or is None; the name is NUL-terminated.
     unsafe {
-        for Field { name, read } in fields {
-            match read() {
-                Value::Count(n) => {
-                    if let Some(add) = raw::RedisModule_InfoAddFieldULongLong {
-                        add(ctx, name.as_ptr(), n);
-                    }
+        raw::RedisModule_InfoAddSection
+            .is_some_and(|add| add(ctx, name.as_ptr()) == raw::REDISMODULE_OK as c_int)
+    }
+}
+
+fn add_field(ctx: *mut raw::RedisModuleInfoCtx, name: &CStr, value: Value) {
+    // SAFETY: as in `add_section`, in a section the server accepted; the strings are static.
+    unsafe {
+        match value {
+            Value::Count(n) => {
+                if let Some(add) = raw::RedisModule_InfoAddFieldULongLong {
+                    add(ctx, name.as_ptr(), n);
                 }
-                Value::Text(text) => {
-                    if let Some(add) = raw::RedisModule_InfoAddFieldCString {
-                        add(ctx, name.as_ptr(), text.as_ptr());
-                    }
+            }
+            Value::Text(text) => {
+                if let Some(add) = raw::RedisModule_InfoAddFieldCString {
+                    add(ctx, name.as_ptr(), text.as_ptr());
                 }
             }
         }

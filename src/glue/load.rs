@@ -16,8 +16,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisString, Status};
 
-use super::bloom_type::{BLOOM_TYPE, FAST_TYPE};
-use super::cuckoo_type::CUCKOO_TYPE;
+use super::families::data_types;
 use super::ffi::log;
 use super::guard::guarded;
 use super::server;
@@ -116,12 +115,9 @@ fn create_data_types(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     if unsafe { raw::RedisModule_CreateDataType }.is_none() {
         return Err("the server has no RedisModule_CreateDataType".into());
     }
-    for (data_type, name) in [
-        (&BLOOM_TYPE, "MBbloom--"),
-        (&FAST_TYPE, "bfblocked"),
-        (&CUCKOO_TYPE, "MBbloomCF"),
-    ] {
-        data_type.create_data_type(ctx).map_err(|_| {
+    for data_type in data_types() {
+        data_type.redis.create_data_type(ctx).map_err(|_| {
+            let name = data_type.name;
             format!("could not create the data type {name} (does another module provide it?)")
         })?;
     }

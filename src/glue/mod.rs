@@ -1,26 +1,28 @@
 //! Everything that touches the server directly: the module's entry point (`load`) and what it
-//! learns of the server (`server`), registration and command metadata (`command_info`), the
-//! entry points of commands (`dispatch`) and replies (`reply`), the data types' callbacks
-//! (`data_type` shared, one file per type), configs, the allocator, the module's `INFO` section
-//! (`info`), the panic boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of
-//! the crate lives here, each block with its `SAFETY:` argument.
+//! learns of the server (`server`), the families it registers (`families`), registration and
+//! command metadata (`command_info`), the entry points of commands (`dispatch`) and replies
+//! (`reply`), the data types' callbacks (`data_type`, shared; `types/`, one safe file per
+//! family's formats), configs, the allocator, the module's `INFO` sections (`info`), the panic
+//! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
+//! each block with its `SAFETY:` argument; only `families.rs` and `types/` name a family.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod alloc;
-pub mod bloom_type;
 mod command_info;
 mod config;
 mod context;
-pub mod cuckoo_type;
 mod data_type;
 mod dispatch;
+mod families;
 mod ffi;
 mod guard;
 mod info;
 mod load;
 mod reply;
 mod server;
+mod types;
 
 use std::os::raw::c_int;
 

@@ -175,6 +175,7 @@ fn scalar(ctx: *mut raw::RedisModuleCtx, value: Scalar) {
             }
         },
         Scalar::Text(text) => bulk(ctx, text.as_bytes()),
+        Scalar::Double(x) => double(ctx, x),
         Scalar::IntegerOrFalse(_) if is_resp3(ctx) => scalar(ctx, Scalar::Bool(false)),
         Scalar::IntegerOrFalse(n) => integer(ctx, n),
     }
@@ -194,6 +195,16 @@ fn bulk(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) {
     unsafe {
         if let Some(reply) = raw::RedisModule_ReplyWithStringBuffer {
             reply(ctx, bytes.as_ptr().cast::<c_char>(), bytes.len());
+        }
+    }
+}
+
+/// A double as the server writes one (RedisBloom's replies of doubles go the same way).
+fn double(ctx: *mut raw::RedisModuleCtx, x: f64) {
+    // SAFETY: see `error`.
+    unsafe {
+        if let Some(reply) = raw::RedisModule_ReplyWithDouble {
+            reply(ctx, x);
         }
     }
 }

@@ -7,11 +7,12 @@
 //! `ERR problem inserting into filter` for that item and the rest go on (RedisBloom's
 //! `bfInsertCommon`). `WRONGTYPE` on other types. Replicated verbatim; keyspace event `bf.add`.
 
-use super::{existing_or_created, MANY_ITEM_ARGS, ONE_ITEM_ARGS};
+use super::errors;
+use super::{config, existing_or_created};
 use crate::commands::call::Call;
-use crate::commands::errors::{self, CommandResult};
+use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::spec::{CommandSpec, KeyAccess};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
 use crate::core::bloom::chain::Chain;
 use crate::core::Error;
 
@@ -19,13 +20,13 @@ pub static ADD: CommandSpec = CommandSpec {
     name: "bf.add",
     flags: "write deny-oom",
     arity: 3,
-    key: KeyAccess::Write,
-    acl_categories: "write bloom",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary: "Adds an item to a Bloom Filter",
     complexity: "O(k), where k is the number of hash functions used by the last sub-filter",
     since: "1.0.0",
     tips: None,
-    args: ONE_ITEM_ARGS,
+    args: KEY_AND_ITEM,
     run: add,
 };
 
@@ -33,32 +34,30 @@ pub static MADD: CommandSpec = CommandSpec {
     name: "bf.madd",
     flags: "write deny-oom",
     arity: -3,
-    key: KeyAccess::Write,
-    acl_categories: "write bloom",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary:
         "Adds one or more items to a Bloom Filter. A filter will be created if it does not exist",
     complexity: "O(k * n), where k is the number of hash functions and n is the number of items",
     since: "1.0.0",
     tips: None,
-    args: MANY_ITEM_ARGS,
+    args: KEY_AND_ITEMS,
     run: madd,
 };
 
 fn add(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
-    let key = call.open_for_write()?;
-    let mut chain = existing_or_created(call, &key, || call.bloom_config())?;
+    let key = call.open_for_write();
+    let mut chain = existing_or_created(call, &key, config::params)?;
     let added = chain
         .add(call.arg(2), &call.memory())
-        .map_err(errors::bloom)?;
+        .map_err(errors::fail)?;
     call.finish_write(c"bf.add");
     Ok(Reply::bool(added))
 }
 
 fn madd(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() >= 3)?;
-    let key = call.open_for_write()?;
-    let mut chain = existing_or_created(call, &key, || call.bloom_config())?;
+    let key = call.open_for_write();
+    let mut chain = existing_or_created(call, &key, config::params)?;
     let reply = add_items(call, &mut chain, call.args.get(2..).unwrap_or(&[]));
     call.finish_write(c"bf.add");
     Ok(reply)
@@ -71,7 +70,7 @@ pub fn add_items(call: &Call, chain: &mut Chain, items: &[&[u8]]) -> Reply {
     let memory = call.memory();
     let reply = |outcome| match outcome {
         Ok(added) => Reply::bool(added),
-        Err(error) => Reply::Error(errors::bloom_text(error)),
+        Err(error) => Reply::Error(errors::text(error)),
     };
     if chain.may_fill(items.len() as u64) {
         let mut replies = Vec::with_capacity(items.len());
@@ -85,7 +84,7 @@ pub fn add_items(call: &Call, chain: &mut Chain, items: &[&[u8]]) -> Reply {
     chain.add_each(items.iter().copied(), &memory, |outcome| {
         match outcome {
             Ok(added) => call.out.scalar(Scalar::Bool(added)),
-            Err(error) => call.out.error(errors::bloom_text(error)),
+            Err(error) => call.out.error(errors::text(error)),
         }
         true
     });

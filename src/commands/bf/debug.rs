@@ -9,15 +9,15 @@ use super::lookup_read;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
-use crate::commands::spec::{CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::hash::HashKind;
 
 pub static DEBUG: CommandSpec = CommandSpec {
     name: "bf.debug",
     flags: "readonly fast",
     arity: 2,
-    key: KeyAccess::Read,
-    acl_categories: "read bloom",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Shows the internal layout of a Bloom filter",
     complexity: "O(n), where n is the number of sub-filters",
     since: "1.0.0",
@@ -27,8 +27,7 @@ pub static DEBUG: CommandSpec = CommandSpec {
 };
 
 fn debug(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 2)?;
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     let chain = lookup_read(call, &key).existing()?;
     let hashwidth = match chain.hash_kind() {
         HashKind::Murmur64 => 64,

@@ -10,20 +10,21 @@
 //! LOADCHUNK replies `+OK`, is replicated verbatim and raises keyspace event `bf.loadchunk`.
 //! It is also what AOF rewrites emit.
 
+use super::errors;
 use super::{lookup, lookup_read};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::encoding;
 
 pub static SCANDUMP: CommandSpec = CommandSpec {
     name: "bf.scandump",
     flags: "readonly",
     arity: 3,
-    key: KeyAccess::Read,
-    acl_categories: "read bloom",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Begins an incremental save of the bloom filter",
     complexity: "O(n), where n is the capacity",
     since: "1.0.0",
@@ -36,8 +37,8 @@ pub static LOADCHUNK: CommandSpec = CommandSpec {
     name: "bf.loadchunk",
     flags: "write deny-oom",
     arity: 4,
-    key: KeyAccess::Write,
-    acl_categories: "write bloom",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary: "Restores a filter previously saved using SCANDUMP",
     complexity: "O(n), where n is the capacity",
     since: "1.0.0",
@@ -51,8 +52,7 @@ pub static LOADCHUNK: CommandSpec = CommandSpec {
 };
 
 fn scandump(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     let chain = lookup_read(call, &key).existing()?;
     let iter = parse_integer(call.arg(2))
         .ok_or(Failure::Message(errors::SCANDUMP_ITERATOR_NOT_NUMERIC))?;
@@ -66,19 +66,16 @@ fn scandump(call: &Call) -> CommandResult {
 }
 
 fn loadchunk(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 4)?;
     let iter = parse_integer(call.arg(2))
         .ok_or(Failure::Message(errors::LOADCHUNK_ITERATOR_NOT_NUMERIC))?;
     let data = call.arg(3);
-    let key = call.open_for_write()?;
+    let key = call.open_for_write();
     match lookup(call, &key) {
         Lookup::Missing if iter == 1 => {
-            let chain = encoding::decode_header(data, &call.memory()).map_err(errors::bloom)?;
+            let chain = encoding::decode_header(data, &call.memory()).map_err(errors::fail)?;
             call.store(&key, chain)?;
         }
-        found => {
-            encoding::load_chunk(&mut *found.existing()?, iter, data).map_err(errors::bloom)?
-        }
+        found => encoding::load_chunk(&mut *found.existing()?, iter, data).map_err(errors::fail)?,
     }
     call.finish_write(c"bf.loadchunk");
     Ok(Reply::OK)

@@ -4,23 +4,23 @@
 //! A missing key — and, as in RedisBloom, a key of another type — answers 0 for every item
 //! rather than an error. Read-only.
 
-use super::{lookup_read, MANY_ITEM_ARGS, ONE_ITEM_ARGS};
+use super::lookup_read;
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::spec::{CommandSpec, KeyAccess};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
 
 pub static EXISTS: CommandSpec = CommandSpec {
     name: "bf.exists",
     flags: "readonly fast",
     arity: 3,
-    key: KeyAccess::Read,
-    acl_categories: "read bloom",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Checks whether an item exists in a Bloom Filter",
     complexity: "O(k), where k is the number of hash functions used by the last sub-filter",
     since: "1.0.0",
     tips: None,
-    args: ONE_ITEM_ARGS,
+    args: KEY_AND_ITEM,
     run: exists,
 };
 
@@ -28,19 +28,18 @@ pub static MEXISTS: CommandSpec = CommandSpec {
     name: "bf.mexists",
     flags: "readonly fast",
     arity: -3,
-    key: KeyAccess::Read,
-    acl_categories: "read bloom",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Checks whether one or more items exist in a Bloom Filter",
     complexity: "O(k * n), where k is the number of hash functions and n is the number of items",
     since: "1.0.0",
     tips: None,
-    args: MANY_ITEM_ARGS,
+    args: KEY_AND_ITEMS,
     run: mexists,
 };
 
 fn exists(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     let found = match lookup_read(call, &key) {
         Lookup::Found(chain) => chain.contains(call.arg(2)),
         Lookup::Missing | Lookup::WrongType => false,
@@ -49,9 +48,8 @@ fn exists(call: &Call) -> CommandResult {
 }
 
 fn mexists(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() >= 3)?;
     let items = call.args.get(2..).unwrap_or(&[]);
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     call.out.array(items.len());
     let found = |found| call.out.scalar(Scalar::Bool(found));
     match lookup_read(call, &key) {

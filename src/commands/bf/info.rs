@@ -9,19 +9,21 @@
 
 use std::ffi::CStr;
 
-use super::{layout_name, lookup_read};
+use super::errors;
+use super::lookup_read;
+use super::rules::layout_name;
 use crate::commands::call::{Call, Lookup};
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::chain::{Chain, LayoutKind};
 
 pub static INFO: CommandSpec = CommandSpec {
     name: "bf.info",
     flags: "readonly fast",
     arity: -2,
-    key: KeyAccess::Read,
-    acl_categories: "read fast bloom",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read fast",
     summary: "Returns information about a Bloom Filter",
     complexity: "O(1)",
     since: "1.0.0",
@@ -48,8 +50,8 @@ pub static CARD: CommandSpec = CommandSpec {
     name: "bf.card",
     flags: "readonly fast",
     arity: 2,
-    key: KeyAccess::Read,
-    acl_categories: "read fast bloom",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read fast",
     summary: "Returns the cardinality of a Bloom filter",
     complexity: "O(1)",
     since: "2.4.4",
@@ -71,8 +73,8 @@ const FIELDS: [(&str, &CStr); 6] = [
 ];
 
 fn info(call: &Call) -> CommandResult {
-    call.require_arity((2..=3).contains(&call.args.len()))?;
-    let key = call.open_for_read()?;
+    call.require_arity(call.args.len() <= 3)?;
+    let key = call.open_for_read();
     let chain = lookup_read(call, &key).existing()?;
     let Some(asked) = call.args.get(2) else {
         let shown = if chain.layout() == LayoutKind::Fast {
@@ -107,8 +109,7 @@ fn field(chain: &Chain, word: &str) -> Scalar {
 }
 
 fn card(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 2)?;
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     match lookup_read(call, &key) {
         Lookup::Found(chain) => Ok(Reply::count(chain.items())),
         Lookup::Missing => Ok(Reply::integer(0)),

@@ -11,20 +11,24 @@
 //! Replicated verbatim; keyspace event `bf.add`.
 
 use super::add::add_items;
-use super::{capped_error_rate, error_rate, existing_or_created, integer_in, log_capped};
-use super::{lookup, parse_layout};
-use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
+use super::config;
+use super::errors;
+use super::existing_or_created;
+use super::lookup;
+use super::rules::{capped_error_rate, error_rate, log_capped, parse_layout, CAPACITY, EXPANSION};
+use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
+use crate::commands::args::integer_in;
 use crate::commands::call::Call;
-use crate::commands::errors::{self, CommandResult, Failure};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::chain::Params;
 
 pub static INSERT: CommandSpec = CommandSpec {
     name: "bf.insert",
     flags: "write deny-oom",
     arity: -4,
-    key: KeyAccess::Write,
-    acl_categories: "write bloom",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary:
         "Adds one or more items to a Bloom Filter. A filter will be created if it does not exist",
     complexity: "O(k * n), where k is the number of hash functions and n is the number of items",
@@ -64,12 +68,11 @@ pub struct Insert {
 }
 
 fn insert(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() >= 4)?;
-    let parsed = parse(call.args, call.bloom_config())?;
+    let parsed = parse(call.args, config::params())?;
     if parsed.capped {
         log_capped(call);
     }
-    let key = call.open_for_write()?;
+    let key = call.open_for_write();
     let mut chain = if parsed.nocreate {
         lookup(call, &key).existing()?
     } else {

@@ -3,12 +3,15 @@
 //! and the lookup of a key that may hold either of the two Bloom data types.
 
 mod add;
+mod config;
 mod debug;
 mod dump;
+pub mod errors;
 mod exists;
 mod info;
 mod insert;
 mod reserve;
+pub mod rules;
 
 pub use add::{ADD, MADD};
 pub use debug::DEBUG;
@@ -17,84 +20,82 @@ pub use exists::{EXISTS, MEXISTS};
 pub use info::{CARD, INFO};
 pub use insert::INSERT;
 pub use reserve::RESERVE;
-#[cfg(fuzzing)]
+/// The argument parsers, pure functions of the arguments and the configuration (fuzzed).
 pub use {
     insert::{parse as parse_insert, Insert},
     reserve::{parse as parse_reserve, Reserve},
 };
 
-use std::ops::RangeInclusive;
+use std::ffi::CStr;
 
-pub use super::args::{integer_in, Bad};
-
-use super::args::parse_double;
 use super::call::{Call, Lookup, ReadKey, WriteKey};
-use super::errors::{self, Failure};
-use super::metrics::Tracked;
-use super::spec::{ArgKind, ArgSpec, KEY_ARG};
-use crate::core::bloom::chain::{Chain, LayoutKind, Params};
+use super::errors::Failure;
+use super::family::{Family, InfoField, InfoSection, Stat};
+use super::metrics::{Footprint, Measured, Totals, Tracked};
+use super::spec::{ArgKind, ArgSpec};
+use crate::core::bloom::chain::{Chain, Params};
 
-/// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
-pub const ERROR_RATE_CAP: f64 = 0.25;
-/// The capacities BF.RESERVE, BF.INSERT and `bf-initial-size` accept (1 to 2^30).
-pub const CAPACITY: RangeInclusive<i64> = 1..=1 << 30;
-/// The expansions BF.RESERVE, BF.INSERT and `bf-expansion-factor` accept.
-pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
+/// The Bloom-filter family, as the glue registers it.
+pub static FAMILY: Family = Family {
+    acl_category: "bloom",
+    commands: &[
+        &RESERVE, &ADD, &MADD, &INSERT, &EXISTS, &MEXISTS, &INFO, &CARD, &SCANDUMP, &LOADCHUNK,
+        &DEBUG,
+    ],
+    settings: config::SETTINGS,
+    totals: &TOTALS,
+    info: InfoSection {
+        name: c"bloom_core_metrics",
+        fields: &INFO_FIELDS,
+    },
+};
 
-/// An error rate: a double strictly between 0 and 1.
-pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {
-    let rate = parse_double(text).ok_or(Bad::NotANumber)?;
-    if rate > 0.0 && rate < 1.0 {
-        Ok(rate)
-    } else {
-        Err(Bad::OutOfRange)
+/// The totals of the Bloom filters of every layout.
+static TOTALS: Totals = Totals::new();
+
+/// The counts of a Bloom filter's footprint, by position.
+const SUB_FILTERS: usize = 0;
+const ITEMS: usize = 1;
+const CAPACITY_COUNT: usize = 2;
+
+/// valkey-bloom's field names (its `src/metrics.rs`), same meaning, so exporters and
+/// dashboards made for it read ours.
+static INFO_FIELDS: [InfoField; 5] = [
+    field(c"bloom_total_memory_bytes", Stat::Bytes),
+    field(c"bloom_num_objects", Stat::Objects),
+    field(
+        c"bloom_num_filters_across_objects",
+        Stat::Count(SUB_FILTERS),
+    ),
+    // BF.CARD.
+    field(c"bloom_num_items_across_objects", Stat::Count(ITEMS)),
+    // BF.INFO Capacity.
+    field(
+        c"bloom_capacity_across_objects",
+        Stat::Count(CAPACITY_COUNT),
+    ),
+];
+
+const fn field(name: &'static CStr, shows: Stat) -> InfoField {
+    InfoField { name, shows }
+}
+
+impl Measured for Chain {
+    fn footprint(&self) -> Footprint {
+        let mut counts = [0; 4];
+        counts[SUB_FILTERS] = self.links().len() as u64;
+        counts[ITEMS] = self.items();
+        counts[CAPACITY_COUNT] = self.capacity();
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
     }
 }
-
-/// Applies RedisBloom's error-rate cap: the rate to use, and whether it was capped (which
-/// RedisBloom logs; the command does, with [`log_capped`]).
-fn capped_error_rate(error_rate: f64) -> (f64, bool) {
-    if error_rate > ERROR_RATE_CAP {
-        (ERROR_RATE_CAP, true)
-    } else {
-        (error_rate, false)
-    }
-}
-
-/// Tells the log that an error rate was capped, as RedisBloom does.
-fn log_capped(call: &Call) {
-    call.log_warning("Error rate is capped at 0.250000");
-}
-
-/// The layouts' names, as `LAYOUT`, the `bf-layout` config (any case) and `BF.INFO` spell them.
-const LAYOUT_NAMES: [(LayoutKind, &str); 2] =
-    [(LayoutKind::Classic, "classic"), (LayoutKind::Fast, "fast")];
-
-/// The layout called `name`, in any case.
-pub fn layout_named(name: &[u8]) -> Option<LayoutKind> {
-    LAYOUT_NAMES
-        .iter()
-        .find(|(_, n)| name.eq_ignore_ascii_case(n.as_bytes()))
-        .map(|(kind, _)| *kind)
-}
-
-/// The name of `layout`.
-pub fn layout_name(layout: LayoutKind) -> &'static str {
-    LAYOUT_NAMES
-        .iter()
-        .find(|(kind, _)| *kind == layout)
-        .map_or("classic", |(_, n)| n)
-}
-
-/// A `LAYOUT` value.
-fn parse_layout(text: &[u8]) -> Result<LayoutKind, Failure> {
-    layout_named(text).ok_or(Failure::Message(errors::BAD_LAYOUT))
-}
-
-/// BF.ADD and BF.EXISTS: a key and one item.
-const ONE_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String)];
-/// BF.MADD and BF.MEXISTS: a key and items.
-const MANY_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String).multiple()];
 
 /// Options BF.RESERVE and BF.INSERT share.
 const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
@@ -124,7 +125,7 @@ fn existing_or_created<'k>(
     params: impl FnOnce() -> Params,
 ) -> Result<Tracked<'k, Chain>, Failure> {
     call.existing_or_created(key, || {
-        Chain::new(params(), &call.memory()).map_err(errors::bloom)
+        Chain::new(params(), &call.memory()).map_err(errors::fail)
     })
 }
 

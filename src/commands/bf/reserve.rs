@@ -9,21 +9,25 @@
 //! `ERR layout must be CLASSIC or FAST`. Unknown extra arguments are ignored, as RedisBloom
 //! does. Replicated verbatim; keyspace event `bf.reserve`.
 
-use super::{capped_error_rate, error_rate, integer_in, log_capped, lookup, parse_layout, Bad};
-use super::{CAPACITY, EXPANSION, EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
+use super::config;
+use super::errors;
+use super::lookup;
+use super::rules::{capped_error_rate, error_rate, log_capped, parse_layout, CAPACITY, EXPANSION};
+use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
+use crate::commands::args::integer_in;
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::chain::{Chain, Params};
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "bf.reserve",
     flags: "write deny-oom",
     arity: -4,
-    key: KeyAccess::Write,
-    acl_categories: "write fast bloom",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write fast",
     summary: "Creates a new Bloom Filter",
     complexity: "O(1)",
     since: "1.0.0",
@@ -51,17 +55,17 @@ fn reserve(call: &Call) -> CommandResult {
     } else {
         0
     };
-    call.require_arity((4..=7 + layout_args).contains(&call.args.len()))?;
-    let Reserve { params, capped } = parse(call.args, call.bloom_config())?;
+    call.require_arity(call.args.len() <= 7 + layout_args)?;
+    let Reserve { params, capped } = parse(call.args, config::params())?;
     if capped {
         log_capped(call);
     }
-    let key = call.open_for_write()?;
+    let key = call.open_for_write();
     match lookup(call, &key) {
         Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Missing => {
-            let chain = Chain::new(params, &call.memory()).map_err(errors::bloom)?;
+            let chain = Chain::new(params, &call.memory()).map_err(errors::fail)?;
             call.store(&key, chain)?;
         }
     }
@@ -82,18 +86,10 @@ pub struct Reserve {
 /// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
 pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Reserve, Failure> {
     let arg = |i: usize| args.get(i).copied().unwrap_or_default();
-    let error_rate = error_rate(arg(2)).map_err(|bad| {
-        Failure::Message(match bad {
-            Bad::NotANumber => errors::BAD_ERROR_RATE,
-            Bad::OutOfRange => errors::ERROR_RATE_RANGE,
-        })
-    })?;
-    let capacity = integer_in(arg(3), &CAPACITY).map_err(|bad| {
-        Failure::Message(match bad {
-            Bad::NotANumber => errors::BAD_CAPACITY,
-            Bad::OutOfRange => errors::CAPACITY_RANGE,
-        })
-    })?;
+    let error_rate = error_rate(arg(2))
+        .map_err(|bad| bad.fail(errors::BAD_ERROR_RATE, errors::ERROR_RATE_RANGE))?;
+    let capacity = integer_in(arg(3), &CAPACITY)
+        .map_err(|bad| bad.fail(errors::BAD_CAPACITY, errors::CAPACITY_RANGE))?;
     // Options are looked for among the options only: RedisBloom scans every argument, so a
     // key named "nonscaling" or "expansion" changes the filter (a documented difference).
     let options = args.get(4..).unwrap_or(&[]);

@@ -10,11 +10,12 @@
 //! create filter`. Replicated verbatim on a boolean reply, never on an error; keyspace event
 //! `cf.add`.
 
-use super::{filter_for_insert, ONE_ITEM_ARGS};
+use super::errors;
+use super::filter_for_insert;
 use crate::commands::call::Call;
-use crate::commands::errors::{self, CommandResult};
+use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
-use crate::commands::spec::{CommandSpec, KeyAccess};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM};
 use crate::core::cuckoo::{CuckooFilter, ItemHash};
 use crate::core::{Error, Memory};
 
@@ -24,13 +25,13 @@ pub static ADD: CommandSpec = CommandSpec {
     name: "cf.add",
     flags: "write deny-oom",
     arity: 3,
-    key: KeyAccess::Write,
-    acl_categories: "write cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary: "Adds an item to a Cuckoo Filter",
     complexity: COMPLEXITY,
     since: "1.0.0",
     tips: None,
-    args: ONE_ITEM_ARGS,
+    args: KEY_AND_ITEM,
     run: add,
 };
 
@@ -38,13 +39,13 @@ pub static ADDNX: CommandSpec = CommandSpec {
     name: "cf.addnx",
     flags: "write deny-oom",
     arity: 3,
-    key: KeyAccess::Write,
-    acl_categories: "write cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary: "Adds an item to a Cuckoo Filter if the item did not exist previously.",
     complexity: COMPLEXITY,
     since: "1.0.0",
     tips: None,
-    args: ONE_ITEM_ARGS,
+    args: KEY_AND_ITEM,
     run: addnx,
 };
 
@@ -63,11 +64,10 @@ fn addnx(call: &Call) -> CommandResult {
 
 /// The step both share: the filter (created if need be), the item added its way, the reply.
 fn add_with(call: &Call, add_item: AddItem) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
-    let key = call.open_for_write()?;
+    let key = call.open_for_write();
     let mut filter = filter_for_insert(call, &key, |defaults| Some(defaults.initial_size))?;
-    let added = add_item(&mut filter, &ItemHash::of(call.arg(2)), &call.memory())
-        .map_err(errors::cuckoo)?;
+    let added =
+        add_item(&mut filter, &ItemHash::of(call.arg(2)), &call.memory()).map_err(errors::fail)?;
     call.finish_write(c"cf.add");
     Ok(Reply::bool(added))
 }

@@ -9,18 +9,19 @@
 //! so a read-only replica would run it and drift from its master. Replicated verbatim;
 //! keyspace event `cf.compact`.
 
+use super::errors;
 use super::lookup;
 use crate::commands::call::{Call, Lookup};
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
-use crate::commands::spec::{CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 
 pub static COMPACT: CommandSpec = CommandSpec {
     name: "cf.compact",
     flags: "write",
     arity: 2,
-    key: KeyAccess::Write,
-    acl_categories: "write slow cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write slow",
     summary: "Compacts a Cuckoo Filter by moving items into earlier sub-filters",
     complexity: "O(n * k), where n is the total number of slots and k is the number of \
                  sub-filters",
@@ -31,10 +32,9 @@ pub static COMPACT: CommandSpec = CommandSpec {
 };
 
 fn compact(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 2)?;
-    let key = call.open_for_write()?;
+    let key = call.open_for_write();
     let Lookup::Found(mut filter) = lookup(call, &key) else {
-        return Err(Failure::Message(errors::CF_COMPACT_NOT_FOUND));
+        return Err(Failure::Message(errors::COMPACT_NOT_FOUND));
     };
     filter.compact();
     call.finish_write(c"cf.compact");

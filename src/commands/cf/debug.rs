@@ -9,14 +9,14 @@ use super::lookup_read;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
-use crate::commands::spec::{CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 
 pub static DEBUG: CommandSpec = CommandSpec {
     name: "cf.debug",
     flags: "readonly fast",
     arity: 2,
-    key: KeyAccess::Read,
-    acl_categories: "read cuckoo",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Returns internal debug information about a Cuckoo Filter",
     complexity: "O(1)",
     since: "1.0.0",
@@ -26,8 +26,7 @@ pub static DEBUG: CommandSpec = CommandSpec {
 };
 
 fn debug(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 2)?;
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     let f = lookup_read(call, &key).existing()?;
     let line = f.debug_line();
     Ok(Reply::Bulk(line.into_bytes()))

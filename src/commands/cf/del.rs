@@ -9,32 +9,32 @@
 //! key holds a filter, found or not (RedisBloom replicates before it deletes); keyspace event
 //! `cf.del`.
 
-use super::{lookup, ONE_ITEM_ARGS};
+use super::errors;
+use super::lookup;
 use crate::commands::call::{Call, Lookup};
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
-use crate::commands::spec::{CommandSpec, KeyAccess};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM};
 use crate::core::cuckoo::ItemHash;
 
 pub static DEL: CommandSpec = CommandSpec {
     name: "cf.del",
     flags: "write fast",
     arity: 3,
-    key: KeyAccess::Write,
-    acl_categories: "write cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary: "Deletes an item from a Cuckoo Filter",
     complexity: "O(k), where k is the number of sub-filters",
     since: "1.0.0",
     tips: None,
-    args: ONE_ITEM_ARGS,
+    args: KEY_AND_ITEM,
     run: del,
 };
 
 fn del(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
-    let key = call.open_for_write()?;
+    let key = call.open_for_write();
     let Lookup::Found(mut filter) = lookup(call, &key) else {
-        return Err(Failure::Message(errors::CF_DEL_NOT_FOUND));
+        return Err(Failure::Message(errors::DEL_NOT_FOUND));
     };
     let deleted = filter.delete(&ItemHash::of(call.arg(2)));
     call.finish_write(c"cf.del");

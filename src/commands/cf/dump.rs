@@ -16,12 +16,14 @@
 //! RedisBloom. `+OK`; header and data are replicated verbatim (RedisBloom before 8.10 left the
 //! data out, so replicas lost it); keyspace event `cf.loadchunk`. AOF rewrites emit these.
 
+use super::config;
+use super::errors;
 use super::{lookup, lookup_read};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::cuckoo::encoding::{self, Dump, HEADER_LEN};
 use crate::core::Error;
 
@@ -29,8 +31,8 @@ pub static SCANDUMP: CommandSpec = CommandSpec {
     name: "cf.scandump",
     flags: "readonly",
     arity: 3,
-    key: KeyAccess::Read,
-    acl_categories: "read cuckoo",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Begins an incremental save of the bloom filter",
     complexity: "O(n), where n is the capacity",
     since: "1.0.0",
@@ -43,8 +45,8 @@ pub static LOADCHUNK: CommandSpec = CommandSpec {
     name: "cf.loadchunk",
     flags: "write deny-oom",
     arity: 4,
-    key: KeyAccess::Write,
-    acl_categories: "write cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary: "Restores a filter previously saved using SCANDUMP",
     complexity: "O(n), where n is the capacity",
     since: "1.0.0",
@@ -61,13 +63,12 @@ pub static LOADCHUNK: CommandSpec = CommandSpec {
 fn iterator(call: &Call, valid: fn(&i64) -> bool) -> Result<i64, Failure> {
     parse_integer(call.arg(2))
         .filter(valid)
-        .ok_or(Failure::Message(errors::CF_INVALID_POSITION))
+        .ok_or(Failure::Message(errors::INVALID_POSITION))
 }
 
 fn scandump(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
     let cursor = iterator(call, |c| *c >= 0)?;
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     let filter = lookup_read(call, &key).existing()?;
     let (next, data) = match encoding::scandump(filter, cursor) {
         Dump::Header(header) => (1, Reply::Bulk(header.to_vec())),
@@ -78,23 +79,22 @@ fn scandump(call: &Call) -> CommandResult {
 }
 
 fn loadchunk(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 4)?;
     let cursor = iterator(call, |c| *c != 0)?;
     let data = call.arg(3);
-    let key = call.open_for_write()?;
+    let key = call.open_for_write();
     if cursor == 1 {
         match lookup(call, &key) {
             Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
             Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
             Lookup::Missing if data.len() != HEADER_LEN => {
-                return Err(Failure::Message(errors::CF_INVALID_HEADER))
+                return Err(Failure::Message(errors::INVALID_HEADER))
             }
             Lookup::Missing => {
-                let max_bucket_size = call.cuckoo_config().max_bucket_size();
+                let max_bucket_size = config::defaults().max_bucket_size();
                 let filter = encoding::decode_header(data, max_bucket_size, &call.memory())
                     .map_err(|error| match error {
-                        Error::OverLimit => errors::cuckoo(error),
-                        _ => Failure::Message(errors::CF_CANNOT_CREATE_FROM_HEADER),
+                        Error::OverLimit => errors::fail(error),
+                        _ => Failure::Message(errors::CANNOT_CREATE_FROM_HEADER),
                     })?;
                 call.store(&key, filter)?;
             }
@@ -102,7 +102,7 @@ fn loadchunk(call: &Call) -> CommandResult {
     } else {
         let mut filter = lookup(call, &key).existing()?;
         encoding::load_chunk(&mut filter, cursor, data)
-            .map_err(|_| Failure::Message(errors::CF_CANNOT_LOAD_CHUNK))?;
+            .map_err(|_| Failure::Message(errors::CANNOT_LOAD_CHUNK))?;
     }
     call.finish_write(c"cf.loadchunk");
     Ok(Reply::OK)

@@ -6,24 +6,24 @@
 //! as in RedisBloom). A missing key — and, as in RedisBloom, a key of another type — answers
 //! false or 0 rather than an error. Read-only, never replicated.
 
-use super::{lookup_read, ONE_ITEM_ARGS};
+use super::lookup_read;
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
 use crate::core::cuckoo::{CuckooFilter, ItemHash};
 
 pub static EXISTS: CommandSpec = CommandSpec {
     name: "cf.exists",
     flags: "readonly fast",
     arity: 3,
-    key: KeyAccess::Read,
-    acl_categories: "read cuckoo",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Checks whether one or more items exist in a Cuckoo Filter",
     complexity: "O(k), where k is the number of sub-filters",
     since: "1.0.0",
     tips: None,
-    args: ONE_ITEM_ARGS,
+    args: KEY_AND_ITEM,
     run: exists,
 };
 
@@ -31,13 +31,13 @@ pub static MEXISTS: CommandSpec = CommandSpec {
     name: "cf.mexists",
     flags: "readonly fast",
     arity: -3,
-    key: KeyAccess::Read,
-    acl_categories: "read cuckoo",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Checks whether one or more items exist in a Cuckoo Filter",
     complexity: "O(k * n), where k is the number of sub-filters and n is the number of items",
     since: "1.0.0",
     tips: None,
-    args: &[KEY_ARG, ArgSpec::new("item", ArgKind::String).multiple()],
+    args: KEY_AND_ITEMS,
     run: mexists,
 };
 
@@ -45,32 +45,29 @@ pub static COUNT: CommandSpec = CommandSpec {
     name: "cf.count",
     flags: "readonly fast",
     arity: 3,
-    key: KeyAccess::Read,
-    acl_categories: "read cuckoo",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
     summary: "Return the number of times an item might be in a Cuckoo Filter",
     complexity: "O(k), where k is the number of sub-filters",
     since: "1.0.0",
     tips: None,
-    args: ONE_ITEM_ARGS,
+    args: KEY_AND_ITEM,
     run: count,
 };
 
 fn exists(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
     Ok(Reply::bool(answer(call, |filter, item| {
         filter.contains(item)
     })?))
 }
 
 fn count(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 3)?;
     Ok(Reply::count(answer(call, CuckooFilter::count)?))
 }
 
 fn mexists(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() >= 3)?;
     let items = call.args.get(2..).unwrap_or(&[]);
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     let found = match lookup_read(call, &key) {
         Lookup::Found(filter) => items
             .iter()
@@ -86,7 +83,7 @@ fn answer<T: Default>(
     call: &Call,
     ask: impl FnOnce(&CuckooFilter, &ItemHash) -> T,
 ) -> Result<T, Failure> {
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     Ok(match lookup_read(call, &key) {
         Lookup::Found(filter) => ask(filter, &ItemHash::of(call.arg(2))),
         Lookup::Missing | Lookup::WrongType => T::default(),

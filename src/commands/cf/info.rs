@@ -11,14 +11,14 @@ use super::lookup_read;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
-use crate::commands::spec::{CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 
 pub static INFO: CommandSpec = CommandSpec {
     name: "cf.info",
     flags: "readonly fast",
     arity: 2,
-    key: KeyAccess::Read,
-    acl_categories: "read fast cuckoo",
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read fast",
     summary: "Returns information about a Cuckoo Filter",
     complexity: "O(1)",
     since: "1.0.0",
@@ -28,8 +28,7 @@ pub static INFO: CommandSpec = CommandSpec {
 };
 
 fn info(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() == 2)?;
-    let key = call.open_for_read()?;
+    let key = call.open_for_read();
     let filter = lookup_read(call, &key).existing()?;
     // RedisBloom sends the counters as signed 64-bit integers: an item count that wrapped (a
     // LOADCHUNK stream can leave one) shows as negative there, and here.

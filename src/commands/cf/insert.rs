@@ -13,13 +13,15 @@
 //! `WRONGTYPE`; `Maximum expansions reached` (before the first item: one call may grow a filter
 //! past `cf-max-expansions`). Replicated verbatim once the array is sent; keyspace event `cf.add`.
 
+use super::config;
+use super::errors;
 use super::filter_for_insert;
 use super::rules::{capacities, Defaults};
-use crate::commands::args::{integer_in, Bad};
+use crate::commands::args::integer_in;
 use crate::commands::call::Call;
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::cuckoo::{CuckooFilter, ItemHash};
 use crate::core::{Error, Memory};
 
@@ -47,8 +49,8 @@ pub static INSERT: CommandSpec = CommandSpec {
     name: "cf.insert",
     flags: "write deny-oom",
     arity: -4,
-    key: KeyAccess::Write,
-    acl_categories: "write cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary:
         "Adds one or more items to a Cuckoo Filter. A filter will be created if it does not exist",
     complexity: COMPLEXITY,
@@ -62,8 +64,8 @@ pub static INSERTNX: CommandSpec = CommandSpec {
     name: "cf.insertnx",
     flags: "write deny-oom",
     arity: -4,
-    key: KeyAccess::Write,
-    acl_categories: "write cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
     summary: "Adds one or more items to a Cuckoo Filter if the items did not exist previously. \
               A filter will be created if it does not exist",
     complexity: COMPLEXITY,
@@ -97,16 +99,15 @@ fn insertnx(call: &Call) -> CommandResult {
 /// The reply for an item that could not be inserted: `failed`, or the memory limit's error.
 fn not_inserted(error: Error, failed: Scalar) -> Reply {
     match error {
-        Error::OverLimit => Reply::Error(errors::cuckoo_text(error)),
+        Error::OverLimit => Reply::Error(errors::text(error)),
         _ => Reply::Scalar(failed),
     }
 }
 
 /// The step both share: parse, the filter (created if need be), each item its way.
 fn insert_with(call: &Call, insert_item: InsertItem) -> CommandResult {
-    call.require_arity(call.args.len() >= 4)?;
-    let parsed = parse(call.args, &call.cuckoo_config())?;
-    let key = call.open_for_write()?;
+    let parsed = parse(call.args, &config::defaults())?;
+    let key = call.open_for_write();
     let mut filter = filter_for_insert(call, &key, |_| {
         (!parsed.nocreate).then_some(parsed.capacity)
     })?;
@@ -142,12 +143,8 @@ pub fn parse(args: &[&[u8]], defaults: &Defaults) -> Result<InsertArgs, Failure>
             Some(b'c') => {
                 let value = args.get(i + 1).ok_or(Failure::WrongArity)?;
                 let range = capacities(defaults.bucket_size);
-                let n = integer_in(value, &range).map_err(|bad| {
-                    Failure::Message(match bad {
-                        Bad::NotANumber => errors::CF_BAD_CAPACITY,
-                        Bad::OutOfRange => errors::CF_INSERT_CAPACITY_RANGE,
-                    })
-                })?;
+                let n = integer_in(value, &range)
+                    .map_err(|bad| bad.fail(errors::BAD_CAPACITY, errors::INSERT_CAPACITY_RANGE))?;
                 capacity = n as u64;
                 i += 2;
             }

@@ -4,9 +4,11 @@
 
 mod add;
 mod compact;
+pub mod config;
 mod debug;
 mod del;
 mod dump;
+pub mod errors;
 mod exists;
 mod info;
 mod insert;
@@ -22,21 +24,81 @@ pub use exists::{COUNT, EXISTS, MEXISTS};
 pub use info::INFO;
 pub use insert::{INSERT, INSERTNX};
 pub use reserve::RESERVE;
-#[cfg(fuzzing)]
+/// The argument parsers, pure functions of the arguments and the configuration (fuzzed).
 pub use {
     insert::{parse as parse_insert, InsertArgs},
     reserve::parse as parse_reserve,
 };
 
+use std::ffi::CStr;
+
 use super::call::{Call, Lookup, ReadKey, WriteKey};
-use super::errors::{self, Failure};
-use super::metrics::Tracked;
-use super::spec::{ArgKind, ArgSpec, KEY_ARG};
+use super::errors::Failure;
+use super::family::{Family, InfoField, InfoSection, Stat};
+use super::metrics::{Footprint, Measured, Totals, Tracked, COUNTS};
 use crate::core::cuckoo::{CuckooFilter, Params};
 use rules::Defaults as CuckooDefaults;
 
-/// CF.ADD, CF.ADDNX, CF.EXISTS, CF.COUNT and CF.DEL: a key and one item.
-const ONE_ITEM_ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("item", ArgKind::String)];
+/// The Cuckoo-filter family, as the glue registers it.
+pub static FAMILY: Family = Family {
+    acl_category: "cuckoo",
+    commands: &[
+        &RESERVE, &ADD, &ADDNX, &INSERT, &INSERTNX, &EXISTS, &MEXISTS, &COUNT, &DEL, &COMPACT,
+        &SCANDUMP, &LOADCHUNK, &INFO, &DEBUG,
+    ],
+    settings: config::SETTINGS,
+    totals: &TOTALS,
+    info: InfoSection {
+        name: c"cuckoo_core_metrics",
+        fields: &INFO_FIELDS,
+    },
+};
+
+static TOTALS: Totals = Totals::new();
+
+/// The counts of a Cuckoo filter's footprint, by position.
+const SUB_FILTERS: usize = 0;
+const ITEMS: usize = 1;
+const SLOTS: usize = 2;
+const DELETES: usize = 3;
+
+/// Shaped as the Bloom filters' fields (valkey-bloom's names), plus deletes.
+static INFO_FIELDS: [InfoField; 6] = [
+    field(c"cuckoo_total_memory_bytes", Stat::Bytes),
+    field(c"cuckoo_num_objects", Stat::Objects),
+    field(
+        c"cuckoo_num_filters_across_objects",
+        Stat::Count(SUB_FILTERS),
+    ),
+    // CF.INFO's "Number of items inserted" (inserted minus deleted).
+    field(c"cuckoo_num_items_across_objects", Stat::Count(ITEMS)),
+    // Slots: buckets × bucket size.
+    field(c"cuckoo_capacity_across_objects", Stat::Count(SLOTS)),
+    // CF.INFO's "Number of items deleted" (since each filter's last CF.COMPACT).
+    field(c"cuckoo_num_deletes_across_objects", Stat::Count(DELETES)),
+];
+
+const fn field(name: &'static CStr, shows: Stat) -> InfoField {
+    InfoField { name, shows }
+}
+
+impl Measured for CuckooFilter {
+    fn footprint(&self) -> Footprint {
+        let mut counts = [0; COUNTS];
+        counts[SUB_FILTERS] = u64::from(self.num_filters());
+        counts[ITEMS] = self.items();
+        counts[SLOTS] = self.slots();
+        counts[DELETES] = self.deletes();
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
+    }
+}
 
 /// What a key opened for writing holds.
 fn lookup<'k>(call: &Call, key: &'k WriteKey) -> Lookup<Tracked<'k, CuckooFilter>> {
@@ -50,7 +112,7 @@ fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<&'k CuckooFilter> {
 
 /// A new filter, as its key will hold it.
 fn create(call: &Call, params: Params) -> Result<CuckooFilter, Failure> {
-    CuckooFilter::new(params, &call.memory()).map_err(errors::cuckoo)
+    CuckooFilter::new(params, &call.memory()).map_err(errors::fail)
 }
 
 /// What an insert command does before its first item: the filter at the key — created with
@@ -64,7 +126,7 @@ fn filter_for_insert<'k>(
     key: &'k WriteKey,
     capacity: impl FnOnce(&CuckooDefaults) -> Option<u64>,
 ) -> Result<Tracked<'k, CuckooFilter>, Failure> {
-    let defaults = call.cuckoo_config();
+    let defaults = config::defaults();
     match (lookup(call, key), capacity(&defaults)) {
         (Lookup::Missing, Some(capacity)) => {
             defaults.allow_inserts(1)?;

@@ -18,21 +18,23 @@
 use std::ffi::CStr;
 use std::ops::RangeInclusive;
 
+use super::config;
+use super::errors;
 use super::rules::{bucket_sizes, capacities, Defaults, EXPANSION, MAX_ITERATIONS};
 use super::{create, lookup};
-use crate::commands::args::{integer_in, parse_integer, Bad};
+use crate::commands::args::{integer_in, parse_integer};
 use crate::commands::call::{Call, Lookup};
-use crate::commands::errors::{self, CommandResult, Failure};
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, KEY_ARG};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::cuckoo::Params;
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "cf.reserve",
     flags: "write deny-oom",
     arity: -3,
-    key: KeyAccess::Write,
-    acl_categories: "write fast cuckoo",
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write fast",
     summary: "Creates a new Cuckoo Filter",
     complexity: "O(1)",
     since: "1.0.0",
@@ -64,9 +66,9 @@ pub static RESERVE: CommandSpec = CommandSpec {
 };
 
 fn reserve(call: &Call) -> CommandResult {
-    call.require_arity(call.args.len() >= 3 && call.args.len() % 2 == 1)?;
-    let params = parse(call.args, &call.cuckoo_config())?;
-    let key = call.open_for_write()?;
+    call.require_arity(call.args.len() % 2 == 1)?;
+    let params = parse(call.args, &config::defaults())?;
+    let key = call.open_for_write();
     match lookup(call, &key) {
         Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
@@ -80,34 +82,34 @@ fn reserve(call: &Call) -> CommandResult {
 /// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
 pub fn parse(args: &[&[u8]], defaults: &Defaults) -> Result<Params, Failure> {
     let capacity = parse_integer(args.get(2).copied().unwrap_or_default())
-        .ok_or(Failure::Message(errors::CF_BAD_CAPACITY))?;
+        .ok_or(Failure::Message(errors::BAD_CAPACITY))?;
     let max_iterations = option(
         args,
         "MAXITERATIONS",
-        errors::CF_BAD_MAX_ITERATIONS,
+        errors::BAD_MAX_ITERATIONS,
         &MAX_ITERATIONS,
-        errors::CF_MAX_ITERATIONS_RANGE,
+        errors::MAX_ITERATIONS_RANGE,
     )?
     .map_or(defaults.max_iterations, |n| n as u16);
     let max_bucket_size = defaults.max_bucket_size();
     let bucket_size = option(
         args,
         "BUCKETSIZE",
-        errors::CF_BAD_BUCKET_SIZE,
+        errors::BAD_BUCKET_SIZE,
         &bucket_sizes(defaults.initial_size),
-        errors::cf_bucket_size_range(u8::try_from(max_bucket_size).unwrap_or(u8::MAX)),
+        errors::bucket_size_range(u8::try_from(max_bucket_size).unwrap_or(u8::MAX)),
     )?
     .map_or(defaults.bucket_size, |n| n as u16);
     let expansion = option(
         args,
         "EXPANSION",
-        errors::CF_BAD_EXPANSION,
+        errors::BAD_EXPANSION,
         &EXPANSION,
-        errors::CF_EXPANSION_RANGE,
+        errors::EXPANSION_RANGE,
     )?
     .map_or(defaults.expansion, |n| n as u16);
     if !capacities(bucket_size).contains(&capacity) {
-        return Err(Failure::Message(errors::CF_RESERVE_CAPACITY_RANGE));
+        return Err(Failure::Message(errors::RESERVE_CAPACITY_RANGE));
     }
     Ok(Params {
         capacity: capacity as u64,
@@ -134,10 +136,7 @@ fn option(
         return Ok(None);
     };
     let value = options.get(at + 1).copied().unwrap_or_default();
-    integer_in(value, range).map(Some).map_err(|bad| {
-        Failure::Message(match bad {
-            Bad::NotANumber => not_a_number,
-            Bad::OutOfRange => out_of_range,
-        })
-    })
+    integer_in(value, range)
+        .map(Some)
+        .map_err(|bad| bad.fail(not_a_number, out_of_range))
 }

@@ -1,6 +1,5 @@
 //! The Cuckoo filter's parameter rules and the configured defaults, shared by the CF commands
-//! and the `cf-*` configs; apart from the commands so that `Call`, which carries the defaults,
-//! does not depend on them.
+//! and the `cf-*` configs.
 //!
 //! The rules are RedisBloom 8's (`src/rebloom.c`, `src/config.c`). Two ranges are coupled:
 //! bucket sizes go up to half of `cf-initial-size` (at most 255), and capacities start at twice
@@ -9,7 +8,8 @@
 
 use std::ops::RangeInclusive;
 
-use crate::commands::errors::{self, Failure};
+use super::errors;
+use crate::commands::errors::Failure;
 use crate::core::cuckoo::rdb::LegacyDefaults;
 use crate::core::cuckoo::Params;
 
@@ -90,7 +90,7 @@ impl Defaults {
     /// command, before its first item).
     pub(super) fn allow_inserts(&self, sub_filters: u16) -> Result<(), Failure> {
         if u32::from(sub_filters) >= self.max_expansions {
-            Err(Failure::Message(errors::CF_MAX_EXPANSIONS))
+            Err(Failure::Message(errors::MAX_EXPANSIONS))
         } else {
             Ok(())
         }

@@ -7,7 +7,7 @@ use super::filter::{Added, Link, Shape};
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::Error;
-use crate::core::{Footprint, Memory};
+use crate::core::Memory;
 
 /// How many items batch operations hash and read ahead at a time: enough for the reads to
 /// overlap, few enough for the hashes to stay on the stack.
@@ -303,17 +303,6 @@ impl Chain {
     pub fn memory_usage(&self) -> u64 {
         let bytes = self.links.iter().map(|l| l.shape().bytes()).sum();
         memory_usage(self.links.len() as u64, bytes).unwrap_or(u64::MAX)
-    }
-
-    /// Its share of the module's totals.
-    pub fn footprint(&self) -> Footprint {
-        Footprint {
-            bytes: self.memory_usage(),
-            filters: self.links.len() as u64,
-            items: self.items,
-            capacity: self.capacity(),
-            deletes: 0,
-        }
     }
 
     /// The stored option bits.

@@ -24,7 +24,7 @@
 //! alternate of the alternate bucket is the bucket itself only for powers of two).
 
 use crate::core::hash::murmur64a;
-use crate::core::{Error, Footprint, Memory};
+use crate::core::{Error, Memory};
 
 /// The most slots per bucket: RedisBloom stores the bucket size of a sub-filter in 8 bits.
 pub const MAX_BUCKET_SIZE: u16 = 255;
@@ -648,19 +648,8 @@ impl CuckooFilter {
     }
 
     /// Slots of all sub-filters: one byte each, so also the bytes of their arrays.
-    fn slots(&self) -> u64 {
+    pub fn slots(&self) -> u64 {
         self.subs.iter().map(|sub| sub.data.len() as u64).sum()
-    }
-
-    /// Its share of the module's totals.
-    pub fn footprint(&self) -> Footprint {
-        Footprint {
-            bytes: self.memory_usage(),
-            filters: self.subs.len() as u64,
-            items: self.items,
-            capacity: self.slots(),
-            deletes: self.deletes,
-        }
     }
 
     /// The RDB fields in save order (`CFRdbSave`); the sub-filters follow from

@@ -1,0 +1,70 @@
+//! The Bloom-filter family's wire texts, byte for byte as RedisBloom sends them
+//! (`src/rebloom.c`, RedisBloom 8), and the text of each core error in a BF command.
+
+use std::ffi::CStr;
+
+use crate::commands::errors::{Failure, INSUFFICIENT_MEMORY};
+use crate::core;
+
+pub use crate::commands::errors::{ITEM_EXISTS, UNKNOWN_ARGUMENT, WRONG_TYPE};
+
+pub const BAD_ERROR_RATE: &CStr = c"ERR bad error rate";
+pub const ERROR_RATE_RANGE: &CStr = c"ERR error rate must be in the range (0.000000, 1.000000)";
+pub const BAD_CAPACITY: &CStr = c"ERR bad capacity";
+pub const CAPACITY_RANGE: &CStr = c"ERR capacity must be in the range [1, 1073741824]";
+pub const NO_EXPANSION: &CStr = c"ERR no expansion";
+pub const BAD_EXPANSION: &CStr = c"ERR bad expansion";
+pub const EXPANSION_RANGE: &CStr = c"ERR expansion must be in the range [0, 32768]";
+pub const NONSCALING_CANNOT_EXPAND: &CStr = c"Nonscaling filters cannot expand";
+
+pub const INSERT_BAD_ERROR_RATE: &CStr = c"Bad error rate";
+pub const INSERT_BAD_CAPACITY: &CStr = c"Bad capacity";
+pub const INSERT_BAD_EXPANSION: &CStr = c"Bad expansion";
+
+/// Ours: RedisBloom has no layouts.
+pub const BAD_LAYOUT: &CStr = c"ERR layout must be CLASSIC or FAST";
+
+/// What CONFIG SET answers (inside Redis's `ERR CONFIG SET failed …`) for bad `bf-*` values,
+/// worded as RedisBloom's configs (the layout is ours).
+pub const CONFIG_BAD_ERROR_RATE: &CStr = c"Invalid value for `bf-error-rate`";
+pub const CONFIG_ERROR_RATE_RANGE: &CStr =
+    c"Value for `bf-error-rate` must be in the range (0.000000, 1.000000)";
+pub const CONFIG_INITIAL_SIZE_RANGE: &CStr =
+    c"Value for `bf-initial-size` must be in the range [1, 1073741824]";
+pub const CONFIG_EXPANSION_RANGE: &CStr =
+    c"Value for `bf-expansion-factor` must be in the range [0, 32768]";
+pub const CONFIG_BAD_LAYOUT: &CStr = c"Value for `bf-layout` must be classic or fast";
+
+pub const INVALID_INFO_FIELD: &CStr = c"Invalid information value";
+
+pub const SCANDUMP_ITERATOR_NOT_NUMERIC: &CStr = c"Second argument must be numeric";
+pub const LOADCHUNK_ITERATOR_NOT_NUMERIC: &CStr = c"ERR Second argument must be numeric";
+
+const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";
+/// valkey-bloom's text for its per-object limit, which ours mirrors.
+const BLOOM_OVER_LIMIT: &CStr = c"ERR operation exceeds bloom object memory limit";
+const FILTER_FULL: &CStr = c"ERR non scaling filter is full";
+const PROBLEM_INSERTING: &CStr = c"ERR problem inserting into filter";
+const BAD_DATA: &CStr = c"ERR received bad data";
+const NO_LINK_AT_OFFSET: &CStr = c"ERR invalid offset - no link found";
+const CHUNK_TOO_BIG: &CStr = c"ERR invalid chunk - Too big for current filter";
+
+/// The wire text of a core error in a Bloom-filter command.
+pub fn text(error: core::Error) -> &'static CStr {
+    match error {
+        core::Error::InvalidParameters => COULD_NOT_CREATE,
+        core::Error::OutOfMemory => INSUFFICIENT_MEMORY,
+        core::Error::OverLimit => BLOOM_OVER_LIMIT,
+        core::Error::Full => FILTER_FULL,
+        core::Error::CannotGrow => PROBLEM_INSERTING,
+        core::Error::BadEncoding => BAD_DATA,
+        core::Error::NoLinkAtOffset => NO_LINK_AT_OFFSET,
+        core::Error::ChunkTooBig => CHUNK_TOO_BIG,
+    }
+}
+
+/// A core error of a Bloom-filter command, as its reply. (Each family words the same core
+/// error its own way, so there is no blanket conversion.)
+pub fn fail(error: core::Error) -> Failure {
+    Failure::Message(text(error))
+}

@@ -1,0 +1,67 @@
+//! The Bloom filter's parameter rules, shared by BF.RESERVE, BF.INSERT and the `bf-*`
+//! configs (RedisBloom 8's `src/rebloom.c`, `src/config.c`), and the layout names.
+
+use std::ops::RangeInclusive;
+
+use super::errors;
+use crate::commands::args::{parse_double, Bad};
+use crate::commands::call::Call;
+use crate::commands::errors::Failure;
+use crate::core::bloom::chain::LayoutKind;
+
+/// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
+pub const ERROR_RATE_CAP: f64 = 0.25;
+/// The capacities BF.RESERVE, BF.INSERT and `bf-initial-size` accept (1 to 2^30).
+pub const CAPACITY: RangeInclusive<i64> = 1..=1 << 30;
+/// The expansions BF.RESERVE, BF.INSERT and `bf-expansion-factor` accept.
+pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
+
+/// An error rate: a double strictly between 0 and 1.
+pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {
+    let rate = parse_double(text).ok_or(Bad::NotANumber)?;
+    if rate > 0.0 && rate < 1.0 {
+        Ok(rate)
+    } else {
+        Err(Bad::OutOfRange)
+    }
+}
+
+/// Applies RedisBloom's error-rate cap: the rate to use, and whether it was capped (which
+/// RedisBloom logs; commands do, with [`log_capped`], the `bf-error-rate` config silently).
+pub fn capped_error_rate(error_rate: f64) -> (f64, bool) {
+    if error_rate > ERROR_RATE_CAP {
+        (ERROR_RATE_CAP, true)
+    } else {
+        (error_rate, false)
+    }
+}
+
+/// Tells the log that an error rate was capped, as RedisBloom does.
+pub fn log_capped(call: &Call) {
+    call.log_warning("Error rate is capped at 0.250000");
+}
+
+/// The layouts' names, as `LAYOUT`, the `bf-layout` config (any case) and `BF.INFO` spell them.
+const LAYOUT_NAMES: [(LayoutKind, &str); 2] =
+    [(LayoutKind::Classic, "classic"), (LayoutKind::Fast, "fast")];
+
+/// The layout called `name`, in any case.
+pub fn layout_named(name: &[u8]) -> Option<LayoutKind> {
+    LAYOUT_NAMES
+        .iter()
+        .find(|(_, n)| name.eq_ignore_ascii_case(n.as_bytes()))
+        .map(|(kind, _)| *kind)
+}
+
+/// The name of `layout`.
+pub fn layout_name(layout: LayoutKind) -> &'static str {
+    LAYOUT_NAMES
+        .iter()
+        .find(|(kind, _)| *kind == layout)
+        .map_or("classic", |(_, n)| n)
+}
+
+/// A `LAYOUT` value.
+pub fn parse_layout(text: &[u8]) -> Result<LayoutKind, Failure> {
+    layout_named(text).ok_or(Failure::Message(errors::BAD_LAYOUT))
+}

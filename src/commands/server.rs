@@ -1,0 +1,76 @@
+//! What a command asks of the server ([`Server`]), which the glue implements with the module
+//! API: its keys, the memory bound, replication and keyspace events, the log. Values are
+//! handed over as [`Stored`] trait objects and found again as `dyn Any`, so nothing here
+//! knows which families or data types exist: the glue matches a value to its data type, and
+//! a family's wing downcasts what a key holds to its own value type.
+
+use std::any::Any;
+use std::ffi::CStr;
+use std::os::raw::c_void;
+
+use super::metrics::Measured;
+use crate::core::Memory;
+
+/// A value a key can hold: any type the totals count. The glue stores it under the data type
+/// registered for it.
+pub trait Stored: Any + Measured {}
+
+impl<T: Any + Measured> Stored for T {}
+
+/// What a command asks of the server. Each call is made only when a command asks, so a
+/// command pays for nothing it does not use (a read builds no memory bound).
+pub trait Server {
+    /// Where new arrays come from, and how large one value may grow.
+    fn memory(&self) -> Memory;
+    /// Opens the key at argument `index`; `write` also lets the command change it. The
+    /// handle is the server's, opaque to commands, and goes back to [`close`](Server::close).
+    fn open(&self, index: usize, write: bool) -> *mut c_void;
+    /// Closes a key [`open`](Server::open) gave.
+    fn close(&self, key: *mut c_void);
+    /// What an open key holds. A found value stays valid while the key is open.
+    fn held<'k>(&self, key: &'k OpenKey) -> Held<'k>;
+    /// Stores `value` under an open, empty key, as the data type registered for it: whether
+    /// the server took it (if not, the value is dropped).
+    fn set_value(&self, key: &OpenKey, value: Box<dyn Stored>) -> bool;
+    /// Replicates the command as it came and raises keyspace event `event` on its key
+    /// (argument 1, the key it wrote).
+    fn written(&self, event: &'static CStr);
+    /// A warning in the server log.
+    fn log_warning(&self, text: &str);
+}
+
+/// What an open key holds, as the server's data type says.
+pub enum Held<'k> {
+    Empty,
+    /// A value of one of the module's data types.
+    Value(&'k mut dyn Any),
+    /// Anything else: another module's type or a Redis type.
+    Other,
+}
+
+/// A key the server opened for the command, closed when dropped.
+pub struct OpenKey<'a> {
+    handle: *mut c_void,
+    server: &'a dyn Server,
+}
+
+impl<'a> OpenKey<'a> {
+    /// The key at argument `index`, opened by `server`.
+    pub(super) fn open(server: &'a dyn Server, index: usize, write: bool) -> OpenKey<'a> {
+        OpenKey {
+            handle: server.open(index, write),
+            server,
+        }
+    }
+
+    /// The server's handle, for the glue that gave it.
+    pub fn handle(&self) -> *mut c_void {
+        self.handle
+    }
+}
+
+impl Drop for OpenKey<'_> {
+    fn drop(&mut self) {
+        self.server.close(self.handle);
+    }
+}

@@ -1,0 +1,127 @@
+//! The two Bloom-filter data types, holding the same value (`Chain`) in their own RDB format:
+//!
+//! * `MBbloom--`, encoding version 4: RedisBloom's name and format, for classic filters, so
+//!   RedisBloom's RDB files and DUMP payloads load here and ours load there;
+//! * `bfblocked`, encoding version 1: fast-layout filters. RedisBloom has no such type, so it
+//!   refuses them cleanly instead of misreading them.
+//!
+//! A filter's layout decides its type; saving writes the format of that layout.
+
+use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
+use super::super::families::Registered;
+use crate::commands::bf;
+use crate::core::bloom::chain::{Chain, LayoutKind};
+use crate::core::bloom::{encoding, rdb};
+use crate::core::Error;
+
+/// The Bloom-filter family and its data types.
+pub static BLOOM: Registered = Registered {
+    family: &bf::FAMILY,
+    types: &[&CLASSIC_TYPE, &FAST_TYPE],
+};
+
+static CLASSIC_TYPE: DataType = DataType::of::<Classic>();
+static FAST_TYPE: DataType = DataType::of::<Fast>();
+
+/// `MBbloom--`: classic filters.
+struct Classic;
+/// `bfblocked`: fast-layout filters.
+struct Fast;
+
+impl Format for Classic {
+    type Value = Chain;
+    const NAME: &'static str = "MBbloom--";
+    const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
+
+    fn holds(chain: &Chain) -> bool {
+        chain.layout() == LayoutKind::Classic
+    }
+
+    fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
+        rdb::load_classic(io, encver)
+    }
+
+    fn save(chain: &Chain, io: &mut Io) {
+        rdb::save(chain, io);
+    }
+
+    fn rewrite(chain: &Chain, aof: &mut Aof) {
+        rewrite(chain, aof);
+    }
+
+    fn digest(chain: &Chain, digest: &mut Digest) {
+        add_to_digest(chain, digest);
+    }
+}
+
+impl Format for Fast {
+    type Value = Chain;
+    const NAME: &'static str = "bfblocked";
+    const ENCODING_VERSION: i32 = rdb::FAST_ENCODING_VERSION;
+
+    fn holds(chain: &Chain) -> bool {
+        chain.layout() == LayoutKind::Fast
+    }
+
+    fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
+        rdb::load_fast(io, encver)
+    }
+
+    fn save(chain: &Chain, io: &mut Io) {
+        rdb::save(chain, io);
+    }
+
+    fn rewrite(chain: &Chain, aof: &mut Aof) {
+        rewrite(chain, aof);
+    }
+
+    fn digest(chain: &Chain, digest: &mut Digest) {
+        add_to_digest(chain, digest);
+    }
+}
+
+impl StoredValue for Chain {
+    fn memory_usage(&self) -> u64 {
+        Chain::memory_usage(self)
+    }
+
+    fn arrays(&self) -> usize {
+        self.links().len()
+    }
+
+    fn try_clone(&self) -> Result<Chain, Error> {
+        Chain::try_clone(self)
+    }
+}
+
+/// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
+fn rewrite(chain: &Chain, aof: &mut Aof) {
+    aof.chunk(c"BF.LOADCHUNK", 1, &encoding::encode_header(chain));
+    let mut iter = 1;
+    while let Some((next, data)) = encoding::chunk_at(chain, iter) {
+        aof.chunk(c"BF.LOADCHUNK", next, data);
+        iter = next;
+    }
+}
+
+/// Every field and every bit, so any difference shows.
+fn add_to_digest(chain: &Chain, digest: &mut Digest) {
+    digest.numbers(&[
+        u64::from(chain.options()),
+        u64::from(chain.growth()),
+        chain.items(),
+    ]);
+    for link in chain.links() {
+        let shape = link.shape();
+        digest.numbers(&[
+            shape.entries(),
+            shape.error().to_bits(),
+            u64::from(shape.hashes()),
+            shape.bytes(),
+            link.items(),
+        ]);
+        for segment in link.segments() {
+            digest.bytes(segment);
+        }
+    }
+}

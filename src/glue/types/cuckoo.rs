@@ -1,0 +1,69 @@
+//! The Cuckoo-filter data type `MBbloomCF`, encoding version 4: RedisBloom's name and format,
+//! so RedisBloom's RDB files and DUMP payloads load here and ours load there (the format is
+//! `core::cuckoo::rdb`). RedisBloom's type has no digest, copy or free-effort callbacks; this
+//! one has all three.
+
+use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
+use super::super::families::Registered;
+use crate::commands::cf;
+use crate::core::cuckoo::{encoding, rdb, CuckooFilter};
+use crate::core::Error;
+
+/// The Cuckoo-filter family and its data type.
+pub static CUCKOO: Registered = Registered {
+    family: &cf::FAMILY,
+    types: &[&CUCKOO_TYPE],
+};
+
+static CUCKOO_TYPE: DataType = DataType::of::<Cuckoo>();
+
+struct Cuckoo;
+
+impl Format for Cuckoo {
+    type Value = CuckooFilter;
+    const NAME: &'static str = "MBbloomCF";
+    const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
+
+    /// Values saved before encoding version 4 take today's `cf-*` configs for what they
+    /// lack, as RedisBloom 8 does.
+    fn load(io: &mut Io, encver: i32) -> Result<CuckooFilter, Error> {
+        rdb::load(io, encver, cf::config::defaults().legacy())
+    }
+
+    fn save(filter: &CuckooFilter, io: &mut Io) {
+        rdb::save(filter, io);
+    }
+
+    /// The CF.LOADCHUNK sequence of a SCANDUMP walk. Unlike SCANDUMP, an empty filter is
+    /// written too.
+    fn rewrite(filter: &CuckooFilter, aof: &mut Aof) {
+        aof.chunk(c"CF.LOADCHUNK", 1, &encoding::encode_header(filter));
+        for (next, data) in encoding::chunks(filter) {
+            aof.chunk(c"CF.LOADCHUNK", next, data);
+        }
+    }
+
+    /// Every field and every fingerprint, so any difference shows.
+    fn digest(filter: &CuckooFilter, digest: &mut Digest) {
+        digest.numbers(&filter.saved_header().fields());
+        for (num_buckets, data) in filter.sub_filters() {
+            digest.numbers(&[num_buckets]);
+            digest.bytes(data);
+        }
+    }
+}
+
+impl StoredValue for CuckooFilter {
+    /// `40 + 16 × sub-filters + their bytes`: RedisBloom's `CFMemUsage`, to the byte.
+    fn memory_usage(&self) -> u64 {
+        CuckooFilter::memory_usage(self)
+    }
+
+    fn arrays(&self) -> usize {
+        usize::from(self.num_filters())
+    }
+
+    fn try_clone(&self) -> Result<CuckooFilter, Error> {
+        CuckooFilter::try_clone(self)
+    }
+}
