@@ -9,7 +9,7 @@
 #               per server; MATRIX="redis-6.0 valkey-8.0" runs some only
 #   make release  the release artefact target/dist/libredis_bf.so, linked for glibc 2.31
 #               (Debian 11) with zig, checked on Redis 6.0 running on Debian 11's glibc
-#   make lint   rustfmt, clippy -D warnings, and the core's independence from Redis
+#   make lint   rustfmt, clippy -D warnings, and the house rules (scripts/lint-layers.py)
 #   make fuzz   every fuzz target (fuzz/README.md) for FUZZ_SECONDS each (default 60; 0 for no
 #               limit), one after another, under nice; FUZZ_ARGS="-runs=10000000" passes options
 #               to libFuzzer, FUZZ_TARGETS="bf_scandump" picks targets, FUZZ_SANITIZER=none
@@ -98,13 +98,11 @@ release:
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
-	@# The layers point one way: core <- commands <- glue. Only the glue touches the server's C
-	@# API, and it writes replies through API pointers it checks (the crate's `reply_with_*`
-	@# unwrap them: a panic outside every guard on servers that lack one).
-	@! grep -rnE "redis_module::|crate::(commands|glue)" src/core || { echo "src/core must use neither redis_module nor the layers above it"; exit 1; }
-	@! grep -rnE "crate::glue|redis_module::raw" src/commands || { echo "src/commands must not use the glue or the raw server API"; exit 1; }
-	@! grep -rn "raw::reply_with_" src || { echo "reply through glue/reply.rs, which checks each API pointer"; exit 1; }
-	@! grep -rnE "shared/reference|\.\./shared" src tests || { echo "cite upstream files or the repo's own docs"; exit 1; }
+	@# The house rules rustfmt and clippy cannot see (ARCHITECTURE.md): imports between layers
+	@# and wings, size budgets, `unsafe` only in the glue, wire text in errors.rs files. The
+	@# self-test plants a violation of each rule in a copy of the tree and checks it is caught.
+	python3 scripts/lint-layers.py
+	python3 scripts/lint-layers.py --self-test >/dev/null
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --quiet
 	@# The fuzz crate is a workspace of its own; its .cargo/config.toml applies from inside it.
 	cd fuzz && $(CARGO) fmt --check && $(CARGO) clippy --all-targets -- -D warnings

@@ -7,9 +7,10 @@ use std::any::Any;
 use std::ffi::CStr;
 
 use super::errors::{self, Failure};
-use super::metrics::{Measured, Tracked};
+use super::metrics::Measured;
 use super::reply::Out;
 use super::server::{Held, OpenKey, Server};
+use super::tracked::Tracked;
 use crate::core::Memory;
 
 /// A key opened for reading: unlike a write open, it does not count as a modification

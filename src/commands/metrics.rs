@@ -119,45 +119,6 @@ impl Default for Totals {
     }
 }
 
-/// A stored value opened for writing: derefs to it, and when dropped applies whatever the
-/// command changed in its footprint to its family's totals.
-pub struct Tracked<'k, T: Measured> {
-    value: &'k mut T,
-    before: Footprint,
-}
-
-impl<'k, T: Measured> Tracked<'k, T> {
-    pub fn new(value: &'k mut T) -> Tracked<'k, T> {
-        Tracked {
-            before: value.footprint(),
-            value,
-        }
-    }
-}
-
-impl<T: Measured> std::ops::Deref for Tracked<'_, T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &*self.value
-    }
-}
-
-impl<T: Measured> std::ops::DerefMut for Tracked<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        &mut *self.value
-    }
-}
-
-impl<T: Measured> Drop for Tracked<'_, T> {
-    fn drop(&mut self) {
-        let after = self.value.footprint();
-        if after != self.before {
-            T::totals().changed(self.before, after);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,17 +8,15 @@
 //! guard around each. Each data type's own file (`types/`) holds only what its format needs.
 
 use std::any::Any;
-use std::ffi::CStr;
-use std::os::raw::{c_char, c_int, c_longlong, c_void};
+use std::os::raw::{c_int, c_void};
 use std::ptr;
 
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::alloc::advise_huge_pages;
 use super::guard::guarded;
+pub use super::io::{Aof, Digest, Io};
 use crate::commands::metrics::Measured;
-use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
 
 /// What the shared callbacks need to know of a stored value, besides its footprint.
@@ -154,14 +152,14 @@ unsafe extern "C" fn rdb_load<F: Format>(
 ) -> *mut c_void {
     // A null return fails the load: RESTORE answers `ERR Bad data format`.
     guarded(ptr::null_mut(), || {
-        F::load(&mut Io(rdb), encver).map_or(ptr::null_mut(), into_value)
+        F::load(&mut Io::new(rdb), encver).map_or(ptr::null_mut(), into_value)
     })
 }
 
 unsafe extern "C" fn rdb_save<F: Format>(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     // SAFETY: Redis passes a live value of this type.
     let value = unsafe { value_ref::<F::Value>(value) };
-    guarded((), || F::save(value, &mut Io(rdb)));
+    guarded((), || F::save(value, &mut Io::new(rdb)));
 }
 
 unsafe extern "C" fn aof_rewrite<F: Format>(
@@ -171,14 +169,14 @@ unsafe extern "C" fn aof_rewrite<F: Format>(
 ) {
     // SAFETY: Redis passes a live value of this type.
     let value = unsafe { value_ref::<F::Value>(value) };
-    guarded((), || F::rewrite(value, &mut Aof { io: aof, key }));
+    guarded((), || F::rewrite(value, &mut Aof::new(aof, key)));
 }
 
 /// DEBUG DIGEST / DIGEST-VALUE.
 unsafe extern "C" fn digest<F: Format>(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
     // SAFETY: Redis passes a live value of this type.
     let value = unsafe { value_ref::<F::Value>(value) };
-    guarded((), || F::digest(value, &mut Digest(md)));
+    guarded((), || F::digest(value, &mut Digest::new(md)));
     // SAFETY: `md` is the digest Redis passed; the value's sequence ends here.
     unsafe {
         if let Some(end) = raw::RedisModule_DigestEndSequence {
@@ -233,118 +231,4 @@ unsafe extern "C" fn copy<T: StoredValue>(
     guarded(ptr::null_mut(), || {
         value.try_clone().map_or(ptr::null_mut(), into_value)
     })
-}
-
-/// The server's RDB I/O handle as the core's field reader and writer. Read errors
-/// (truncated payloads) show as `BadEncoding`: the module asks the server to report I/O
-/// errors instead of aborting (`HANDLE_IO_ERRORS`).
-pub struct Io(*mut raw::RedisModuleIO);
-
-impl RdbRead for Io {
-    fn unsigned(&mut self) -> Result<u64, Error> {
-        raw::load_unsigned(self.0).map_err(|_| Error::BadEncoding)
-    }
-
-    fn double(&mut self) -> Result<f64, Error> {
-        raw::load_double(self.0).map_err(|_| Error::BadEncoding)
-    }
-
-    /// The next string, as a Vec that takes over the buffer Redis read it into: a big bit
-    /// array is not copied, so loading needs no second copy of it in memory. A big one is
-    /// advised huge pages (`bf-huge-pages`), as arrays made by commands are.
-    fn bytes(&mut self) -> Result<Vec<u8>, Error> {
-        let mut len = 0usize;
-        // SAFETY: `self.0` is the I/O handle Redis passed to rdb_load.
-        let buffer = unsafe {
-            let load = raw::RedisModule_LoadStringBuffer.ok_or(Error::BadEncoding)?;
-            load(self.0, &mut len).cast::<u8>()
-        };
-        if buffer.is_null() || raw::is_io_error(self.0) {
-            return Err(Error::BadEncoding);
-        }
-        if len == 0 {
-            // SAFETY: Redis gave us this allocation to free.
-            unsafe {
-                if let Some(free) = raw::RedisModule_Free {
-                    free(buffer.cast());
-                }
-            }
-            return Ok(Vec::new());
-        }
-        // SAFETY: Redis allocated `len` bytes at `buffer` with its allocator and hands them to
-        // us. The global allocator (glue::alloc) frees byte arrays (alignment 1) with that same
-        // allocator, so the Vec can own and later free them.
-        let bytes = unsafe { Vec::from_raw_parts(buffer, len, len) };
-        advise_huge_pages(&bytes);
-        Ok(bytes)
-    }
-}
-
-impl RdbWrite for Io {
-    fn unsigned(&mut self, n: u64) {
-        raw::save_unsigned(self.0, n);
-    }
-
-    fn double(&mut self, x: f64) {
-        raw::save_double(self.0, x);
-    }
-
-    fn bytes(&mut self, bytes: &[u8]) {
-        raw::save_slice(self.0, bytes);
-    }
-}
-
-/// The AOF being rewritten, at one key: where a format writes the commands that rebuild it.
-pub struct Aof {
-    io: *mut raw::RedisModuleIO,
-    key: *mut raw::RedisModuleString,
-}
-
-impl Aof {
-    /// Emits `<command> key <iter> <data>` (a family's LOADCHUNK).
-    pub fn chunk(&mut self, command: &CStr, iter: i64, data: &[u8]) {
-        // SAFETY: "slb" takes a RedisModuleString*, a long long and a (pointer, length)
-        // buffer, exactly the arguments passed; `io` and `key` are what Redis passed to
-        // aof_rewrite, and all of them outlive the call.
-        unsafe {
-            if let Some(emit) = raw::RedisModule_EmitAOF {
-                emit(
-                    self.io,
-                    command.as_ptr(),
-                    c"slb".as_ptr(),
-                    self.key,
-                    iter as c_longlong,
-                    data.as_ptr().cast::<c_char>(),
-                    data.len(),
-                );
-            }
-        }
-    }
-}
-
-/// A value's DEBUG DIGEST, being computed.
-pub struct Digest(*mut raw::RedisModuleDigest);
-
-impl Digest {
-    /// Adds numbers.
-    pub fn numbers(&mut self, numbers: &[u64]) {
-        for &n in numbers {
-            // SAFETY: `self.0` is the digest Redis passed to the digest callback.
-            unsafe {
-                if let Some(add) = raw::RedisModule_DigestAddLongLong {
-                    add(self.0, n as c_longlong);
-                }
-            }
-        }
-    }
-
-    /// Adds bytes.
-    pub fn bytes(&mut self, bytes: &[u8]) {
-        // SAFETY: as in `numbers`; the slice outlives the call.
-        unsafe {
-            if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
-                add(self.0, bytes.as_ptr().cast::<c_char>(), bytes.len());
-            }
-        }
-    }
 }

@@ -10,9 +10,9 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context};
 
-use super::alloc;
 use super::families::FAMILIES;
 use super::guard::guarded;
+use super::{alloc, huge_pages};
 use crate::commands::family::{InfoField, Stat};
 use crate::commands::metrics::Totals;
 
@@ -44,7 +44,7 @@ static MODULE_FIELDS: &[Field] = &[
     // Bytes of bit arrays advised huge pages since the module loaded.
     Field {
         name: c"huge_pages_advised_bytes",
-        read: || Value::Count(alloc::huge_pages_advised()),
+        read: || Value::Count(huge_pages::huge_pages_advised()),
     },
 ];
 
@@ -62,7 +62,7 @@ fn huge_pages() -> Value {
     Value::Text(if !super::config::huge_pages() {
         c"no"
     } else {
-        alloc::huge_pages_unavailable().map_or(c"yes", |reason| reason.info)
+        huge_pages::huge_pages_unavailable().map_or(c"yes", |reason| reason.info)
     })
 }
 

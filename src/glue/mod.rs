@@ -18,7 +18,9 @@ mod dispatch;
 mod families;
 mod ffi;
 mod guard;
+pub mod huge_pages;
 mod info;
+mod io;
 mod load;
 mod reply;
 mod server;
@@ -46,7 +48,7 @@ pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
         Ok(()) => {
             info::register(ctx);
             if config::huge_pages() {
-                alloc::log_huge_pages_unavailable();
+                huge_pages::log_huge_pages_unavailable();
             }
             Status::Ok
         }

@@ -31,8 +31,9 @@ use std::ffi::CStr;
 use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
-use super::metrics::{Footprint, Measured, Totals, Tracked};
+use super::metrics::{Footprint, Measured, Totals};
 use super::spec::{ArgKind, ArgSpec};
+use super::tracked::Tracked;
 use crate::core::bloom::chain::{Chain, Params};
 
 /// The Bloom-filter family, as the glue registers it.

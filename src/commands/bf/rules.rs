@@ -4,8 +4,9 @@
 use std::ops::RangeInclusive;
 
 use super::errors;
-use crate::commands::args::{parse_double, Bad};
+use crate::commands::args::Bad;
 use crate::commands::call::Call;
+use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
 use crate::core::bloom::chain::LayoutKind;
 

@@ -35,7 +35,8 @@ use std::ffi::CStr;
 use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
-use super::metrics::{Footprint, Measured, Totals, Tracked, COUNTS};
+use super::metrics::{Footprint, Measured, Totals, COUNTS};
+use super::tracked::Tracked;
 use crate::core::cuckoo::{CuckooFilter, Params};
 use rules::Defaults as CuckooDefaults;
 

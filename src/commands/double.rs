@@ -1,0 +1,157 @@
+//! Doubles in arguments, parsed exactly as Redis parses them (`RedisModule_StringToDouble`,
+//! which is `strtod`), hexadecimal literals included, so that what RedisBloom accepts and
+//! refuses, redis-bf accepts and refuses.
+
+/// A double as Redis parses one (`RedisModule_StringToDouble`, which is `strtod`): the whole
+/// string, no leading space, no NaN, and no overflow or underflow of a finite literal.
+/// Hexadecimal literals (`0x1p-4`) are numbers too, as for `strtod`.
+pub fn parse_double(text: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(text).ok()?;
+    let (negative, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if let Some(digits) = unsigned
+        .strip_prefix("0x")
+        .or_else(|| unsigned.strip_prefix("0X"))
+    {
+        let magnitude = parse_hex_double(digits)?;
+        return Some(if negative { -magnitude } else { magnitude });
+    }
+    let value: f64 = text.parse().ok()?;
+    let names_infinity = text.to_ascii_lowercase().contains("inf");
+    let nonzero_mantissa = text
+        .split(['e', 'E'])
+        .next()
+        .is_some_and(|m| m.bytes().any(|b| (b'1'..=b'9').contains(&b)));
+    let overflowed = value.is_infinite() && !names_infinity;
+    let underflowed = value == 0.0 && nonzero_mantissa;
+    (!value.is_nan() && !overflowed && !underflowed).then_some(value)
+}
+
+/// The magnitude of a hexadecimal literal after its `0x`: hex digits with at most one point,
+/// at least one digit, then optionally `p` and a signed decimal exponent of two. Rounded to
+/// nearest, ties to even, as `strtod` does; `None` for what `strtod` would not read to the
+/// end, and for overflow and for underflow to zero (its `ERANGE`).
+fn parse_hex_double(digits: &str) -> Option<f64> {
+    let (mantissa, exponent) = match digits.split_once(['p', 'P']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (digits, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    // Up to 60 significant bits kept exactly; what falls off only tells whether it was zero.
+    let mut bits = 0u64;
+    let mut scale = 0i64;
+    let mut sticky = false;
+    for (c, after_point) in whole
+        .chars()
+        .map(|c| (c, false))
+        .chain(fraction.chars().map(|c| (c, true)))
+    {
+        let digit = u64::from(c.to_digit(16)?);
+        if bits >> 60 == 0 {
+            bits = bits << 4 | digit;
+            scale -= if after_point { 4 } else { 0 };
+        } else {
+            sticky |= digit != 0;
+            scale += if after_point { 0 } else { 4 };
+        }
+    }
+    if let Some(exponent) = exponent {
+        let (sign, decimal) = match exponent.as_bytes().first() {
+            Some(b'-') => (-1, &exponent[1..]),
+            Some(b'+') => (1, &exponent[1..]),
+            _ => (1, exponent),
+        };
+        if decimal.is_empty() || !decimal.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        // Beyond a few thousand, every exponent over- or underflows alike.
+        let value = decimal
+            .bytes()
+            .fold(0i64, |n, b| (n * 10 + i64::from(b - b'0')).min(1 << 20));
+        scale += sign * value;
+    }
+    if bits == 0 {
+        return Some(0.0);
+    }
+    // value = m · 2^(e − 63) with m's top bit set: its binary exponent is e.
+    let shift = bits.leading_zeros();
+    let m = bits << shift;
+    let e = scale + 63 - i64::from(shift);
+    // Significant bits the result keeps: 53, fewer for subnormals.
+    let keep = if e >= -1022 { 53 } else { e + 1075 };
+    if e > 1023 || keep < 0 {
+        return None;
+    }
+    if keep == 0 {
+        // Between 2^-1075 and 2^-1074: the smallest subnormal, unless exactly half of it.
+        let half = m == 1 << 63 && !sticky;
+        return (!half).then(|| f64::from_bits(1));
+    }
+    let drop = 64 - keep as u32;
+    let mut q = m >> drop;
+    let rest = m & ((1u64 << drop) - 1);
+    let half = 1u64 << (drop - 1);
+    if rest > half || (rest == half && (sticky || q & 1 == 1)) {
+        q += 1;
+    }
+    // q · 2^(e − keep + 1), both factors exact; the product only rounds by overflowing.
+    let power = e - keep + 1;
+    let unit = if power >= -1022 {
+        f64::from_bits(((power + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (power + 1074))
+    };
+    let value = q as f64 * unit;
+    value.is_finite().then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubles_parse_like_redis() {
+        assert_eq!(parse_double(b"0.01"), Some(0.01));
+        assert_eq!(parse_double(b"1e-3"), Some(0.001));
+        assert_eq!(parse_double(b"inf"), Some(f64::INFINITY));
+        assert_eq!(parse_double(b"0"), Some(0.0));
+        // Hexadecimal, as strtod reads it (RedisBloom takes `BF.RESERVE k 0x1p-4 100`).
+        assert_eq!(parse_double(b"0x1p-4"), Some(0.0625));
+        assert_eq!(parse_double(b"-0X.8"), Some(-0.5));
+        assert_eq!(parse_double(b"0x1.8p1"), Some(3.0));
+        assert_eq!(parse_double(b"0x105"), Some(261.0));
+        assert_eq!(parse_double(b"0x1p-1074"), Some(f64::from_bits(1)));
+        assert_eq!(parse_double(b"0x1.fffffffffffff8p1023"), None);
+        assert_eq!(parse_double(b"0x1.fffffffffffff7p1023"), Some(f64::MAX));
+        for bad in [
+            &b""[..],
+            b" 1",
+            b"1 ",
+            b"nan",
+            b"abc",
+            b"1e400",
+            b"1e-400",
+            b"0.01x",
+            b"0x",
+            b"0x.",
+            b"0x1p",
+            b"0x1p+",
+            b"0x1p-1075",
+            b"0x1p1024",
+            b" 0x1",
+        ] {
+            assert_eq!(
+                parse_double(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}

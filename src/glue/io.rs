@@ -1,0 +1,144 @@
+//! The server's I/O handles as the formats use them: an RDB file or DUMP payload as the core's
+//! field reader and writer ([`Io`]), an AOF being rewritten ([`Aof`]), a DEBUG DIGEST being
+//! computed ([`Digest`]). Each wraps the pointer the server passed to the callback, which
+//! outlives it.
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_longlong};
+
+use redis_module::raw;
+
+use super::huge_pages::advise_huge_pages;
+use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::Error;
+
+/// The server's RDB I/O handle as the core's field reader and writer. Read errors
+/// (truncated payloads) show as `BadEncoding`: the module asks the server to report I/O
+/// errors instead of aborting (`HANDLE_IO_ERRORS`).
+pub struct Io(*mut raw::RedisModuleIO);
+
+impl Io {
+    /// The handle Redis passed to `rdb_load` or `rdb_save`.
+    pub fn new(io: *mut raw::RedisModuleIO) -> Io {
+        Io(io)
+    }
+}
+
+impl RdbRead for Io {
+    fn unsigned(&mut self) -> Result<u64, Error> {
+        raw::load_unsigned(self.0).map_err(|_| Error::BadEncoding)
+    }
+
+    fn double(&mut self) -> Result<f64, Error> {
+        raw::load_double(self.0).map_err(|_| Error::BadEncoding)
+    }
+
+    /// The next string, as a Vec that takes over the buffer Redis read it into: a big bit
+    /// array is not copied, so loading needs no second copy of it in memory. A big one is
+    /// advised huge pages (`bf-huge-pages`), as arrays made by commands are.
+    fn bytes(&mut self) -> Result<Vec<u8>, Error> {
+        let mut len = 0usize;
+        // SAFETY: `self.0` is the I/O handle Redis passed to rdb_load.
+        let buffer = unsafe {
+            let load = raw::RedisModule_LoadStringBuffer.ok_or(Error::BadEncoding)?;
+            load(self.0, &mut len).cast::<u8>()
+        };
+        if buffer.is_null() || raw::is_io_error(self.0) {
+            return Err(Error::BadEncoding);
+        }
+        if len == 0 {
+            // SAFETY: Redis gave us this allocation to free.
+            unsafe {
+                if let Some(free) = raw::RedisModule_Free {
+                    free(buffer.cast());
+                }
+            }
+            return Ok(Vec::new());
+        }
+        // SAFETY: Redis allocated `len` bytes at `buffer` with its allocator and hands them to
+        // us. The global allocator (glue::alloc) frees byte arrays (alignment 1) with that same
+        // allocator, so the Vec can own and later free them.
+        let bytes = unsafe { Vec::from_raw_parts(buffer, len, len) };
+        advise_huge_pages(&bytes);
+        Ok(bytes)
+    }
+}
+
+impl RdbWrite for Io {
+    fn unsigned(&mut self, n: u64) {
+        raw::save_unsigned(self.0, n);
+    }
+
+    fn double(&mut self, x: f64) {
+        raw::save_double(self.0, x);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        raw::save_slice(self.0, bytes);
+    }
+}
+
+/// The AOF being rewritten, at one key: where a format writes the commands that rebuild it.
+pub struct Aof {
+    io: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+}
+
+impl Aof {
+    /// The handle and key Redis passed to `aof_rewrite`.
+    pub fn new(io: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString) -> Aof {
+        Aof { io, key }
+    }
+
+    /// Emits `<command> key <iter> <data>` (a family's LOADCHUNK).
+    pub fn chunk(&mut self, command: &CStr, iter: i64, data: &[u8]) {
+        // SAFETY: "slb" takes a RedisModuleString*, a long long and a (pointer, length)
+        // buffer, exactly the arguments passed; `io` and `key` are what Redis passed to
+        // aof_rewrite, and all of them outlive the call.
+        unsafe {
+            if let Some(emit) = raw::RedisModule_EmitAOF {
+                emit(
+                    self.io,
+                    command.as_ptr(),
+                    c"slb".as_ptr(),
+                    self.key,
+                    iter as c_longlong,
+                    data.as_ptr().cast::<c_char>(),
+                    data.len(),
+                );
+            }
+        }
+    }
+}
+
+/// A value's DEBUG DIGEST, being computed.
+pub struct Digest(*mut raw::RedisModuleDigest);
+
+impl Digest {
+    /// The digest Redis passed to `digest`.
+    pub fn new(digest: *mut raw::RedisModuleDigest) -> Digest {
+        Digest(digest)
+    }
+
+    /// Adds numbers.
+    pub fn numbers(&mut self, numbers: &[u64]) {
+        for &n in numbers {
+            // SAFETY: `self.0` is the digest Redis passed to the digest callback.
+            unsafe {
+                if let Some(add) = raw::RedisModule_DigestAddLongLong {
+                    add(self.0, n as c_longlong);
+                }
+            }
+        }
+    }
+
+    /// Adds bytes.
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        // SAFETY: as in `numbers`; the slice outlives the call.
+        unsafe {
+            if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
+                add(self.0, bytes.as_ptr().cast::<c_char>(), bytes.len());
+            }
+        }
+    }
+}
