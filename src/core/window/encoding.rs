@@ -51,11 +51,7 @@ pub fn save(filter: &WindowFilter, out: &mut impl RdbWrite) {
 
 /// Loads a value of encoding version `encver`: its state checked, its size checked against
 /// `memory`, then its bits adopted from the saved strings.
-pub fn load(
-    input: &mut impl RdbRead,
-    encver: i32,
-    memory: &Memory,
-) -> Result<WindowFilter, Error> {
+pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<WindowFilter, Error> {
     if encver != ENCODING_VERSION {
         return Err(Error::BadEncoding);
     }
@@ -104,7 +100,10 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<WindowFilter, Error
 /// the end.
 pub fn chunk_at(filter: &WindowFilter, iter: i64) -> Option<(i64, &[u8])> {
     let offset = usize::try_from(iter.checked_sub(1)?).ok()?;
-    let rest = filter.bits().get(offset..).filter(|rest| !rest.is_empty())?;
+    let rest = filter
+        .bits()
+        .get(offset..)
+        .filter(|rest| !rest.is_empty())?;
     let data = rest.get(..rest.len().min(MAX_CHUNK))?;
     Some((iter.checked_add(data.len() as i64)?, data))
 }

@@ -128,7 +128,9 @@ impl Shape {
     /// lazy, so right after one the newest generation holds a single item); `None` on
     /// overflow.
     pub fn guaranteed_additions(&self) -> Option<u64> {
-        u64::from(self.l).checked_mul(self.generation)?.checked_add(1)
+        u64::from(self.l)
+            .checked_mul(self.generation)?
+            .checked_add(1)
     }
 
     /// Whether a stored shape is one this code can run safely and keeps its window's promise
@@ -169,7 +171,7 @@ fn sized(
 ) -> Option<Shape> {
     let generation = capacity.div_ceil(u64::from(l - slots));
     let bits = (f64::from(k) * generation as f64 / std::f64::consts::LN_2).ceil();
-    if !(bits < (1u64 << 60) as f64) {
+    if bits >= (1u64 << 60) as f64 {
         return None;
     }
     let shape = Shape {
