@@ -13,7 +13,7 @@
 //! error rate (double), k, l, time slots, generation size, slice bits, newest slice, opened
 //! generations, additions to the current generation, newest time, additions ever, early
 //! slides; then per physical slice the fresh count, and for time windows per physical slice
-//! the start time. Every field is checked before anything is sized from it, and the whole
+//! the time of its latest addition. Every field is checked before anything is sized from it, and the whole
 //! filter's size against the memory limits before its bits are read or allocated.
 
 use super::filter::{memory_usage, zeroed_counters, WindowFilter};
@@ -30,11 +30,13 @@ pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
 
 /// The first 12 bytes of a window filter's SCANDUMP header. RedisBloom's LOADCHUNK reads a
 /// header as a packed `{u64 size; u32 nfilters; u32 options; u32 growth;}` followed by
-/// `nfilters` links of 53 bytes, and refuses it ("ERR received bad data") unless its length is
-/// exactly `20 + 53·nfilters` — and, in later versions, unless `nfilters > 0`. These bytes put
-/// `nfilters = 0` at offset 8, so the only length RedisBloom would accept is 20, and a window
-/// header is always longer: RedisBloom 2.8.2, and redis-bf's classic decoder (which refuses
-/// `nfilters == 0` too), reject it, instead of building a classic filter out of it.
+/// `nfilters` links of 53 bytes (`src/sb.c`), and refuses it ("ERR received bad data") when
+/// `nfilters` is 0 or the length is not exactly `20 + 53·nfilters`. These bytes put
+/// `nfilters = 0` at offset 8, and a window header is always longer than 20 bytes, so it fails
+/// both checks: RedisBloom 2.8.2 on Redis 7.0.15 answered "ERR received bad data" and created
+/// no key for window headers, and for their first 20 bytes alone. redis-bf's classic decoder
+/// (`bloom::encoding`) refuses `nfilters == 0` too. Neither can mistake a window filter's dump
+/// for a classic filter.
 const HEADER_MAGIC: [u8; 12] = *b"bfwindow\0\0\0\0";
 
 const KIND_COUNT: u64 = 0;
@@ -156,7 +158,7 @@ fn save_state(filter: &WindowFilter, out: &mut impl RdbWrite) {
     filter
         .fresh
         .iter()
-        .chain(&filter.started)
+        .chain(&filter.latest)
         .for_each(|&n| out.unsigned(n));
 }
 
@@ -208,8 +210,8 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
         }
     }
     let times = if shape.slots == 0 { 0 } else { slices as usize };
-    let mut started = zeroed_counters(times)?;
-    for time in started.iter_mut() {
+    let mut latest = zeroed_counters(times)?;
+    for time in latest.iter_mut() {
         *time = input.unsigned()?;
         if *time > now_ms {
             return Err(Error::BadEncoding);
@@ -222,7 +224,7 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
         opened,
         current,
         fresh,
-        started,
+        latest,
         now_ms,
         additions,
         early_slides,

@@ -17,7 +17,7 @@ const INDEX_SEED: u64 = 0x7769_6e64_6f77_2d30;
 /// A sliding-window Bloom filter: an age-partitioned Bloom filter, by count or by time.
 ///
 /// Invariants (every constructor checks them): the shape is valid; `bits` holds every slice,
-/// physical slice s at bytes `s·m/8 ..`; `fresh` (and for time windows `started`) has an
+/// physical slice s at bytes `s·m/8 ..`; `fresh` (and for time windows `latest`) has an
 /// entry per slice; `newest` and `opened` are within the ring.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowFilter {
@@ -32,8 +32,9 @@ pub struct WindowFilter {
     pub(super) current: u64,
     /// Per physical slice: additions to its generation that were not found before (`CARD`).
     pub(super) fresh: Vec<u64>,
-    /// Per physical slice, time windows only: when its generation's first item was added.
-    pub(super) started: Vec<u64>,
+    /// Per physical slice, time windows only: when its generation's latest item was added.
+    /// All of a generation's items fall in one time slot, so this also gives its slot.
+    pub(super) latest: Vec<u64>,
     /// The newest time written (time windows; 0 for count windows, which keep no time).
     pub(super) now_ms: u64,
     /// Additions ever made.
@@ -94,7 +95,7 @@ impl WindowFilter {
             opened: 0,
             current: 0,
             fresh: zeroed_counters(slices)?,
-            started: zeroed_counters(times)?,
+            latest: zeroed_counters(times)?,
             now_ms: 0,
             additions: 0,
             early_slides: 0,
@@ -122,10 +123,8 @@ impl WindowFilter {
         }
         self.opened = self.opened.max(1);
         let newest = self.newest as usize;
-        if self.current == 0 {
-            if let Some(started) = self.started.get_mut(newest) {
-                *started = now;
-            }
+        if let Some(latest) = self.latest.get_mut(newest) {
+            *latest = now;
         }
         for position in 0..self.shape.k {
             let slice = self.physical(position);
@@ -206,7 +205,7 @@ impl WindowFilter {
         Ok(WindowFilter {
             bits: crate::core::try_copy(&self.bits)?,
             fresh: counters_from(&self.fresh)?,
-            started: counters_from(&self.started)?,
+            latest: counters_from(&self.latest)?,
             ..*self
         })
     }
@@ -229,8 +228,8 @@ impl WindowFilter {
             && match self.shape.window {
                 Window::Count => false,
                 Window::Time(ms) => {
-                    let started = self.started.get(self.newest as usize).copied().unwrap_or(0);
-                    slot(started, self.shape.slots, ms) != slot(now, self.shape.slots, ms)
+                    let latest = self.latest.get(self.newest as usize).copied().unwrap_or(0);
+                    slot(latest, self.shape.slots, ms) != slot(now, self.shape.slots, ms)
                 }
             }
     }
@@ -255,8 +254,8 @@ impl WindowFilter {
         if let Some(fresh) = self.fresh.get_mut(newest) {
             *fresh = 0;
         }
-        if let Some(started) = self.started.get_mut(newest) {
-            *started = 0;
+        if let Some(latest) = self.latest.get_mut(newest) {
+            *latest = 0;
         }
         self.current = 0;
         self.opened = (self.opened + 1).min(slices);
@@ -308,30 +307,26 @@ impl WindowFilter {
     }
 
     /// Whether the generation at `position` was opened and still holds an item younger than
-    /// `ms` at `now`: its slot ends a slot (ms/a) after it began, so it is alive while
-    /// `(slot + 1 + a)·ms > now·a`.
+    /// `ms` at `now`. Its items all fall in one slot of `ms/a`, so an item is kept at least
+    /// `ms` and at most `ms·(1 + 1/a)` after its addition.
     fn is_alive(&self, position: u32, ms: u64, now: u64) -> bool {
-        let slots = self.shape.slots;
         position < self.opened
             && self
-                .started
+                .latest
                 .get(self.physical(position) as usize)
-                .is_some_and(|&started| {
-                    let end = (slot(started, slots, ms) + 1 + u128::from(slots)) * u128::from(ms);
-                    end > u128::from(now) * u128::from(slots)
-                })
+                .is_some_and(|&latest| u128::from(latest) + u128::from(ms) > u128::from(now))
     }
 
-    /// At least how far back every addition is found: the whole timespan unless a generation
-    /// was pushed out after the one at position l had begun within it (then from that
-    /// generation's start).
+    /// How far back every addition is still found: the whole timespan, unless the latest
+    /// generation pushed out of reach (now at position l + 1, its slice not yet reused) held
+    /// an item younger than it — then back to just after that item.
     fn time_window_held(&self, ms: u64, now: u64) -> u64 {
-        let l = self.shape.l;
-        if self.opened <= l + 1 {
+        let dropped = self.shape.l + 1;
+        if !self.is_alive(dropped, ms, now) {
             return ms;
         }
-        let started = self.started.get(self.physical(l) as usize).copied();
-        started.map_or(ms, |started| now.saturating_sub(started).min(ms))
+        let latest = self.latest.get(self.physical(dropped) as usize).copied();
+        latest.map_or(ms, |latest| now.saturating_sub(latest).min(ms))
     }
 
     /// The physical slice at `position` (0 = newest).
@@ -355,10 +350,7 @@ impl WindowFilter {
 /// What `MEMORY USAGE` counts for a filter of `shape`: the value itself, its bits, and the
 /// per-generation counters (and times); `None` on overflow.
 pub fn memory_usage(shape: &Shape) -> Option<u64> {
-    let per_slice = if shape.slots == 0 { 8 } else { 16 };
-    (std::mem::size_of::<WindowFilter>() as u64)
-        .checked_add(shape.bit_bytes()?)?
-        .checked_add(per_slice * u64::from(shape.slices()))
+    (std::mem::size_of::<WindowFilter>() as u64).checked_add(shape.stored_bytes()?)
 }
 
 /// The time slot `t` falls in: `⌊t·a/ms⌋`.

@@ -65,7 +65,7 @@ impl Shape {
     /// For each k from `⌈log2(1/ε)⌉` up, every l whose worst-phase rate stays within ε is
     /// sized exactly for `capacity` — `g = ⌈C/b⌉` with b = l count generations (a time window
     /// gives a of its L generations to time slots), `m = ⌈k·g/ln 2⌉` rounded up to 64 bits —
-    /// and the fewest bits win (ties go to the smaller k, then l: the search order).
+    /// and the fewest bytes win (ties go to the smaller k, then l: the search order).
     pub fn new(error_rate: f64, capacity: u64, window: Window) -> Result<Shape, Error> {
         let valid_error = error_rate > 0.0 && error_rate < 1.0;
         let valid_span = match window {
@@ -81,7 +81,9 @@ impl Shape {
         };
         // A generation of at least MIN_GENERATION items, unless the capacity is smaller.
         let most_generations = (capacity / MIN_GENERATION).max(1);
-        let first_k = ((1.0 / error_rate).log2().ceil() as u32).max(1);
+        // k ≥ 2: the generation pushed out of reach keeps its slice (and its time) until the
+        // next shift, which tells how much of a time window was actually held.
+        let first_k = ((1.0 / error_rate).log2().ceil() as u32).max(2);
         let mut best: Option<(u64, Shape)> = None;
         for k in first_k..=first_k.saturating_add(EXTRA_HASHES) {
             let Some(longest) = longest_run_start(k, slots + 1, error_rate) else {
@@ -90,7 +92,7 @@ impl Shape {
             let most = longest.min(slots.saturating_add(most_generations.min(64) as u32));
             for l in slots + 1..=most {
                 let shape = sized(window, capacity, error_rate, k, l, slots);
-                let bytes = shape.and_then(|s| s.bit_bytes());
+                let bytes = shape.and_then(|s| s.stored_bytes());
                 if let (Some(shape), Some(bytes)) = (shape, bytes) {
                     if best.is_none_or(|(fewest, _)| bytes < fewest) {
                         best = Some((bytes, shape));
@@ -114,6 +116,14 @@ impl Shape {
     /// Bytes of all slices, or `None` when they would not fit a u64.
     pub fn bit_bytes(&self) -> Option<u64> {
         self.slice_bytes().checked_mul(u64::from(self.slices()))
+    }
+
+    /// Bytes of the slices and of the per-generation bookkeeping (the fresh count, and for
+    /// time windows the latest addition's time), or `None` when they would not fit a u64.
+    pub fn stored_bytes(&self) -> Option<u64> {
+        let per_slice = if self.slots == 0 { 8 } else { 16 };
+        self.bit_bytes()?
+            .checked_add(per_slice * u64::from(self.slices()))
     }
 
     /// The window's span in milliseconds; 0 for count windows.
@@ -146,7 +156,7 @@ impl Shape {
             && self.capacity >= 1
             && self.error_rate > 0.0
             && self.error_rate < 1.0
-            && self.k >= 1
+            && self.k >= 2
             && self.l > self.slots
             && self.k.checked_add(self.l).is_some_and(|n| n <= MAX_SLICES)
             && self.generation >= 1
