@@ -8,7 +8,7 @@
 
 use super::params::{Shape, Window};
 use crate::core::hash::{HashKind, HashPair};
-use crate::core::{Error, Memory};
+use crate::core::{Error, Footprint, Memory};
 
 /// Mixed into every slice index, so that the positions are this format's own (a new format
 /// version may change it; the encoding version says which one a value uses).
@@ -185,6 +185,18 @@ impl WindowFilter {
         }
     }
 
+    /// Its share of the module's totals, taken at the newest time it holds (so that totals
+    /// change only with writes).
+    pub fn footprint(&self) -> Footprint {
+        Footprint {
+            bytes: self.memory_usage(),
+            filters: 1,
+            items: self.card(self.now_ms),
+            capacity: self.shape.capacity,
+            deletes: 0,
+        }
+    }
+
     /// Bytes this value holds, as `MEMORY USAGE` counts them.
     pub fn memory_usage(&self) -> u64 {
         memory_usage(&self.shape).unwrap_or(u64::MAX)
@@ -296,7 +308,7 @@ impl WindowFilter {
     /// How many positions, from the newest, may start a run at `now`: the opened ones up to l,
     /// and for time windows only while their generation is alive (ages grow with position, so
     /// the live ones are a prefix).
-    fn live_run_starts(&self, now: u64) -> u32 {
+    pub(super) fn live_run_starts(&self, now: u64) -> u32 {
         let opened = self.opened.min(self.shape.l + 1);
         match self.shape.window {
             Window::Count => opened,
@@ -330,7 +342,7 @@ impl WindowFilter {
     }
 
     /// The physical slice at `position` (0 = newest).
-    fn physical(&self, position: u32) -> u32 {
+    pub(super) fn physical(&self, position: u32) -> u32 {
         (self.newest + position) % self.shape.slices()
     }
 
@@ -338,7 +350,7 @@ impl WindowFilter {
     /// slice and mixed through a 64-bit finaliser, then reduced multiply-high. Plain double
     /// hashing `(a + s·b) mod m` would let two items agreeing on `(a mod m, b mod m)` collide
     /// in every slice — a false-positive floor of about N/m² that small slices feel.
-    fn bit_of(&self, hash: HashPair, slice: u32) -> (usize, u8) {
+    pub(super) fn bit_of(&self, hash: HashPair, slice: u32) -> (usize, u8) {
         let stepped = hash.a.wrapping_add(u64::from(slice).wrapping_mul(hash.b));
         let mixed = fmix64(stepped ^ INDEX_SEED);
         let bit = ((u128::from(mixed) * u128::from(self.shape.slice_bits)) >> 64) as u64;
