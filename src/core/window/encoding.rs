@@ -13,8 +13,9 @@
 //! error rate (double), k, l, time slots, generation size, slice bits, newest slice, opened
 //! generations, additions to the current generation, newest time, additions ever, early
 //! slides; then per physical slice the fresh count, and for time windows per physical slice
-//! the time of its latest addition. Every field is checked before anything is sized from it, and the whole
-//! filter's size against the memory limits before its bits are read or allocated.
+//! the time of its latest addition. Every field is checked before anything is sized from it,
+//! and the whole filter's size against the memory limits before its bits are read or
+//! allocated.
 
 use super::filter::{memory_usage, zeroed_counters, WindowFilter};
 use super::params::{Shape, Window};
