@@ -89,7 +89,7 @@ impl Shape {
             let Some(longest) = longest_run_start(k, slots + 1, error_rate) else {
                 continue;
             };
-            let most = longest.min(slots.saturating_add(most_generations.min(64) as u32));
+            let most = longest.min(slots + most_generations.min(u64::from(MAX_SLICES)) as u32);
             for l in slots + 1..=most {
                 let shape = sized(window, capacity, error_rate, k, l, slots);
                 let bytes = shape.and_then(|s| s.stored_bytes());
