@@ -4,6 +4,7 @@
 //!
 //! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
+//! * [`window`] — Bloom filters that forget: the last N additions, or the last N milliseconds;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
@@ -29,6 +30,7 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod window;
 
 pub use error::Error;
 pub use memory::{eager_zeroed, try_copy, Memory, Zeroed, EAGER};

@@ -1,0 +1,134 @@
+//! The encodings of window filters: RDB and SCANDUMP round trips, truncations, hostile input,
+//! and headers the classic loaders refuse.
+
+use super::{count_window, item, saved};
+use crate::core::bloom::encoding as bloom_encoding;
+use crate::core::le::LeReader;
+use crate::core::window::encoding::{self, chunk_at, decode_header, encode_header, load_chunk};
+use crate::core::window::{Window, WindowFilter};
+use crate::core::{Error, Memory, EAGER};
+
+/// A count and a time filter with a few generations' worth of items, the ring turned.
+pub(super) fn busy_filters() -> [WindowFilter; 2] {
+    let mut count = count_window(0.01, 200);
+    let mut time = WindowFilter::new(0.001, 200, Window::Time(500), &EAGER).unwrap();
+    for n in 0..1500 {
+        count.insert(&item(n % 900), 0);
+        time.insert(&item(n % 900), 1_000_000 + n);
+    }
+    [count, time]
+}
+
+#[test]
+fn rdb_round_trips_and_every_truncation_fails_cleanly() {
+    for filter in busy_filters() {
+        let fields = saved(&filter);
+        let loaded = encoding::load(&mut LeReader(&fields), 0, &EAGER).unwrap();
+        assert_eq!(loaded, filter);
+        assert_eq!(saved(&loaded), fields);
+        assert!(encoding::load(&mut LeReader(&fields), 1, &EAGER).is_err());
+        for len in 0..fields.len() {
+            assert!(encoding::load(&mut LeReader(&fields[..len]), 0, &EAGER).is_err());
+        }
+    }
+}
+
+#[test]
+fn hostile_rdb_streams_never_panic_nor_over_allocate() {
+    fn small(len: usize) -> Option<Vec<u8>> {
+        assert!(len < 1 << 20, "{len} bytes allocated");
+        eager_small(len)
+    }
+    fn eager_small(len: usize) -> Option<Vec<u8>> {
+        crate::core::eager_zeroed(len)
+    }
+    let memory = Memory {
+        zeroed: small,
+        available: 1 << 20,
+        limit: 1 << 20,
+    };
+    for filter in busy_filters() {
+        let fields = saved(&filter);
+        for at in 0..fields.len().min(400) {
+            for flip in [0x01, 0x80, 0xff] {
+                let mut corrupt = fields.clone();
+                corrupt[at] ^= flip;
+                if let Ok(loaded) = encoding::load(&mut LeReader(&corrupt), 0, &memory) {
+                    // Whatever loads answers, takes writes and saves as it loaded.
+                    assert_eq!(saved(&loaded), corrupt);
+                    let mut loaded = loaded;
+                    loaded.contains(b"probe", u64::MAX);
+                    loaded.insert(b"probe", u64::MAX);
+                    loaded.card(0);
+                }
+            }
+        }
+    }
+    // Pseudo-random streams, and huge sizes in otherwise plausible fields.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..2000 {
+        let stream: Vec<u8> = (0..300)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                (state >> 59) as u8
+            })
+            .collect();
+        let _ = encoding::load(&mut LeReader(&stream), 0, &memory);
+        let _ = decode_header(&stream, &memory);
+    }
+    let mut huge = saved(&busy_filters()[0]);
+    let slice_bits_at = 8 * 8; // after kind, timespan, capacity, error, k, l, slots, generation
+    huge[slice_bits_at..slice_bits_at + 8].copy_from_slice(&(1u64 << 50).to_le_bytes());
+    let refused = encoding::load(&mut LeReader(&huge), 0, &memory);
+    assert_eq!(refused.err(), Some(Error::OverLimit));
+}
+
+#[test]
+fn scandump_round_trips_and_classic_loaders_refuse_the_header() {
+    for filter in busy_filters() {
+        let header = encode_header(&filter);
+        let mut copy = decode_header(&header, &EAGER).unwrap();
+        let mut iter = 1;
+        while let Some((next, data)) = chunk_at(&filter, iter) {
+            load_chunk(&mut copy, next, data).unwrap();
+            iter = next;
+        }
+        assert_eq!(copy, filter);
+        assert_eq!(chunk_at(&filter, 0), None);
+        assert_eq!(chunk_at(&filter, iter), None);
+        // RedisBloom's layout reads nfilters = 0 at bytes 8..12 and expects exactly 20 bytes.
+        assert_eq!(&header[8..12], &[0, 0, 0, 0]);
+        assert_ne!(header.len(), 20);
+        assert!(bloom_encoding::decode_header(&header, &EAGER).is_err());
+        for len in 0..header.len() {
+            assert!(decode_header(&header[..len], &EAGER).is_err());
+        }
+        let mut longer = header.clone();
+        longer.push(0);
+        assert!(decode_header(&longer, &EAGER).is_err());
+    }
+}
+
+#[test]
+fn bad_chunks_get_the_classic_errors() {
+    let [mut filter, _] = busy_filters();
+    let total = filter.bits().len() as i64;
+    assert_eq!(load_chunk(&mut filter, 0, b""), Err(Error::BadEncoding));
+    assert_eq!(load_chunk(&mut filter, 3, b"abcd"), Err(Error::BadEncoding));
+    assert_eq!(
+        load_chunk(&mut filter, 4, b"abcd"),
+        Err(Error::NoLinkAtOffset)
+    );
+    let past = total + 10;
+    assert_eq!(
+        load_chunk(&mut filter, past, b"ab"),
+        Err(Error::NoLinkAtOffset)
+    );
+    assert_eq!(
+        load_chunk(&mut filter, total + 2, b"ab"),
+        Err(Error::ChunkTooBig)
+    );
+    assert_eq!(load_chunk(&mut filter, total + 1, b"ab"), Ok(()));
+}

@@ -1,0 +1,300 @@
+//! Behaviour of whole window filters: their promises (no false negatives within the window,
+//! the error bound for ever, bursts in time windows), time kept monotonic, determinism, memory
+//! against the classic sizing, and the encodings against truncated and hostile input.
+
+use super::encoding::{self, encode_header};
+use super::params::{Window, MAX_TIMESPAN_MS};
+use super::WindowFilter;
+use crate::core::bloom::chain;
+use crate::core::bloom::sizing::{options, Layout};
+use crate::core::rdb::FieldWriter;
+use crate::core::{Error, Memory, EAGER};
+
+mod encodings;
+
+fn item(n: u64) -> [u8; 8] {
+    n.to_be_bytes()
+}
+
+/// Items never added: a different length from every `item`.
+fn stranger(n: u64) -> [u8; 9] {
+    let mut bytes = [0xee; 9];
+    bytes[..8].copy_from_slice(&n.to_le_bytes());
+    bytes
+}
+
+fn count_window(error: f64, capacity: u64) -> WindowFilter {
+    WindowFilter::new(error, capacity, Window::Count, &EAGER).unwrap()
+}
+
+fn saved(filter: &WindowFilter) -> Vec<u8> {
+    let mut out = FieldWriter::default();
+    encoding::save(filter, &mut out);
+    out.0
+}
+
+fn false_positive_rate(filter: &WindowFilter, now: u64, probes: u64) -> f64 {
+    let found = (0..probes)
+        .filter(|&n| filter.contains(&stranger(n), now))
+        .count();
+    found as f64 / probes as f64
+}
+
+#[test]
+fn the_last_capacity_additions_are_always_found() {
+    for capacity in [1, 2, 7, 64, 100, 333, 1000] {
+        let mut filter = count_window(0.01, capacity);
+        for n in 0..capacity * 5 {
+            filter.insert(&item(n), 0);
+            let window = (n + 1).saturating_sub(capacity)..=n;
+            assert!(
+                window.clone().all(|m| filter.contains(&item(m), 0)),
+                "capacity {capacity} after {n}"
+            );
+        }
+    }
+    let mut filter = count_window(0.001, 10_000);
+    for batch in 0..50u64 {
+        (batch * 1000..(batch + 1) * 1000).for_each(|n| {
+            filter.insert(&item(n), 0);
+        });
+        let end = (batch + 1) * 1000;
+        assert!((end.saturating_sub(10_000)..end).all(|m| filter.contains(&item(m), 0)));
+    }
+}
+
+#[test]
+fn the_guarantee_ends_after_about_capacity_times_one_plus_one_over_l() {
+    let mut filter = count_window(0.01, 1000);
+    let shape = *filter.shape();
+    let longest = u64::from(shape.l + 1) * shape.generation;
+    for n in 0..longest * 4 {
+        filter.insert(&item(n), 0);
+    }
+    // Additions older than (l + k) generations have no slice left: only false positives.
+    let end = longest * 4;
+    let gone = u64::from(shape.slices()) * shape.generation;
+    let old = (0..end - gone)
+        .filter(|&m| filter.contains(&item(m), 0))
+        .count();
+    assert!((old as f64) < 0.02 * (end - gone) as f64, "{old}");
+}
+
+#[test]
+fn the_error_rate_holds_after_10_and_100_times_the_capacity() {
+    for (error, capacity) in [(0.01, 2000), (0.001, 2000), (0.05, 5000)] {
+        let mut filter = count_window(error, capacity);
+        let mut added = 0;
+        for times in [10, 100] {
+            for n in added..capacity * times {
+                filter.insert(&item(n), 0);
+            }
+            added = capacity * times;
+            let rate = false_positive_rate(&filter, 0, 200_000);
+            assert!(rate <= error, "{error} {capacity} ×{times}: {rate}");
+        }
+    }
+}
+
+#[test]
+fn an_item_added_again_is_renewed_and_reported_found() {
+    let mut filter = count_window(0.01, 500);
+    assert!(!filter.insert(b"kept", 0));
+    let mut next = 0;
+    for _ in 0..10 {
+        for _ in 0..499 {
+            filter.insert(&item(next), 0);
+            next += 1;
+        }
+        assert!(filter.insert(b"kept", 0), "renewed within the window");
+    }
+    assert!(filter.contains(b"kept", 0));
+    // CARD counts the additions that were new: everything but the renewals, within the window.
+    assert!(filter.card(0) >= 500 && filter.card(0) <= filter.info(0).additions);
+}
+
+#[test]
+fn a_burst_in_a_time_window_is_found_for_the_whole_span_then_forgotten() {
+    let mut filter = WindowFilter::new(0.01, 1000, Window::Time(2000), &EAGER).unwrap();
+    let start = 1_700_000_000_000;
+    for n in 0..500 {
+        assert!(!filter.insert(&item(n), start));
+    }
+    for at in [0, 1500, 1999] {
+        assert!(
+            (0..500).all(|n| filter.contains(&item(n), start + at)),
+            "{at}"
+        );
+        assert_eq!(filter.card(start + at), 500);
+    }
+    // With no writes, nothing is found once ms·(1 + 1/a) has passed, and reads changed nothing.
+    let before = saved(&filter);
+    assert!((0..500).all(|n| !filter.contains(&item(n), start + 2500)));
+    assert_eq!(filter.card(start + 4500), 0);
+    assert_eq!(saved(&filter), before);
+    assert_eq!(filter.info(start + 4500).window_held, 2000);
+}
+
+#[test]
+fn a_time_window_keeps_everything_younger_than_its_span_at_the_promised_rate() {
+    // 50 items every 100 ms is exactly the capacity per span; 333 every second is bursty.
+    for (every, burst) in [(100, 50), (1000, 333), (7, 3)] {
+        let mut filter = WindowFilter::new(0.01, 1000, Window::Time(2000), &EAGER).unwrap();
+        let mut next = 0;
+        let mut added: Vec<(u64, u64)> = Vec::new();
+        for tick in 0..(20_000 / every) {
+            let now = tick * every;
+            for _ in 0..burst {
+                filter.insert(&item(next), now);
+                added.push((next, now));
+                next += 1;
+            }
+            let young = added.iter().rev().take_while(|(_, t)| now - t < 2000);
+            assert!(young.clone().all(|(n, _)| filter.contains(&item(*n), now)));
+            assert_eq!(filter.info(now).window_held, 2000, "{every}");
+        }
+        assert_eq!(filter.info(0).early_slides, 0);
+        assert!(false_positive_rate(&filter, 0, 50_000) <= 0.01);
+    }
+}
+
+#[test]
+fn too_many_items_for_a_time_window_shorten_it_but_keep_the_error_bound() {
+    let mut filter = WindowFilter::new(0.01, 1000, Window::Time(2000), &EAGER).unwrap();
+    for tick in 0..40u64 {
+        for n in 0..1000 {
+            filter.insert(&item(tick * 1000 + n), tick * 500);
+        }
+    }
+    let info = filter.info(20_000);
+    assert!(info.early_slides > 0);
+    assert!(info.window_held < 2000, "{info:?}");
+    // The latest capacity's worth is still found, whatever the rate.
+    assert!((39_000..40_000).all(|n| filter.contains(&item(n), 19_500)));
+    assert!(false_positive_rate(&filter, 19_500, 100_000) <= 0.011);
+}
+
+#[test]
+fn time_never_moves_backwards() {
+    let mut filter = WindowFilter::new(0.01, 100, Window::Time(1000), &EAGER).unwrap();
+    filter.insert(b"late", 10_000);
+    // A clock stepping back: this addition is taken as made at 10 000, not 5 000.
+    filter.insert(b"stepped", 5_000);
+    assert!(filter.contains(b"stepped", 0));
+    assert!(filter.contains(b"stepped", 10_999));
+    assert!(!filter.contains(b"stepped", 12_000));
+    // Reads behind the newest time see the filter as at the newest time.
+    assert_eq!(filter.card(3), filter.card(10_000));
+    let mut after = filter.clone();
+    after.insert(b"x", 1);
+    assert_eq!(after.now_ms, 10_000);
+}
+
+#[test]
+fn count_windows_ignore_time_and_keep_none() {
+    let mut with_clock = count_window(0.01, 100);
+    let mut without = count_window(0.01, 100);
+    for n in 0..1000 {
+        with_clock.insert(&item(n), n * 7919);
+        without.insert(&item(n), 0);
+    }
+    assert_eq!(saved(&with_clock), saved(&without));
+}
+
+#[test]
+fn the_same_operations_give_the_same_bytes() {
+    let run = || {
+        let mut filter = WindowFilter::new(0.01, 300, Window::Time(1000), &EAGER).unwrap();
+        for n in 0..5000u64 {
+            filter.insert(&item(n % 700), n * 3);
+            filter.contains(&item(n), n * 3 + 1);
+        }
+        filter
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a, b);
+    assert_eq!(saved(&a), saved(&b));
+    assert_eq!(encode_header(&a), encode_header(&b));
+}
+
+#[test]
+fn memory_stays_within_the_targets_against_a_classic_filter() {
+    let classic = |error: f64, capacity: u64| {
+        let layout = Layout::new(capacity, error, options::DEFAULT | options::NO_SCALING);
+        chain::memory_usage(1, layout.unwrap().bytes()).unwrap() as f64
+    };
+    for (error, window, capacity, target) in [
+        (0.01, Window::Count, 1_000_000, 2.1),
+        (0.01, Window::Count, 100_000, 2.1),
+        (0.001, Window::Count, 1_000_000, 1.95),
+        (0.001, Window::Count, 100_000, 1.95),
+        (0.01, Window::Time(60_000), 1_000_000, 2.3),
+        (0.01, Window::Time(1000), 100_000, 2.3),
+    ] {
+        let filter = WindowFilter::new(error, capacity, window, &EAGER).unwrap();
+        let ratio = filter.memory_usage() as f64 / classic(error, capacity);
+        assert!(ratio <= target, "{error} {window:?} {capacity}: {ratio}");
+    }
+}
+
+/// Zeroed bytes from `calloc` (through `vec!`), which the OS hands out as untouched pages, as
+/// the server glue's allocator does.
+fn lazily_zeroed(len: usize) -> Option<Vec<u8>> {
+    Some(vec![0; len])
+}
+
+#[test]
+fn reserving_a_huge_window_is_fast_and_sizes_are_checked_first() {
+    let lazy = Memory {
+        zeroed: lazily_zeroed,
+        ..EAGER
+    };
+    let started = std::time::Instant::now();
+    let filter = WindowFilter::new(0.01, 100_000_000, Window::Count, &lazy).unwrap();
+    let took = started.elapsed();
+    assert!(filter.memory_usage() > 200_000_000);
+    assert!(took.as_millis() < 10, "{took:?}");
+    fn no_allocation(len: usize) -> Option<Vec<u8>> {
+        panic!("{len} bytes allocated beyond the limit")
+    }
+    let limited = Memory {
+        zeroed: no_allocation,
+        available: 1 << 30,
+        limit: 1 << 20,
+    };
+    for window in [Window::Count, Window::Time(1000)] {
+        let refused = WindowFilter::new(0.01, 1_000_000, window, &limited);
+        assert_eq!(refused.err(), Some(Error::OverLimit));
+        let refused = WindowFilter::new(0.01, u64::MAX, window, &limited);
+        assert!(refused.is_err());
+    }
+    let timespans = [Window::Time(0), Window::Time(MAX_TIMESPAN_MS + 1)];
+    for window in timespans {
+        let refused = WindowFilter::new(0.01, 100, window, &EAGER);
+        assert_eq!(refused.err(), Some(Error::InvalidParameters));
+    }
+}
+
+#[test]
+fn the_skipping_run_scan_answers_as_checking_every_run() {
+    let mut filters = encodings::busy_filters().to_vec();
+    filters.push(WindowFilter::new(0.2, 50, Window::Count, &EAGER).unwrap());
+    for n in 0..400 {
+        filters[2].insert(&item(n), 0);
+    }
+    for filter in &filters {
+        let k = filter.shape().k;
+        for now in [1_000_000, 1_001_400, 1_001_600, 1_002_000] {
+            let live = filter.live_run_starts(now.max(filter.now_ms));
+            for n in 0..3000 {
+                let hash = WindowFilter::hash(&item(n));
+                let has_bit = |position: u32| {
+                    let (byte, mask) = filter.bit_of(hash, filter.physical(position));
+                    filter.bits()[byte] & mask != 0
+                };
+                let any_run = (0..live).any(|start| (start..start + k).all(has_bit));
+                assert_eq!(filter.contains_hashed(hash, now), any_run);
+            }
+        }
+    }
+}
