@@ -113,7 +113,9 @@ def check(root):
     for path in rust_files(root, "src"):
         with open(os.path.join(root, path), encoding="utf-8") as f:
             lines = f.read().split("\n")
-        code = code_lines(lines)
+        # A wing's test files may compare it with another wing.
+        is_test = "/tests/" in path or path.endswith("/tests.rs")
+        code = [] if is_test else code_lines(lines)
         layer, wing = where(path)
         is_registry = path in ("src/core/mod.rs", "src/commands/mod.rs",
                                "src/glue/families.rs", "src/glue/types/mod.rs")

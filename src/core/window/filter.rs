@@ -8,7 +8,7 @@
 
 use super::params::{Shape, Window};
 use crate::core::hash::{HashKind, HashPair};
-use crate::core::{Error, Footprint, Memory};
+use crate::core::{Error, Memory};
 
 /// Mixed into every slice index, so that the positions are this format's own (a new format
 /// version may change it; the encoding version says which one a value uses).
@@ -185,16 +185,10 @@ impl WindowFilter {
         }
     }
 
-    /// Its share of the module's totals, taken at the newest time it holds (so that totals
-    /// change only with writes).
-    pub fn footprint(&self) -> Footprint {
-        Footprint {
-            bytes: self.memory_usage(),
-            filters: 1,
-            items: self.card(self.now_ms),
-            capacity: self.shape.capacity,
-            deletes: 0,
-        }
+    /// The newest time it holds (0 for a count window): what its totals are taken at, so
+    /// that they change only with writes.
+    pub fn newest_ms(&self) -> u64 {
+        self.now_ms
     }
 
     /// Bytes this value holds, as `MEMORY USAGE` counts them.
