@@ -3,6 +3,7 @@
 //! functions, the error type and the memory rules:
 //!
 //! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
+//! * [`cms`] — RedisBloom's Count-Min sketch, bit-exact;
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
@@ -24,6 +25,7 @@
 )]
 
 pub mod bloom;
+pub mod cms;
 pub mod cuckoo;
 mod error;
 mod footprint;
