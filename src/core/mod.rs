@@ -10,7 +10,8 @@
 //! * [`Footprint`] — what one filter adds to the module's totals;
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
-//! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format.
+//! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format;
+//! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -33,6 +34,7 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod topk;
 
 pub use error::Error;
 pub use footprint::Footprint;
