@@ -181,7 +181,7 @@ mod tests {
                     assert_eq!(saved(&sketch), corrupt);
                     sketch.increment(b"probe", 3);
                     sketch.query(b"probe");
-                    let copy = sketch.clone();
+                    let copy = load(&mut LeReader(&corrupt), 0, &EAGER).unwrap();
                     let _ = sketch.merge(&[Weighted {
                         source: MergeSource::Other(&copy),
                         weight: 2,

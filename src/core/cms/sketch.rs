@@ -153,8 +153,9 @@ pub struct Weighted<'a> {
     pub weight: i64,
 }
 
-/// RedisBloom's Count-Min sketch (`CMSketch`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// RedisBloom's Count-Min sketch (`CMSketch`). Not `Clone`: a copy of a user-sized array
+/// must be fallible, and no command copies one.
+#[derive(Debug, PartialEq, Eq)]
 pub struct CountMinSketch {
     width: u64,
     depth: u64,

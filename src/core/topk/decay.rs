@@ -14,7 +14,7 @@ const TABLE_LEN: u32 = 256;
 /// `TOPK.RESERVE` uses `pow`: both give exactly 1.0 everywhere for decay 1, the only decay
 /// whose results can match RedisBloom's, and multiplication gives the same bits on every
 /// platform, which a replica on another libm needs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub(super) struct DecayTable(Vec<f64>);
 
 impl DecayTable {

@@ -22,7 +22,7 @@ type Slot = [u8; SLOT_BYTES as usize];
 const NO_ITEM: &[u8] = &[0];
 
 /// An item `TOPK.ADD`/`TOPK.INCRBY` expelled from the heap.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Expelled(Vec<u8>);
 
 impl Expelled {
@@ -43,7 +43,7 @@ pub struct Listed<'a> {
 }
 
 /// The heap of a Top-K.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(super) struct Heap {
     /// `k` slots as RedisBloom saves them.
     slots: Vec<u8>,

@@ -19,8 +19,9 @@ const BUCKET_BYTES: u64 = 8;
 /// struct, 256 doubles of decay table included.
 const STRUCT_BYTES: u64 = 2088;
 
-/// RedisBloom's Top-K (`TopK`).
-#[derive(Debug, Clone, PartialEq)]
+/// RedisBloom's Top-K (`TopK`). Not `Clone`: a copy of user-sized arrays must be fallible,
+/// and no command copies one.
+#[derive(Debug, PartialEq)]
 pub struct TopK {
     params: Params,
     /// `width × depth` buckets as RedisBloom saves them.
