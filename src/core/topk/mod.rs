@@ -24,8 +24,8 @@
 //! item's fingerprint, a digest of the item's bucket in every row (taken at its first
 //! attempt in the command), the row, the bucket's fingerprint and count, and the units of
 //! the increment not yet spent, mapped to [0, 1). Everything it reads — buckets, decay — is
-//! in the RDB payload, which keeps RedisBloom's format: the same bytes given the same
-//! commands give the same bytes, on the master, on every replica, in an AOF replay and
+//! in the RDB payload, which keeps RedisBloom's format: the same commands applied to the
+//! same bytes give the same bytes, on the master, on every replica, in an AOF replay and
 //! after a reload, and nothing extra travels.
 //!
 //! * **Decay 1** (`TOPK.RESERVE … 1`): every probability is exactly 1, and a chance in
@@ -39,8 +39,9 @@
 //!   attempt that changes nothing, repeated, fails again. That needs every one of the
 //!   item's buckets held by others and untouched in between (the digest sees any change in
 //!   any of them, the item's own counts included), while RedisBloom would eventually decay
-//!   one with probability `decay^count` per try — which for a count in the hundreds is
-//!   below 10^-11 at the default 0.9, so such buckets hardly decay in RedisBloom either.
+//!   one with probability `decay^count` per try — at the default 0.9 that is 3·10^-5 for a
+//!   count of 100 and 4·10^-12 for 250, so a heavy holder hardly decays in RedisBloom
+//!   either.
 //!
 //! # Items
 //!

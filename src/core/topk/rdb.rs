@@ -17,6 +17,9 @@
 //! decay in (0, 1], both strings exactly as long as the header says, every item string
 //! ending with its NUL — and asks [`Memory`] before the first string is read. RedisBloom 2.8.2
 //! asserted (aborting the server) or read out of bounds on such input.
+//!
+//! The decay table is rebuilt from the decay, as RedisBloom 8 does (2.8.2 left it zero, so a
+//! Top-K it had loaded never decayed again).
 
 use super::heap::Heap;
 use super::params::Params;
