@@ -9,7 +9,7 @@ use super::decay::{self, Attempt, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
 use crate::core::hash::murmur2_32;
-use crate::core::{try_copy, Error, Memory};
+use crate::core::{Error, Memory};
 
 /// The seed of an item's fingerprint (RedisBloom's `GA`).
 const FINGERPRINT_SEED: u32 = 1919;
@@ -87,16 +87,15 @@ impl TopK {
                 max_count = max_count.max(sum);
                 (fp, sum)
             } else {
-                let digest = *item_buckets.get_or_insert_with(|| self.digest_of(item));
                 let mut attempt = Attempt {
                     item_fp: fp,
-                    item_buckets: digest,
+                    item_buckets: 0,
                     row,
                     bucket_fp,
                     bucket_count: count,
                     remaining: increment,
                 };
-                let taken = self.decay(&mut attempt, draw);
+                let taken = self.decay(item, &mut attempt, &mut item_buckets, draw);
                 if taken {
                     max_count = max_count.max(attempt.remaining);
                     (fp, attempt.remaining)
@@ -113,10 +112,11 @@ impl TopK {
             self.heap.recount(slot, max_count);
             return Ok(None);
         }
-        let mut stored = try_copy(item)?;
+        let mut stored = Vec::new();
         stored
-            .try_reserve_exact(1)
+            .try_reserve_exact(item.len() + 1)
             .map_err(|_| Error::OutOfMemory)?;
+        stored.extend_from_slice(item);
         stored.push(0);
         Ok(self.heap.replace_min(fp, stored, max_count))
     }
@@ -126,7 +126,16 @@ impl TopK {
     /// whether the bucket reached 0 and was taken, with `attempt.remaining` then the units
     /// left for the new holder (the one that emptied it included); otherwise
     /// `attempt.bucket_count` is the bucket's count after the decrements.
-    fn decay(&self, attempt: &mut Attempt, draw: &mut impl FnMut(&Attempt) -> f64) -> bool {
+    ///
+    /// The digest of the item's buckets is taken at its first draw in the command and kept
+    /// in `item_buckets` for the rows after.
+    fn decay(
+        &self,
+        item: &[u8],
+        attempt: &mut Attempt,
+        item_buckets: &mut Option<u64>,
+        draw: &mut impl FnMut(&Attempt) -> f64,
+    ) -> bool {
         if self.params.decay >= 1.0 {
             // Every unit decrements (see `decay::chance`): the loop in closed form.
             let count = attempt.bucket_count;
@@ -137,6 +146,7 @@ impl TopK {
             attempt.bucket_count -= attempt.remaining;
             return false;
         }
+        attempt.item_buckets = *item_buckets.get_or_insert_with(|| self.digest_of(item));
         while attempt.remaining > 0 {
             let probability = self.table.probability(attempt.bucket_count);
             if probability <= 0.0 {
