@@ -33,6 +33,8 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod topk;
 pub mod window;
 

@@ -44,10 +44,10 @@ pub fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cms::tests::Rng;
     use crate::core::cms::{Dimensions, MergeSource, Weighted};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
+    use crate::core::testing::Rng;
     use crate::core::EAGER;
 
     fn saved(sketch: &CountMinSketch) -> Vec<u8> {

@@ -72,9 +72,9 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<To
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cms::tests::Rng;
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
+    use crate::core::testing::Rng;
     use crate::core::topk::TopK;
     use crate::core::EAGER;
 

@@ -10,9 +10,9 @@
 use super::heap::SLOT_BYTES;
 use super::rdb::{load, save};
 use super::*;
-use crate::core::cms::tests::{dump_payload, fnv, unhex, DumpReader, Rng, FNV_OFFSET};
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbRead, RdbWrite};
+use crate::core::testing::{dump_payload, fnv, unhex, DumpReader, Rng, FNV_OFFSET};
 use crate::core::{Error, EAGER};
 
 /// `TopK-TYPE` encoding version 0 as a module type id.
