@@ -10,9 +10,9 @@
 //! * LOADCHUNK gets back each `(next cursor, chunk)` pair: the chunk belongs at byte
 //!   `cursor − length − 1`, and must lie inside one sub-filter.
 
-use super::filter::{
-    CuckooFilter, SavedHeader, MAX_BUCKETS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
-};
+use super::filter::CuckooFilter;
+use super::header::SavedHeader;
+use super::params::within_limits;
 use crate::core::le::LeReader;
 use crate::core::{Error, Memory};
 
@@ -78,14 +78,12 @@ pub fn decode_header(
     let bucket_size = r.u16()?;
     let max_iterations = r.u16()?;
     let expansion = r.u16()?;
-    let max_bucket_size = max_bucket_size.min(MAX_BUCKET_SIZE);
+    // The counts' ranges are the RDB value's, which `SavedHeader::check` applies before
+    // anything is allocated.
     let valid = r.is_empty()
-        && (1..=u64::from(MAX_FILTERS)).contains(&num_filters)
-        && (1..=max_bucket_size).contains(&bucket_size)
-        && max_iterations >= 1
-        && (1..=MAX_BUCKETS).contains(&num_buckets)
+        && within_limits(bucket_size, max_iterations, expansion)
+        && bucket_size <= max_bucket_size
         && num_buckets.is_power_of_two()
-        && expansion <= MAX_EXPANSION
         && !(expansion == 0 && num_filters > 1);
     if !valid {
         return Err(Error::BadEncoding);
