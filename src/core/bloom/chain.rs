@@ -3,7 +3,8 @@
 //! compound false-positive rate stays under the requested one.
 
 use super::blocked::Blocked;
-use super::filter::{Added, Link, Shape};
+use super::filter::{Added, Link};
+use super::shape::Shape;
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::Error;
@@ -27,10 +28,10 @@ const DEEP_READ_AHEAD: u64 = 64 << 20;
 /// Whether saved chain fields and its links (shape and item count each) describe a chain
 /// [`Chain::from_links`] accepts: at least one link, each of the chain's layout, their items
 /// adding up to `items`, and only known option bits. Decoders check it before they allocate.
-pub fn is_consistent<'a>(
+pub fn is_consistent(
     items: u64,
     options: u32,
-    links: impl IntoIterator<Item = (&'a Shape, u64)>,
+    links: impl IntoIterator<Item = (Shape, u64)>,
 ) -> bool {
     let fast = options & options::FAST != 0;
     let mut count = 0usize;

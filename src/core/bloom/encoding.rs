@@ -9,7 +9,8 @@
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::chain::{self, Chain, LayoutKind};
-use super::filter::{Link, Shape};
+use super::filter::Link;
+use super::shape::Shape;
 use super::sizing::Layout;
 use crate::core::le::LeReader;
 use crate::core::{Error, Memory};
@@ -118,7 +119,7 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
     memory.check(chain::memory_usage(nfilters as u64, total_bytes).ok_or(Error::OutOfMemory)?)?;
     let saved = shapes
         .iter()
-        .map(|(shape, link_items)| (shape, *link_items));
+        .map(|(shape, link_items)| (*shape, *link_items));
     if !chain::is_consistent(items, options, saved) {
         return Err(Error::BadEncoding);
     }

@@ -14,7 +14,8 @@
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::chain::Chain;
-use super::filter::{Link, Shape};
+use super::filter::Link;
+use super::shape::Shape;
 use super::sizing::Layout;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
