@@ -57,27 +57,26 @@ impl Link {
     /// A new, empty sub-filter, its bytes from `memory` (the caller has checked the filter's
     /// size against it).
     pub fn new(shape: Shape, memory: &Memory) -> Result<Link, Error> {
-        let parts = segment_lengths(&shape)
-            .into_iter()
+        let parts = shape
+            .segment_lengths()
             .map(|len| memory.array(len))
             .collect::<Result<Vec<_>, _>>()?;
         Link::assemble(shape, parts, 0)
     }
 
-    /// Rebuilds a saved sub-filter from its bytes, in the parts [`Link::segments`] gives.
-    /// The parts must have exactly the shape's sizes, and the shape must be usable.
+    /// Rebuilds a saved sub-filter from its bytes, in the parts [`Link::segments`] gives, and
+    /// its shape as [`StoredShape`] accepted it. The parts must have exactly the shape's sizes.
+    ///
+    /// [`StoredShape`]: super::shape::StoredShape
     pub fn from_saved(shape: Shape, parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
-        if !shape.is_valid() {
-            return Err(Error::BadEncoding);
-        }
         Link::assemble(shape, parts, items)
     }
 
-    /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks).
+    /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks), its shape as
+    /// [`StoredShape`] accepted it.
+    ///
+    /// [`StoredShape`]: super::shape::StoredShape
     pub fn zeroed_from_saved(shape: Shape, items: u64, memory: &Memory) -> Result<Link, Error> {
-        if !shape.is_valid() {
-            return Err(Error::BadEncoding);
-        }
         Ok(Link {
             items,
             ..Link::new(shape, memory)?
@@ -85,7 +84,7 @@ impl Link {
     }
 
     fn assemble(shape: Shape, mut parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
-        let lengths = segment_lengths(&shape);
+        let lengths: Vec<u64> = shape.segment_lengths().collect();
         let sizes_match = parts.len() == lengths.len()
             && parts
                 .iter()
@@ -291,14 +290,6 @@ fn block_of(parts: &[Vec<u8>], segment: usize, offset: usize) -> Option<&[u8]> {
     parts
         .get(segment)?
         .get(offset..offset + BLOCK_BYTES as usize)
-}
-
-/// The sizes of a shape's parts: the whole array, or its 16 MiB segments.
-fn segment_lengths(shape: &Shape) -> Vec<u64> {
-    match shape {
-        Shape::Classic(l) => vec![l.bytes()],
-        Shape::Blocked(b) => b.segment_lengths().collect(),
-    }
 }
 
 /// Bit `bit` of a byte array, LSB first within each byte (RedisBloom's

@@ -2,6 +2,7 @@
 
 use super::blocked::Blocked;
 use super::sizing::{self, Layout};
+use crate::core::Error;
 
 /// How a sub-filter is sized and where an item's bits go.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,11 +74,66 @@ impl Shape {
         self.bytes() as f64 * 8.0 <= 2.0 * needed + ROUNDING_BITS
     }
 
+    /// The sizes of its bytes' parts: the whole array, or its 16 MiB segments.
+    pub fn segment_lengths(&self) -> impl Iterator<Item = u64> {
+        let (whole, blocked) = match self {
+            Shape::Classic(l) => (Some(l.bytes()), None),
+            Shape::Blocked(b) => (None, Some(b.segment_lengths())),
+        };
+        whole.into_iter().chain(blocked.into_iter().flatten())
+    }
+
     /// Whether a stored shape can be used as it is.
-    pub fn is_valid(&self) -> bool {
+    fn is_valid(&self) -> bool {
         match self {
             Shape::Classic(l) => l.is_consistent(),
             Shape::Blocked(b) => b.is_plausible(),
         }
+    }
+}
+
+/// The fields both layouts store for a sub-filter (RDB values, SCANDUMP headers), not yet
+/// trusted. Its methods are the one place a stored shape is rebuilt and checked: a loader
+/// reads these, then the fields of its layout, and uses the shape only once one of them has
+/// accepted it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoredShape {
+    /// Items it is sized for.
+    pub entries: u64,
+    /// Its own false-positive rate.
+    pub error: f64,
+    /// Bits set per item.
+    pub hashes: u32,
+}
+
+impl StoredShape {
+    /// The classic shape of these fields and RedisBloom's `bpe`, `bits` and `n2`:
+    /// `BadEncoding` unless `Layout::new` could have made it ([`Layout::is_consistent`]).
+    pub fn classic(self, bpe: f64, bits: u64, n2: u8) -> Result<Shape, Error> {
+        let shape = Shape::Classic(Layout {
+            entries: self.entries,
+            error: self.error,
+            bpe,
+            hashes: self.hashes,
+            bits,
+            n2,
+        });
+        shape.is_valid().then_some(shape).ok_or(Error::BadEncoding)
+    }
+
+    /// The blocked shape of these fields and `blocks` blocks: `BadEncoding` unless its probes
+    /// are bounded, its blocks addressable and its array sized for its capacity. Only redis-bf
+    /// writes this layout, always sized exactly: anything else is bad data. Checked before
+    /// the segment lengths are derived, whose byte count a hostile block count would overflow.
+    pub fn blocked(self, blocks: u64) -> Result<Shape, Error> {
+        let shape = Shape::Blocked(Blocked {
+            entries: self.entries,
+            error: self.error,
+            hashes: self.hashes,
+            blocks,
+        });
+        (shape.is_valid() && shape.is_sized_for_its_capacity())
+            .then_some(shape)
+            .ok_or(Error::BadEncoding)
     }
 }
