@@ -91,3 +91,12 @@ pub(super) fn filter(
 pub(super) fn bytes(f: &CuckooFilter) -> Vec<Vec<u8>> {
     f.sub_filters().map(|(_, data)| data.to_vec()).collect()
 }
+
+/// Zeroed bytes up to [`BOUND`], none beyond: duplicates of one item fill two buckets per
+/// sub-filter, so a run of them with expansion 4 would otherwise grow a filter to gigabytes,
+/// and a hostile header must be refused before it asks for more.
+pub(super) fn bounded(len: usize) -> Option<Vec<u8>> {
+    (len <= BOUND).then(|| vec![0; len])
+}
+
+const BOUND: usize = 1 << 20;

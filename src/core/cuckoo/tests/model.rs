@@ -4,18 +4,10 @@
 
 use std::collections::HashMap;
 
-use super::{params, scandump_walk, Rng};
+use super::{bounded, params, scandump_walk, Rng, BOUND};
 use crate::core::cuckoo::encoding::{self, decode_header};
 use crate::core::cuckoo::{CuckooFilter, ItemHash, Params};
 use crate::core::{Error, Memory, EAGER};
-
-/// Zeroed bytes up to [`BOUND`]: duplicates of one item fill two buckets per sub-filter, so
-/// a run of them with expansion 4 would otherwise grow a filter to gigabytes.
-fn bounded(len: usize) -> Option<Vec<u8>> {
-    (len <= BOUND).then(|| vec![0; len])
-}
-
-const BOUND: usize = 1 << 20;
 
 struct Model {
     base: u64,
