@@ -36,11 +36,11 @@ pub struct Params {
     /// Items it is sized for: the first sub-filter gets `next_pow2(capacity / bucket_size)`
     /// buckets (at least one).
     pub capacity: u64,
-    /// Slots per bucket, 1 to 255.
+    /// Slots per bucket, 1 to [`MAX_BUCKET_SIZE`].
     pub bucket_size: u16,
-    /// Kicks tried before the filter grows, at least 1.
+    /// Kicks tried before the filter grows, at least [`MIN_ITERATIONS`].
     pub max_iterations: u16,
-    /// Growth factor, 0 (never grow) to 32768; stored rounded up to a power of two.
+    /// Growth factor, 0 (never grow) to [`MAX_EXPANSION`]; stored rounded up to a power of two.
     pub expansion: u16,
 }
 
@@ -60,8 +60,10 @@ impl Params {
     }
 
     /// The expansion as stored: rounded up to a power of two, 0 staying 0 (`getNextN2`), so
-    /// 3 becomes 4 and 30000 becomes 32768. Values above 32768, which [`CuckooFilter::new`](super::CuckooFilter::new)
+    /// 3 becomes 4 and 30000 becomes 32768. Values above 32768, which [`CuckooFilter::new`]
     /// refuses, give 0 as RedisBloom's 16-bit field would.
+    ///
+    /// [`CuckooFilter::new`]: super::CuckooFilter::new
     pub fn stored_expansion(&self) -> u16 {
         match self.expansion {
             0 => 0,
@@ -69,8 +71,9 @@ impl Params {
         }
     }
 
-    /// The ranges RedisBloom 8's `CF.RESERVE` enforces (its commands check them with their
-    /// own messages first; this keeps the core from building what they would refuse).
+    /// The ranges RedisBloom 8's `CF.RESERVE` enforces ([`within_limits`]; its commands check
+    /// them with their own messages first, and this keeps the core from building what they
+    /// would refuse).
     pub(super) fn check(&self) -> Result<(), Error> {
         if within_limits(self.bucket_size, self.max_iterations, self.expansion) {
             Ok(())

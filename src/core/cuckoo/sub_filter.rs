@@ -27,6 +27,20 @@ impl SubFilter {
         }
     }
 
+    /// A zeroed sub-filter of `num_buckets` buckets, its bytes from `memory` (the caller has
+    /// checked the filter's size against it).
+    pub(super) fn zeroed(
+        num_buckets: u64,
+        bucket_size: u16,
+        memory: &Memory,
+    ) -> Result<SubFilter, Error> {
+        let len = num_buckets
+            .checked_mul(u64::from(bucket_size))
+            .filter(|len| *len <= MAX_TOTAL_BYTES)
+            .ok_or(Error::OutOfMemory)?;
+        Ok(SubFilter::new(num_buckets, memory.array(len)?))
+    }
+
     /// Its bucket count.
     pub(super) fn num_buckets(&self) -> u64 {
         self.num_buckets
@@ -40,20 +54,6 @@ impl SubFilter {
     /// Its slots, for LOADCHUNK and compaction to write into.
     pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.data
-    }
-
-    /// A zeroed sub-filter of `num_buckets` buckets, its bytes from `memory` (the caller has
-    /// checked the filter's size against it).
-    pub(super) fn zeroed(
-        num_buckets: u64,
-        bucket_size: u16,
-        memory: &Memory,
-    ) -> Result<SubFilter, Error> {
-        let len = num_buckets
-            .checked_mul(u64::from(bucket_size))
-            .filter(|len| *len <= MAX_TOTAL_BYTES)
-            .ok_or(Error::OutOfMemory)?;
-        Ok(SubFilter::new(num_buckets, memory.array(len)?))
     }
 
     /// The bucket a hash lands in: `hash mod num_buckets` (`SubCF_GetIndex`). Its byte offset
