@@ -27,6 +27,7 @@ mod growth;
 
 use super::hash::ItemHash;
 use super::header::SavedHeader;
+// Also here for the fuzz targets, which import it from this module.
 pub use super::params::MAX_BUCKET_SIZE;
 use super::params::{Params, MAX_BUCKETS, MAX_TOTAL_BYTES};
 use super::sub_filter::{sub_filter_buckets, SubFilter};
