@@ -9,6 +9,7 @@ use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
 use crate::core::bloom::chain::LayoutKind;
+use crate::core::bloom::sizing::is_error_rate;
 
 /// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
 pub const ERROR_RATE_CAP: f64 = 0.25;
@@ -20,7 +21,7 @@ pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
 /// An error rate: a double strictly between 0 and 1.
 pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {
     let rate = parse_double(text).ok_or(Bad::NotANumber)?;
-    if rate > 0.0 && rate < 1.0 {
+    if is_error_rate(rate) {
         Ok(rate)
     } else {
         Err(Bad::OutOfRange)
