@@ -4,6 +4,7 @@
 //!
 //! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
+//! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`Footprint`] — what one filter adds to the module's totals;
@@ -31,6 +32,7 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod tdigest;
 
 pub use error::Error;
 pub use footprint::Footprint;

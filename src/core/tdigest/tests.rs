@@ -1,0 +1,1 @@
+//! Whole-digest tests.
