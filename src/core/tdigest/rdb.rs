@@ -74,10 +74,10 @@ fn finite(input: &mut impl RdbRead) -> Result<f64, Error> {
     }
 }
 
-/// A weight: a whole double from 0 to below 2⁶³.
+/// A weight: a whole double from 0 to below 2⁶³, as a `long long` converts (not −0).
 fn weight(input: &mut impl RdbRead) -> Result<i64, Error> {
     let w = input.double()?;
-    if (0.0..TWO_POW_63).contains(&w) && w.fract() == 0.0 {
+    if (0.0..TWO_POW_63).contains(&w) && w.fract() == 0.0 && w.is_sign_positive() {
         Ok(w as i64)
     } else {
         Err(Error::BadEncoding)

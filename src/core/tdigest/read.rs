@@ -71,6 +71,12 @@ fn weighted_average(x1: f64, w1: f64, x2: f64, w2: f64) -> f64 {
     }
 }
 
+/// C's `x < low || x > high`, under which NaN is inside.
+#[allow(clippy::manual_range_contains)]
+fn outside(x: f64, low: f64, high: f64) -> bool {
+    x < low || x > high
+}
+
 /// RANK's rounding (`_halfRoundDown`): halves go towards zero.
 fn round_half_down(x: f64) -> f64 {
     let whole = x.trunc();
@@ -165,7 +171,7 @@ impl TDigest {
         };
         out.extend(run.iter().map(|&q| match n {
             0 => f64::NAN,
-            1 if q < 0.0 || q > 1.0 => f64::NAN,
+            1 if outside(q, 0.0, 1.0) => f64::NAN,
             1 => self.mean_at(0),
             _ => self.to_index(q * self.merged_weight as f64, &mut cursor),
         }));
@@ -174,7 +180,7 @@ impl TDigest {
     /// t-digest-c's `td_quantile` (BYRANK's path: a NaN outside [0, 1], and `min` below the
     /// first unit of weight), on a compressed digest.
     fn quantile(&self, q: f64) -> f64 {
-        if q < 0.0 || q > 1.0 || self.merged == 0 {
+        if outside(q, 0.0, 1.0) || self.merged == 0 {
             return f64::NAN;
         }
         if self.merged == 1 {
@@ -349,7 +355,7 @@ impl TDigest {
     pub fn trimmed_mean(&self, low: f64, high: f64) -> Result<f64, Error> {
         let view = self.merged_view()?;
         let n = view.merged;
-        if n == 0 || low < 0.0 || low > 1.0 || high < 0.0 || high > 1.0 {
+        if n == 0 || outside(low, 0.0, 1.0) || outside(high, 0.0, 1.0) {
             return Ok(f64::NAN);
         }
         if n == 1 {
@@ -379,7 +385,7 @@ impl TDigest {
     /// Whether RedisBloom's `RANK`/`REVRANK` of `values` compresses the digest: when one of
     /// them lies within `[min, max]` of a non-empty digest.
     pub fn ranks_compress(&self, values: &[f64]) -> bool {
-        self.size() != 0 && values.iter().any(|&v| !(v < self.min) && !(v > self.max))
+        self.size() != 0 && values.iter().any(|&v| !outside(v, self.min, self.max))
     }
 
     /// `TDIGEST.RANK` (ascending) or `TDIGEST.REVRANK` (descending) of each value: −2 when

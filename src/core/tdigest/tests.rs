@@ -9,11 +9,28 @@
 //! usage`, which the transcripts show as RedisBloom 8 counts it.
 
 mod fields;
+mod loading;
 mod runs;
 mod scenarios;
+mod sorting;
 
 use runs::{fnv, random_run};
 use scenarios::replay;
+
+use super::{Order, TDigest};
+use crate::core::EAGER;
+
+/// RedisBloom 2.8.2's DUMP after `CREATE t`, `ADD t 5`, `DUMP t`, `RESTORE p 0 <that>`,
+/// `ADD p 7`, `DUMP p`: its reload kept no node for 5 but a weightless `(0.0, 0)` one.
+pub const PHANTOM_MERGED: &str =
+    "07814c3212f9360f1000040000000000005940040000000000001440040000000000001c4002426202020200\
+    0201040000000000000040040000000000000000040000000000000000040000000000001c40040000000000\
+    00000004000000000000f03f000a00b2c1fae4b537f474";
+/// And after `RESTORE q 0 <the first DUMP>`, `MERGE w 2 q q`, `DUMP w`: two weightless nodes in
+/// the buffer, total weight 0.
+pub const PHANTOM_BUFFER: &str =
+    "07814c3212f9360f100004000000000000594004000000000000000004000000000000000002426202000202\
+    0200040000000000000000040000000000000000000a004ee0fa4bd33c267c";
 
 /// `(seed, FNV-1a of the transcript)` of RedisBloom 2.8.2's random runs: 2000 seeds matched
 /// when captured; the first 256 are kept.
@@ -465,4 +482,94 @@ fn corrupted_redisbloom_digests_stay_finite_here() {
             }
         }
     }
+}
+
+/// Exact values from RedisBloom's flow tests (`tests/flow/test_tdigest.py`).
+#[test]
+fn redisbloom_flow_test_anchors() {
+    let digest = |compression: i64, values: &[f64]| {
+        let mut d = TDigest::new(compression, &EAGER).unwrap();
+        values.iter().for_each(|&v| d.add(v).unwrap());
+        d
+    };
+    let t = digest(
+        1000,
+        &[1., 2., 2., 3., 3., 3., 4., 4., 4., 4., 5., 5., 5., 5., 5.],
+    );
+    let probes = [0., 1., 2., 3., 4., 5., 6.];
+    assert_eq!(
+        t.ranks(&probes, Order::Ascending).unwrap(),
+        [-1, 0, 2, 4, 8, 12, 15]
+    );
+    assert_eq!(
+        t.ranks(&probes, Order::Descending).unwrap(),
+        [15, 14, 13, 10, 7, 2, -1]
+    );
+    let empty = digest(100, &[]);
+    assert_eq!(empty.ranks(&[0., 1.], Order::Descending).unwrap(), [-2, -2]);
+    let s = digest(1000, &[10., 20., 30., 40., 50., 60.]);
+    let probes = [0., 10., 20., 30., 40., 50., 60., 70.];
+    assert_eq!(
+        s.ranks(&probes, Order::Ascending).unwrap(),
+        [-1, 0, 1, 2, 3, 4, 5, 6]
+    );
+    let b = digest(500, &[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.]);
+    let by = b.by_ranks(&[0, 10, 100, 9], Order::Ascending).unwrap();
+    assert_eq!(by, [1.0, f64::INFINITY, f64::INFINITY, 10.0]);
+    let r = digest(1000, &[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.]);
+    let by = r.by_ranks(&[0, 10], Order::Descending).unwrap();
+    assert_eq!(by, [10.0, f64::NEG_INFINITY]);
+    let q = digest(100, &[1., 2., 3., 4., 5.]);
+    assert_eq!(q.quantiles(&[0.5, 0.8]).unwrap(), [3.0, 5.0]);
+    let m = digest(100, &[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
+    assert_eq!(m.trimmed_mean(0.1, 0.9).unwrap(), 5.0);
+}
+
+fn state(d: &TDigest) -> (String, Vec<u64>, Vec<i64>) {
+    let bits = d.means.iter().map(|m| m.to_bits()).collect();
+    (format!("{:?}", d.info()), bits, d.weights.clone())
+}
+
+/// Reads and saves look at a compressed view: the digest stays as it was, and a digest that
+/// served reads stays identical to one that did not (a replica fed the same writes).
+#[test]
+fn reads_and_saves_leave_the_digest_alone() {
+    let mut served = TDigest::new(20, &EAGER).unwrap();
+    let mut silent = TDigest::new(20, &EAGER).unwrap();
+    let mut g = runs::Rng::new(5);
+    for round in 0..300 {
+        for _ in 0..g.below(30) {
+            let v = g.below(50) as f64 - 10.0;
+            served.add(v).unwrap();
+            silent.add(v).unwrap();
+        }
+        let before = state(&served);
+        let view = served.merged_view().unwrap();
+        assert!(!view.has_buffer() || view.size() <= 1);
+        drop(view);
+        served.quantiles(&[0.1, 0.5, 0.2]).unwrap();
+        served.cdfs(&[3.0]).unwrap();
+        served.ranks(&[0.0, 7.0], Order::Ascending).unwrap();
+        served.by_ranks(&[1, 5], Order::Descending).unwrap();
+        served.trimmed_mean(0.2, 0.8).unwrap();
+        let mut first = crate::core::rdb::FieldWriter::default();
+        super::rdb::save(&served, &mut first).unwrap();
+        assert_eq!(state(&served), before);
+        if round % 50 == 0 {
+            let mut source = TDigest::new(20, &EAGER).unwrap();
+            source.add(1.0).unwrap();
+            served.merge_from(&mut source).unwrap();
+            let mut again = TDigest::new(20, &EAGER).unwrap();
+            again.add(1.0).unwrap();
+            silent.merge_from(&mut again).unwrap();
+        }
+    }
+    assert_eq!(served, silent);
+    // Saving the view writes what an in-place compression would.
+    let mut view_bytes = crate::core::rdb::FieldWriter::default();
+    super::rdb::save(&served, &mut view_bytes).unwrap();
+    served.compress();
+    let mut compressed_bytes = crate::core::rdb::FieldWriter::default();
+    super::rdb::save(&served, &mut compressed_bytes).unwrap();
+    assert_eq!(view_bytes.0, compressed_bytes.0);
 }
