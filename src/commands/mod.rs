@@ -33,4 +33,5 @@ pub mod reply;
 pub mod server;
 pub mod setting;
 pub mod spec;
+pub mod tdigest;
 pub mod tracked;

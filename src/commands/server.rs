@@ -37,6 +37,29 @@ pub trait Server {
     fn written(&self, event: &'static CStr);
     /// A warning in the server log.
     fn log_warning(&self, text: &str);
+    /// Where the running command comes from.
+    fn origin(&self) -> Origin;
+    /// Replicates `command` with `args` (and appends it to the AOF), after whatever the
+    /// running command replicated before: for a change a command makes besides the one its
+    /// own arguments say.
+    fn replicate(&self, command: &'static CStr, args: &[&[u8]]);
+    /// How many child processes the server has forked since the module loaded (BGSAVE, full
+    /// synchronisations, AOF rewrites): each wrote the keyspace as it stood, in the form the
+    /// data types save.
+    fn snapshots(&self) -> u64;
+}
+
+/// Where a command comes from, for a command whose reads may change how a value is held
+/// (RedisBloom's t-digest reads compress it): who may change it, and who must replicate that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A client of a primary: a change is made here and replicated.
+    Primary,
+    /// The primary's replication stream, or the AOF being loaded: the command is applied as
+    /// the primary applied it.
+    Replay,
+    /// A client of a replica: nothing may change that the primary did not send.
+    Replica,
 }
 
 /// What an open key holds, as the server's data type says.

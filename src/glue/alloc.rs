@@ -152,6 +152,16 @@ pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
     }
 }
 
+/// The bound of a value being loaded (RDB, RESTORE): the machine's memory, not the operator's
+/// limit, which applies to clients' commands only (`config::memory_limit`).
+pub fn loading_memory() -> Memory {
+    Memory {
+        zeroed: lazy_zeroed,
+        available: physical_memory(),
+        limit: u64::MAX,
+    }
+}
+
 /// Zero-filled bytes from the server's calloc, which maps fresh pages for large blocks: a big
 /// filter costs no time and no resident memory until its bits are set.
 fn lazy_zeroed(len: usize) -> Option<Vec<u8>> {

@@ -13,6 +13,7 @@ use redis_module::raw;
 use super::dispatch::{ALL, ENTRY_POINTS};
 use super::families::FAMILIES;
 use super::ffi::c_string;
+use super::server;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys};
 
 static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
@@ -34,7 +35,7 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     });
     for ((spec, category), handler) in families.zip(ENTRY_POINTS.iter().take(ALL.len())) {
         let name = c_string(spec.name);
-        let flags = c_string(spec.flags);
+        let flags = c_string(&server_flags(spec.flags));
         let (first, last, step) = Keys::LEGACY_RANGE;
         // SAFETY: called during OnLoad with the module's context; the strings outlive the calls.
         let command = unsafe {
@@ -61,6 +62,19 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
         set_info(command, spec)?;
     }
     Ok(())
+}
+
+/// A spec's command flags as this server takes them: `may-replicate` (a read that may
+/// replicate a change) is known from Redis 6.2 on, where `CLIENT PAUSE WRITE` holds such
+/// commands back; before, it is dropped (and there is nothing to hold them back from).
+fn server_flags(flags: &str) -> String {
+    const MAY_REPLICATE: &str = "may-replicate";
+    let known = server::own_version().is_some_and(|version| version >= (6, 2, 0));
+    flags
+        .split(' ')
+        .filter(|flag| known || *flag != MAY_REPLICATE)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Creates the families' categories where the server supports module categories (Redis ≥ 7.4,

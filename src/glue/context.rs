@@ -12,8 +12,8 @@ use std::ptr;
 use redis_module::raw;
 
 use super::families::DATA_TYPES;
-use super::{alloc, ffi};
-use crate::commands::server::{Held, OpenKey, Server, Stored};
+use super::{alloc, ffi, forks};
+use crate::commands::server::{Held, OpenKey, Origin, Server, Stored};
 use crate::core::Memory;
 
 /// One running command.
@@ -156,5 +156,59 @@ impl Server for CommandContext<'_> {
 
     fn log_warning(&self, text: &str) {
         ffi::log(self.ctx, c"warning", text);
+    }
+
+    /// From the context's flags: a command sent by the primary, or replayed from the AOF
+    /// while loading (the only commands that run then), is a replay.
+    fn origin(&self) -> Origin {
+        // SAFETY: `ctx` is the running command's context; reading an API pointer set by
+        // RedisModule_Init.
+        let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(self.ctx)) };
+        let flags = flags as u32;
+        if flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) != 0
+        {
+            Origin::Replay
+        } else if flags & raw::REDISMODULE_CTX_FLAGS_SLAVE != 0 {
+            Origin::Replica
+        } else {
+            Origin::Primary
+        }
+    }
+
+    fn replicate(&self, command: &'static CStr, args: &[&[u8]]) {
+        // SAFETY: reading API pointers set by RedisModule_Init.
+        let (Some(create), Some(free), Some(replicate)) = (unsafe {
+            (
+                raw::RedisModule_CreateString,
+                raw::RedisModule_FreeString,
+                raw::RedisModule_Replicate,
+            )
+        }) else {
+            return;
+        };
+        // SAFETY: `ctx` is the running command's context and each buffer outlives the call
+        // that copies it into a new string. "v" takes an array of strings and its length,
+        // exactly what is passed; the server takes its own references to them, so ours are
+        // freed after, once each.
+        unsafe {
+            let strings: Vec<*mut raw::RedisModuleString> = args
+                .iter()
+                .map(|arg| create(self.ctx, arg.as_ptr().cast(), arg.len()))
+                .collect();
+            replicate(
+                self.ctx,
+                command.as_ptr(),
+                c"v".as_ptr(),
+                strings.as_ptr(),
+                strings.len(),
+            );
+            for string in strings {
+                free(self.ctx, string);
+            }
+        }
+    }
+
+    fn snapshots(&self) -> u64 {
+        forks::count()
     }
 }

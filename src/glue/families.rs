@@ -13,7 +13,11 @@ pub struct Registered {
 }
 
 /// Every family, in registration order.
-pub static FAMILIES: [&Registered; 2] = [&types::bloom::BLOOM, &types::cuckoo::CUCKOO];
+pub static FAMILIES: [&Registered; 3] = [
+    &types::bloom::BLOOM,
+    &types::cuckoo::CUCKOO,
+    &types::tdigest::TDIGEST,
+];
 
 /// Every data type of every family, in one table: a command finds the type of its key's value
 /// in it.

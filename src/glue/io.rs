@@ -111,6 +111,47 @@ impl Aof {
     }
 }
 
+impl Aof {
+    /// Emits `RESTORE key 0 <payload>`, the payload being the key's own `DUMP` — the value as
+    /// its RDB format saves it, which a data type whose values no command sequence rebuilds
+    /// uses (RedisBloom's `RMUtil_DefaultAofRewrite`, `deps/rmutil/util.c`).
+    pub fn restore_from_dump(&mut self) {
+        // SAFETY: `io` and `key` are what Redis passed to aof_rewrite; the context it gives
+        // for `io` serves `RedisModule_Call`. "s" takes the key string, "slb" a string, a long
+        // long and a (pointer, length) buffer, exactly what is passed. The reply is read while
+        // alive (the payload points into it) and freed once.
+        unsafe {
+            let (Some(context), Some(call), Some(string_ptr), Some(free), Some(emit)) = (
+                raw::RedisModule_GetContextFromIO,
+                raw::RedisModule_Call,
+                raw::RedisModule_CallReplyStringPtr,
+                raw::RedisModule_FreeCallReply,
+                raw::RedisModule_EmitAOF,
+            ) else {
+                return;
+            };
+            let reply = call(context(self.io), c"DUMP".as_ptr(), c"s".as_ptr(), self.key);
+            if reply.is_null() {
+                return;
+            }
+            let mut len = 0usize;
+            let payload = string_ptr(reply, &mut len);
+            if !payload.is_null() {
+                emit(
+                    self.io,
+                    c"RESTORE".as_ptr(),
+                    c"slb".as_ptr(),
+                    self.key,
+                    0 as c_longlong,
+                    payload,
+                    len,
+                );
+            }
+            free(reply);
+        }
+    }
+}
+
 /// A value's DEBUG DIGEST, being computed.
 pub struct Digest(*mut raw::RedisModuleDigest);
 

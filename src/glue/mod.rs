@@ -2,7 +2,8 @@
 //! learns of the server (`server`), the families it registers (`families`), registration and
 //! command metadata (`command_info`), the entry points of commands (`dispatch`) and replies
 //! (`reply`), the data types' callbacks (`data_type`, shared; `types/`, one safe file per
-//! family's formats), configs, the allocator, the module's `INFO` sections (`info`), the panic
+//! family's formats), configs, the allocator, the module's `INFO` sections (`info`), the count of forks
+//! (`forks`), the panic
 //! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
 //! each block with its `SAFETY:` argument; only `families.rs` and `types/` name a family.
 
@@ -17,6 +18,7 @@ mod data_type;
 mod dispatch;
 mod families;
 mod ffi;
+mod forks;
 mod guard;
 pub mod huge_pages;
 mod info;
@@ -47,6 +49,7 @@ pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
     match setup {
         Ok(()) => {
             info::register(ctx);
+            forks::subscribe(ctx.ctx);
             if config::huge_pages() {
                 huge_pages::log_huge_pages_unavailable();
             }

@@ -279,9 +279,29 @@ impl TDigest {
         self.total_compressions = self.total_compressions.wrapping_add(1);
     }
 
-    /// Whether the buffer holds nodes, that is whether a compression would change anything.
+    /// Whether the buffer holds nodes.
     pub fn has_buffer(&self) -> bool {
         self.merged < self.means.len()
+    }
+
+    /// Whether [`compress`](TDigest::compress) would change anything: a buffer, unless it is
+    /// a lone node that a total weight of at most 1 leaves where it is (RedisBloom's single
+    /// observation, which its compression only sorts).
+    pub fn compress_changes(&self) -> bool {
+        self.has_buffer() && (self.size() > 1 || self.means.len() > 1)
+    }
+
+    /// An independent copy (`COPY`), with room for `cap` nodes as every digest has, or
+    /// `OutOfMemory`.
+    pub fn try_clone(&self) -> Result<TDigest, Error> {
+        let (mut means, mut weights) = node_arrays(self.cap)?;
+        means.extend_from_slice(&self.means);
+        weights.extend_from_slice(&self.weights);
+        Ok(TDigest {
+            means,
+            weights,
+            ..*self
+        })
     }
 
     /// The compression, as `TDIGEST.MERGE` compares it and `TDIGEST.INFO` shows it.
@@ -297,6 +317,18 @@ impl TDigest {
     /// Bytes, as RedisBloom 8 counts them for `MEMORY USAGE` and `TDIGEST.INFO`.
     pub fn memory_usage(&self) -> u64 {
         memory_usage(self.cap)
+    }
+
+    /// The nodes as held: the centroids, then the buffer, means and weights (for a digest of
+    /// the whole state, as DEBUG DIGEST takes one).
+    pub fn nodes(&self) -> (&[f64], &[i64]) {
+        (&self.means, &self.weights)
+    }
+
+    /// The smallest and largest values added, as held (`f64::MAX` and `-f64::MAX` when
+    /// empty, where [`min`](TDigest::min) and [`max`](TDigest::max) answer NaN).
+    pub fn extremes(&self) -> (f64, f64) {
+        (self.min, self.max)
     }
 
     /// `TDIGEST.INFO`'s fields, as they are (INFO does not compress).

@@ -392,7 +392,21 @@ impl TDigest {
     /// empty, −1 or the size outside `[min, max]`, else the CDF scaled by the size the digest
     /// had before compressing, rounded as RedisBloom does and cast as C casts.
     pub fn ranks(&self, values: &[f64], order: Order) -> Result<Vec<i64>, Error> {
+        self.ranks_at(self.size() as f64, values, order)
+    }
+
+    /// [`ranks`](TDigest::ranks) as RedisBloom's primary runs it: the digest is compressed in
+    /// place when RedisBloom's would be ([`ranks_compress`](TDigest::ranks_compress)), and
+    /// the answers scale by the size from before.
+    pub fn ranks_compressing(&mut self, values: &[f64], order: Order) -> Result<Vec<i64>, Error> {
         let size = self.size() as f64;
+        if self.ranks_compress(values) {
+            self.compress();
+        }
+        self.ranks_at(size, values, order)
+    }
+
+    fn ranks_at(&self, size: f64, values: &[f64], order: Order) -> Result<Vec<i64>, Error> {
         let mut view = None;
         let mut out = answers(values.len())?;
         for &v in values {
@@ -437,7 +451,22 @@ impl TDigest {
     /// empty, `min`/`max` for rank 0, ±inf from the size on, else `td_quantile` of the rank over
     /// the size the digest had before compressing.
     pub fn by_ranks(&self, ranks: &[i64], order: Order) -> Result<Vec<f64>, Error> {
+        self.by_ranks_at(self.size() as f64, ranks, order)
+    }
+
+    /// [`by_ranks`](TDigest::by_ranks) as RedisBloom's primary runs it: the digest is
+    /// compressed in place when RedisBloom's would be
+    /// ([`by_ranks_compress`](TDigest::by_ranks_compress)), and the ranks are taken over the
+    /// size from before.
+    pub fn by_ranks_compressing(&mut self, ranks: &[i64], order: Order) -> Result<Vec<f64>, Error> {
         let size = self.size() as f64;
+        if self.by_ranks_compress(ranks) {
+            self.compress();
+        }
+        self.by_ranks_at(size, ranks, order)
+    }
+
+    fn by_ranks_at(&self, size: f64, ranks: &[i64], order: Order) -> Result<Vec<f64>, Error> {
         let mut view = None;
         let mut out = answers(ranks.len())?;
         for &r in ranks {

@@ -10,6 +10,7 @@
 
 mod fields;
 mod loading;
+mod primary;
 mod runs;
 mod scenarios;
 mod sorting;

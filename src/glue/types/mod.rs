@@ -4,3 +4,4 @@
 
 pub mod bloom;
 pub mod cuckoo;
+pub mod tdigest;

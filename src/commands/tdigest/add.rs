@@ -1,0 +1,67 @@
+//! `TDIGEST.ADD key value [value ...]`
+//!
+//! Adds each value with weight 1, in order; the buffer is merged into the centroids whenever it
+//! fills. Reply `+OK`. Errors, in RedisBloom's order: `ERR T-Digest: key does not exist` /
+//! `WRONGTYPE`; then, for the first bad value, `… error parsing val parameter` (not a number,
+//! NaN, out of a double's range) or `… val parameter needs to be a finite number` (±inf) —
+//! nothing is added; `… overflow detected` when the total weight would pass 2⁶³ (reachable
+//! only through MERGE): the values before it stay added, as in RedisBloom.
+//!
+//! Replicated verbatim; keyspace event `tdigest.add`. After an overflow RedisBloom replicates
+//! nothing though it kept the values before it (and may have merged its buffer on the way):
+//! here those values are replicated as an ADD of their own, and that merge after them.
+
+use super::{errors, existing, parse, replicate_compression, settle};
+use crate::commands::call::Call;
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+
+pub static ADD: CommandSpec = CommandSpec {
+    name: "tdigest.add",
+    flags: "write deny-oom",
+    arity: -3,
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
+    summary: "Adds one or more observations to a t-digest sketch",
+    complexity: "O(N), where N is the number of samples to add",
+    since: "2.4.0",
+    tips: None,
+    args: &[KEY_ARG, ArgSpec::new("value", ArgKind::Double).multiple()],
+    run: add,
+};
+
+fn add(call: &Call) -> CommandResult {
+    let key = call.open_for_write();
+    let mut stored = existing(call, &key)?;
+    let texts = call.args.get(2..).unwrap_or_default();
+    let values = parse::values_to_add(texts)?;
+    settle(call, 1, &mut stored);
+    let digest = stored.digest_mut();
+    for (added, &value) in values.iter().enumerate() {
+        let compressions = digest.info().total_compressions;
+        if digest.add(value).is_err() {
+            let compressed = digest.info().total_compressions != compressions;
+            stored.note_buffer(call.server.snapshots());
+            replicate_partial(call, texts.get(..added).unwrap_or_default(), compressed);
+            return Err(errors::fail(errors::OVERFLOW));
+        }
+    }
+    stored.note_buffer(call.server.snapshots());
+    call.finish_write(c"tdigest.add");
+    Ok(Reply::OK)
+}
+
+/// What an ADD that overflowed did: the `added` values before the one refused, then the merge
+/// that the refused one may have run first.
+fn replicate_partial(call: &Call, added: &[&[u8]], compressed: bool) {
+    if !added.is_empty() {
+        let mut args = Vec::with_capacity(added.len() + 1);
+        args.push(call.arg(1));
+        args.extend_from_slice(added);
+        call.server.replicate(c"TDIGEST.ADD", &args);
+    }
+    if compressed {
+        replicate_compression(call, 1);
+    }
+}

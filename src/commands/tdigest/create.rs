@@ -1,0 +1,85 @@
+//! `TDIGEST.CREATE key [COMPRESSION compression]` and `TDIGEST.RESET key`
+//!
+//! CREATE makes an empty digest (compression 100 unless given) of `6 · compression + 10`
+//! nodes; the key must be empty. Errors, in RedisBloom's order: arity (two or four
+//! arguments); `ERR T-Digest: key already exists` / `WRONGTYPE`; `ERR T-Digest: wrong keyword`
+//! (COMPRESSION is looked for in both option slots, the value is always the last);
+//! `… error parsing compression parameter`; `… compression parameter needs to be a positive
+//! integer`; `ERR T-Digest: allocation failed` — also, unlike RedisBloom, for a compression
+//! of 357 913 940 or more (whose capacity RedisBloom's format cannot hold) and beyond the
+//! memory limit (`bf-memory-usage-limit`), checked before allocating.
+//!
+//! RESET empties the digest, keeping its compression. `ERR T-Digest: key does not exist` /
+//! `WRONGTYPE`.
+//!
+//! Both reply `+OK`, are replicated verbatim and raise `tdigest.create` / `tdigest.reset`.
+
+use super::{errors, existing, parse, StoredDigest};
+use crate::commands::call::{Call, Lookup};
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::core::tdigest::TDigest;
+
+pub static CREATE: CommandSpec = CommandSpec {
+    name: "tdigest.create",
+    flags: "write deny-oom",
+    arity: -2,
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write fast",
+    summary: "Allocates memory and initializes a new t-digest sketch",
+    complexity: "O(1)",
+    since: "2.4.0",
+    tips: None,
+    args: &[
+        KEY_ARG,
+        ArgSpec::new(
+            "compression",
+            ArgKind::Block(&[ArgSpec::new("compression", ArgKind::Integer)]),
+        )
+        .token("COMPRESSION")
+        .optional(),
+    ],
+    run: create,
+};
+
+pub static RESET: CommandSpec = CommandSpec {
+    name: "tdigest.reset",
+    flags: "write deny-oom",
+    arity: 2,
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write fast",
+    summary: "Resets a t-digest sketch: empty the sketch and re-initializes it.",
+    complexity: "O(1)",
+    since: "2.4.0",
+    tips: None,
+    args: &[KEY_ARG],
+    run: reset,
+};
+
+fn create(call: &Call) -> CommandResult {
+    call.require_arity(matches!(call.args.len(), 2 | 4))?;
+    let key = call.open_for_write();
+    match call.lookup::<StoredDigest>(&key) {
+        Lookup::Missing => {}
+        Lookup::Found(_) => return Err(errors::fail(errors::KEY_EXISTS)),
+        Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
+    }
+    let compression = parse::create(call.args)?;
+    let digest = TDigest::new(compression, &call.memory())
+        .map_err(|_| errors::fail(errors::CREATE_FAILED))?;
+    call.store(&key, StoredDigest::new(digest, call.server.snapshots()))?;
+    call.finish_write(c"tdigest.create");
+    Ok(Reply::OK)
+}
+
+fn reset(call: &Call) -> CommandResult {
+    let key = call.open_for_write();
+    let mut stored = existing(call, &key)?;
+    // A reset digest is the same whatever compression was owed: nothing to replicate first.
+    stored.digest_mut().reset();
+    stored.paid();
+    stored.note_buffer(call.server.snapshots());
+    call.finish_write(c"tdigest.reset");
+    Ok(Reply::OK)
+}

@@ -1,0 +1,184 @@
+//! `TDIGEST.MERGE destination numkeys source [source ...] [COMPRESSION compression] [OVERRIDE]`
+//!
+//! Builds a new digest — fresh counters; its compression the one given, else with OVERRIDE or
+//! without a destination the largest of the sources', else the destination's — merges the old
+//! destination into it first unless OVERRIDE, then each source in order (the same source any
+//! number of times; the destination's name means its old digest), and stores it at the
+//! destination. Each merge first compresses both digests in place, sources included, as
+//! RedisBloom's `td_merge` does; MERGE is replicated, so replicas do the same. Reply `+OK`.
+//!
+//! Errors, in RedisBloom's order: `WRONGTYPE` (destination); `ERR T-Digest: error parsing
+//! numkeys`, `… numkeys needs to be a positive integer`, arity (fewer sources than numkeys, or
+//! COMPRESSION last); the compression's errors (as CREATE's); `… wrong keyword` (options naming
+//! neither keyword; other words are ignored when one is there); per source `… key does not
+//! exist` (the destination's name too, when it is missing) / `WRONGTYPE`; `… allocation of
+//! destination digest failed`; `… overflow detected` (nothing stored; the sources merged so far
+//! stay compressed, as in RedisBloom, and here that is replicated).
+//!
+//! Replicated verbatim; keyspace event `tdigest.merge`. Key specs name the destination
+//! (written) and the sources (read), so ACL and cluster routing see every key — RedisBloom 2.8.2
+//! declared only the destination.
+
+use super::{errors, existing_read, parse, replicate_compression, StoredDigest};
+use crate::commands::call::{Call, Lookup, ReadKey};
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys};
+use crate::commands::tracked::Tracked;
+use crate::core::tdigest::{merge_compression, TDigest};
+
+pub static MERGE: CommandSpec = CommandSpec {
+    name: "tdigest.merge",
+    flags: "write deny-oom",
+    arity: -4,
+    keys: Keys::DestinationAndSources,
+    acl_categories: "write",
+    summary: "Merges multiple t-digest sketches into a single sketch",
+    complexity: "O(N*K), where N is the number of centroids and K being the number of input \
+                 sketches",
+    since: "2.4.0",
+    tips: None,
+    args: &[
+        ArgSpec::new("destination-key", ArgKind::Key),
+        ArgSpec::new("numkeys", ArgKind::Integer),
+        ArgSpec::new("source-key", ArgKind::Key).multiple(),
+        ArgSpec::new(
+            "compression",
+            ArgKind::Block(&[ArgSpec::new("compression", ArgKind::Integer)]),
+        )
+        .token("COMPRESSION")
+        .optional(),
+        ArgSpec::new("override", ArgKind::PureToken)
+            .token("OVERRIDE")
+            .optional(),
+    ],
+    run: merge,
+};
+
+/// Where a source's digest is.
+#[derive(Clone, Copy)]
+enum Source {
+    /// The destination's old digest (the source names the destination).
+    Old,
+    /// The `n`th distinct other key.
+    Key(usize),
+}
+
+fn merge(call: &Call) -> CommandResult {
+    let destination = call.open_for_write();
+    let mut old = match call.lookup::<StoredDigest>(&destination) {
+        Lookup::Found(old) => Some(old),
+        Lookup::Missing => None,
+        Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
+    };
+    let parsed = parse::merge(call.args)?;
+    let names = call.args.get(3..3 + parsed.sources).unwrap_or_default();
+
+    // Each distinct source other than the destination is opened once: values are handed out as
+    // `&mut`, so no key may be open twice.
+    let mut order = Vec::new();
+    let mut first_at: Vec<usize> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let source = if *name == call.arg(1) {
+            Source::Old
+        } else {
+            match first_at.iter().position(|&at| names.get(at) == Some(name)) {
+                Some(n) => Source::Key(n),
+                None => {
+                    first_at.push(i);
+                    Source::Key(first_at.len() - 1)
+                }
+            }
+        };
+        order.push(source);
+    }
+    let keys: Vec<ReadKey> = first_at.iter().map(|&i| call.open_read_at(3 + i)).collect();
+    let mut sources: Vec<Tracked<StoredDigest>> = Vec::new();
+    for source in &order {
+        match *source {
+            Source::Old if old.is_none() => return Err(errors::fail(errors::KEY_MISSING)),
+            Source::Key(n) if n == sources.len() => {
+                let key = keys.get(n).ok_or(Failure::WrongArity)?;
+                sources.push(existing_read(call, key)?);
+            }
+            _ => {}
+        }
+    }
+
+    let compression = {
+        let mut compressions = Vec::new();
+        for &source in &order {
+            if let Some(digest) = pick(source, &mut old, &mut sources) {
+                compressions.push(digest.compression());
+            }
+        }
+        let old_digest = old.as_mut().map(|old| &*old.digest_mut());
+        merge_compression(
+            parsed.compression,
+            parsed.overriding,
+            old_digest,
+            compressions,
+        )
+    };
+    let mut merged = TDigest::new(compression, &call.memory())
+        .map_err(|_| errors::fail(errors::MERGE_FAILED))?;
+
+    // RedisBloom merges the old destination first and ignores its failure.
+    let mut touched = Vec::new();
+    if let Some(old) = old.as_mut().filter(|_| !parsed.overriding) {
+        touched.push((Source::Old, old.digest_mut().compress_changes()));
+        let _ = merged.merge_from(old.digest_mut());
+    }
+    for &source in &order {
+        let Some(digest) = pick(source, &mut old, &mut sources) else {
+            continue;
+        };
+        touched.push((source, digest.compress_changes()));
+        if merged.merge_from(digest).is_err() {
+            replicate_compressions(call, &touched, &first_at);
+            return Err(errors::fail(errors::OVERFLOW));
+        }
+    }
+
+    let snapshots = call.server.snapshots();
+    for source in &mut sources {
+        // Compressed by the merge here and on every peer: nothing owed any more.
+        source.paid();
+        source.note_buffer(snapshots);
+    }
+    drop(sources);
+    drop(keys);
+    // The old value is freed when the new one takes its place.
+    drop(old);
+    call.store(&destination, StoredDigest::new(merged, snapshots))?;
+    call.finish_write(c"tdigest.merge");
+    Ok(Reply::OK)
+}
+
+/// The digest of `source`.
+fn pick<'a>(
+    source: Source,
+    old: &'a mut Option<Tracked<StoredDigest>>,
+    sources: &'a mut [Tracked<StoredDigest>],
+) -> Option<&'a mut TDigest> {
+    match source {
+        Source::Old => old.as_mut().map(|old| old.digest_mut()),
+        Source::Key(n) => sources.get_mut(n).map(|source| source.digest_mut()),
+    }
+}
+
+/// After a failed merge: the compression of each digest merged before it failed that a
+/// compression changed, once per key.
+fn replicate_compressions(call: &Call, touched: &[(Source, bool)], first_at: &[usize]) {
+    let mut done = Vec::new();
+    for &(source, changed) in touched {
+        let key_index = match source {
+            Source::Old => 1,
+            Source::Key(n) => 3 + first_at.get(n).copied().unwrap_or_default(),
+        };
+        if changed && !done.contains(&key_index) {
+            replicate_compression(call, key_index);
+            done.push(key_index);
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The t-digest commands (`TDIGEST.*`): RedisBloom's answers to the bit, and one history per
+//! digest whichever server holds it — primary, replica, AOF replay, restart.
+//!
+//! # Reads that compress, replicated
+//!
+//! RedisBloom compresses a digest in place when QUANTILE, CDF, TRIMMED_MEAN and most RANK and
+//! BYRANK calls find a buffer, and replicates nothing; its replicas and AOF never see the
+//! compression, and a compression changes the digest's later centroids, so they drift. Here a
+//! read on a primary compresses exactly where RedisBloom's would — same answers, same centroids
+//! and `INFO` afterwards — and replicates that compression as [`COMPRESS_COMMAND`]
+//! (`TDIGEST.QUANTILE key 0`): a RedisBloom read that compresses and changes nothing else, so a
+//! RedisBloom replica or AOF applies it too. A replica applies it from its primary's stream (or
+//! an AOF replay from the file) in place and appends it to its own AOF; a replica's own clients
+//! read from a compressed copy ([`TDigest::merged_view`]) and change nothing. The compressing
+//! reads are flagged `may-replicate`, as Redis flags PFCOUNT, whose reads also rewrite a value
+//! and replicate it: Redis then holds them back during `CLIENT PAUSE WRITE` (where a
+//! replicated change would be refused) and refuses them in read-only scripts (`EVAL_RO`, which
+//! RedisBloom allows). A read that need not compress (MIN, MAX, INFO, ranks outside the values)
+//! replicates nothing.
+//!
+//! A failed MERGE is not replicated, yet RedisBloom compresses the sources it merged before
+//! failing: those compressions are replicated one by one.
+//!
+//! # Saves
+//!
+//! RedisBloom's format cannot carry the buffer, so every save writes the compressed digest
+//! (`core::tdigest::rdb::save`, from the view, leaving the value alone). What RedisBloom does
+//! besides, and what is done here:
+//!
+//! * an in-process save (DUMP, SAVE, DEBUG RELOAD, DEBUG OBJECT, MIGRATE) compresses
+//!   RedisBloom's digest in place: here the save leaves the value alone and marks it as owing
+//!   that compression ([`StoredDigest::save`]); the next command on it on a primary compresses
+//!   it and replicates that, and INFO in between shows the compressed digest — RedisBloom's
+//!   answers, with the change in the replication stream;
+//! * a value loaded from a file or payload may be the compressed form of a digest that its
+//!   peers hold with a buffer (a primary restarted from its RDB that replicas resynchronise with
+//!   partially, or one that ran DEBUG RELOAD): it owes a compression too, which the primary
+//!   replicates at its next command (a no-op here; it realigns the peers);
+//! * a forked save (BGSAVE, a full synchronisation, an AOF rewrite) writes the compressed form
+//!   in the child while the primary keeps its buffer, so a replica synchronised from it, or the
+//!   AOF, would start from another digest: the primary compresses a digest whose buffer is
+//!   older than the last fork (`Server::snapshots`) at its next command, and replicates that.
+//!   RedisBloom's primary keeps its buffer: there the bits differ from RedisBloom's, on purpose.
+//!
+//! What cannot be realigned: a replica's own snapshot (for its sub-replicas, or its own restart
+//! with partial resynchronisation) drops the buffer where nobody replicates a compression.
+//!
+//! # Merges and aliasing
+//!
+//! A key's value is handed out as `&mut`, so no key is opened twice: MERGE opens its
+//! destination once and each distinct source once, and a source named like the destination is
+//! the destination's old digest.
+
+mod add;
+mod create;
+pub mod errors;
+mod info;
+mod merge;
+pub mod parse;
+mod quantile;
+mod rank;
+mod stored;
+
+pub use add::ADD;
+pub use create::{CREATE, RESET};
+pub use info::{INFO, MAX, MIN};
+pub use merge::MERGE;
+pub use quantile::{CDF, QUANTILE, TRIMMED_MEAN};
+pub use rank::{BYRANK, BYREVRANK, RANK, REVRANK};
+pub use stored::StoredDigest;
+
+use std::ffi::CStr;
+
+use super::call::{Call, Lookup, ReadKey, WriteKey};
+use super::errors::Failure;
+use super::family::{Family, InfoField, InfoSection, Stat};
+use super::metrics::Totals;
+use super::server::Origin;
+use super::tracked::Tracked;
+use crate::core::tdigest::TDigest;
+use crate::core::Error;
+
+/// The t-digest family, as the glue registers it.
+pub static FAMILY: Family = Family {
+    acl_category: "tdigest",
+    commands: &[
+        &CREATE,
+        &RESET,
+        &ADD,
+        &MERGE,
+        &MIN,
+        &MAX,
+        &QUANTILE,
+        &CDF,
+        &RANK,
+        &REVRANK,
+        &BYRANK,
+        &BYREVRANK,
+        &TRIMMED_MEAN,
+        &INFO,
+    ],
+    settings: &[],
+    totals: &TOTALS,
+    info: InfoSection {
+        name: c"tdigest_core_metrics",
+        fields: &INFO_FIELDS,
+    },
+};
+
+static TOTALS: Totals = Totals::new();
+
+/// The counts of a digest's footprint, by position.
+const OBSERVATIONS: usize = 0;
+const CAPACITY: usize = 1;
+
+static INFO_FIELDS: [InfoField; 4] = [
+    field(c"tdigest_total_memory_bytes", Stat::Bytes),
+    field(c"tdigest_num_objects", Stat::Objects),
+    // TDIGEST.INFO's `Observations`, summed.
+    field(
+        c"tdigest_observations_across_objects",
+        Stat::Count(OBSERVATIONS),
+    ),
+    // TDIGEST.INFO's `Capacity` (nodes), summed.
+    field(c"tdigest_capacity_across_objects", Stat::Count(CAPACITY)),
+];
+
+const fn field(name: &'static CStr, shows: Stat) -> InfoField {
+    InfoField { name, shows }
+}
+
+/// The command RedisBloom would run to compress a digest and change nothing else, replicated
+/// with the key and `0` for each compression a read, a save or a failed merge made.
+pub const COMPRESS_COMMAND: &CStr = c"TDIGEST.QUANTILE";
+
+/// The flags of the reads that compress: they may replicate that compression, as PFCOUNT
+/// (`readonly may-replicate` in Redis's own table) may replicate its cache.
+const COMPRESSING_READ: &str = "readonly may-replicate";
+
+/// Replicates the compression of the digest at argument `key_index`.
+fn replicate_compression(call: &Call, key_index: usize) {
+    call.server
+        .replicate(COMPRESS_COMMAND, &[call.arg(key_index), b"0"]);
+}
+
+/// The digest at a key opened for writing, or `ERR T-Digest: key does not exist` /
+/// `WRONGTYPE`, before any argument is parsed (RedisBloom's order).
+fn existing<'k>(call: &Call, key: &'k WriteKey) -> Result<Tracked<'k, StoredDigest>, Failure> {
+    held(call.lookup(key))
+}
+
+/// The digest at a key opened for reading, shared: for reads that never change it.
+fn existing_shared<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k StoredDigest, Failure> {
+    held(call.lookup_read(key))
+}
+
+/// The digest at a key opened for reading, for a read that may compress it.
+fn existing_read<'k>(call: &Call, key: &'k ReadKey) -> Result<Tracked<'k, StoredDigest>, Failure> {
+    held(call.lookup_read_mut(key))
+}
+
+fn held<V>(lookup: Lookup<V>) -> Result<V, Failure> {
+    match lookup {
+        Lookup::Found(value) => Ok(value),
+        Lookup::Missing => Err(errors::fail(errors::KEY_MISSING)),
+        Lookup::WrongType => Err(errors::fail(errors::WRONG_TYPE)),
+    }
+}
+
+/// Before a command that may change the digest at argument `key_index` (a write, or a read
+/// that compresses): on a primary, the compression the digest owes — since a save, a load or
+/// a fork ([`StoredDigest::owes_compression`]) — is made and replicated first.
+fn settle(call: &Call, key_index: usize, stored: &mut StoredDigest) {
+    let snapshots = call.server.snapshots();
+    if call.server.origin() == Origin::Primary && stored.owes_compression(snapshots) {
+        stored.digest_mut().compress();
+        replicate_compression(call, key_index);
+        stored.paid();
+    }
+    stored.note_buffer(snapshots);
+}
+
+/// A read that RedisBloom answers after compressing the digest where `compresses` says so.
+/// On a primary or in a replay, `read` gets `true`: it compresses the digest in place as
+/// RedisBloom does (any owed compression first), and a compression that changed it is
+/// replicated. On a replica's client it gets `false` and reads from a compressed copy,
+/// changing nothing.
+fn read_compressing<T>(
+    call: &Call,
+    stored: &mut StoredDigest,
+    compresses: impl FnOnce(&TDigest) -> bool,
+    read: impl FnOnce(&mut TDigest, bool) -> Result<T, Error>,
+) -> Result<T, Failure> {
+    let no_memory = |_| errors::fail(errors::NO_MEMORY_TO_READ);
+    if call.server.origin() == Origin::Replica {
+        return read(stored.digest_mut(), false).map_err(no_memory);
+    }
+    settle(call, 1, stored);
+    let digest = stored.digest_mut();
+    let changes = digest.compress_changes() && compresses(digest);
+    let answer = read(digest, true).map_err(no_memory)?;
+    if changes {
+        replicate_compression(call, 1);
+        stored.note_buffer(call.server.snapshots());
+    }
+    Ok(answer)
+}

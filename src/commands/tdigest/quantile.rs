@@ -1,0 +1,142 @@
+//! `TDIGEST.QUANTILE key quantile [quantile ...]`, `TDIGEST.CDF key value [value ...]` and
+//! `TDIGEST.TRIMMED_MEAN key low_cut_quantile high_cut_quantile`
+//!
+//! QUANTILE: for each fraction, the value below which that fraction of the observations lies
+//! (each run of non-decreasing fractions shares RedisBloom's interpolation cursor, so the
+//! answers depend on the order given, as RedisBloom's do). CDF: for each value, the fraction of
+//! observations below it plus half of those equal to it. Both reply an array of doubles, NaN
+//! for an empty digest. TRIMMED_MEAN: the mean of the observations between the two cut
+//! fractions, a double.
+//!
+//! Errors, in RedisBloom's order: `ERR T-Digest: key does not exist` / `WRONGTYPE`; then
+//! QUANTILE per fraction `… error parsing quantile`, `… quantile should be in [0,1]`; CDF per
+//! value `… error parsing cdf` (±inf are values); TRIMMED_MEAN `… error parsing
+//! low_cut_percentile`, `… error parsing high_cut_percentile`, `… low_cut_percentile and
+//! high_cut_percentile should be in [0,1]`, `… low_cut_percentile should be lower than
+//! high_cut_percentile`.
+//!
+//! Each compresses the digest's buffer first, as RedisBloom's does: on a primary in place,
+//! replicated (see the family's docs); on a replica's client, in a copy.
+
+use super::{existing_read, parse, read_compressing, COMPRESSING_READ};
+use crate::commands::call::Call;
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::{Reply, Scalar};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::core::tdigest::TDigest;
+
+pub static QUANTILE: CommandSpec = CommandSpec {
+    name: "tdigest.quantile",
+    flags: COMPRESSING_READ,
+    arity: -3,
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read fast",
+    summary: "Returns, for each input fraction, an estimation of the value (floating point) \
+              that is smaller than the given fraction of observations",
+    complexity: "O(1)",
+    since: "2.4.0",
+    tips: None,
+    args: &[
+        KEY_ARG,
+        ArgSpec::new("quantile", ArgKind::Double).multiple(),
+    ],
+    run: quantile,
+};
+
+pub static CDF: CommandSpec = CommandSpec {
+    name: "tdigest.cdf",
+    flags: COMPRESSING_READ,
+    arity: -3,
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read fast",
+    summary: "Returns, for each input value, an estimation of the floating-point fraction of \
+              (observations smaller than the given value + half the observations equal to the \
+              given value). Multiple fractions can be retrieved in a single call.",
+    complexity: "O(N) where N is the number of values specified.",
+    since: "2.4.0",
+    tips: None,
+    args: &[KEY_ARG, ArgSpec::new("value", ArgKind::Double).multiple()],
+    run: cdf,
+};
+
+pub static TRIMMED_MEAN: CommandSpec = CommandSpec {
+    name: "tdigest.trimmed_mean",
+    flags: COMPRESSING_READ,
+    arity: 4,
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
+    summary: "Returns an estimation of the mean value from the sketch, excluding observation \
+              values outside the low and high cutoff quantiles",
+    complexity: "O(N) where N is the number of centroids",
+    since: "2.4.0",
+    tips: None,
+    args: &[
+        KEY_ARG,
+        ArgSpec::new("low_cut_quantile", ArgKind::Double),
+        ArgSpec::new("high_cut_quantile", ArgKind::Double),
+    ],
+    run: trimmed_mean,
+};
+
+fn quantile(call: &Call) -> CommandResult {
+    let key = call.open_for_read();
+    let mut stored = existing_read(call, &key)?;
+    let quantiles = parse::quantiles(call.args.get(2..).unwrap_or_default())?;
+    let answers = read_compressing(
+        call,
+        &mut stored,
+        |_| true,
+        |digest, in_place| {
+            compress_if(digest, in_place);
+            digest.quantiles(&quantiles)
+        },
+    )?;
+    Ok(doubles(call, &answers))
+}
+
+fn cdf(call: &Call) -> CommandResult {
+    let key = call.open_for_read();
+    let mut stored = existing_read(call, &key)?;
+    let values = parse::cdf_values(call.args.get(2..).unwrap_or_default())?;
+    let answers = read_compressing(
+        call,
+        &mut stored,
+        |_| true,
+        |digest, in_place| {
+            compress_if(digest, in_place);
+            digest.cdfs(&values)
+        },
+    )?;
+    Ok(doubles(call, &answers))
+}
+
+fn trimmed_mean(call: &Call) -> CommandResult {
+    let key = call.open_for_read();
+    let mut stored = existing_read(call, &key)?;
+    let (low, high) = parse::cuts(call.arg(2), call.arg(3))?;
+    let mean = read_compressing(
+        call,
+        &mut stored,
+        |_| true,
+        |digest, in_place| {
+            compress_if(digest, in_place);
+            digest.trimmed_mean(low, high)
+        },
+    )?;
+    Ok(Reply::Scalar(Scalar::Double(mean)))
+}
+
+fn compress_if(digest: &mut TDigest, in_place: bool) {
+    if in_place {
+        digest.compress();
+    }
+}
+
+/// An array of doubles, written as it goes.
+pub(super) fn doubles(call: &Call, values: &[f64]) -> Reply {
+    call.out.array(values.len());
+    for &x in values {
+        call.out.scalar(Scalar::Double(x));
+    }
+    Reply::Sent
+}
