@@ -6,21 +6,6 @@ mod common;
 
 use common::*;
 
-const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-
-/// `CF.INSERT key ITEMS <items>` (or another command of that shape) in one call.
-fn insert_all(
-    c: &mut Conn,
-    command: &str,
-    key: &str,
-    items: impl Iterator<Item = String>,
-) -> Value {
-    let mut args = vec![command.to_string(), key.to_string(), "ITEMS".into()];
-    args.extend(items);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    c.call(&args)
-}
-
 /// The server's wrong-arity error for `command`, typed in upper case as these tests type it
 /// (`arity_error`: Redis 6.x echoes the name as typed, later servers give it in lower case).
 fn arity(command: &str) -> Value {
@@ -577,7 +562,7 @@ fn max_expansions_is_checked_once_per_command() {
     // One INSERT may grow far past the limit: the check comes before its first item
     // (RedisBloom 2.8.2 gives the same 51 sub-filters for these items).
     c.cmd("CF.RESERVE m 4");
-    let replies = insert_all(&mut c, "CF.INSERT", "m", (0..200).map(|i| format!("i{i}")));
+    let replies = cf::insert_all(&mut c, "CF.INSERT", "m", (0..200).map(|i| format!("i{i}")));
     assert!(replies.array().iter().all(|r| *r == int(1)));
     assert_eq!(
         c.cmd("CF.DEBUG m"),
@@ -753,12 +738,12 @@ fn scandump_and_loadchunk_round_trip() {
     for i in 0..500 {
         c.call(&["CF.ADD", "src", &i.to_string()]);
     }
-    let chunks = cf_scandump(&mut c, "src");
+    let chunks = cf::scandump(&mut c, "src");
     assert!(chunks.len() > 3, "{}", chunks.len());
-    cf_loadchunks(&mut c, "dst", &chunks);
+    cf::loadchunks(&mut c, "dst", &chunks);
     assert_eq!(c.cmd("CF.INFO dst"), c.cmd("CF.INFO src"));
     assert_eq!(c.cmd("CF.DEBUG dst"), c.cmd("CF.DEBUG src"));
-    assert_eq!(cf_scandump(&mut c, "dst"), chunks);
+    assert_eq!(cf::scandump(&mut c, "dst"), chunks);
     assert_eq!(
         c.cmd("DEBUG DIGEST-VALUE dst"),
         c.cmd("DEBUG DIGEST-VALUE src")
@@ -885,7 +870,7 @@ fn hostile_scandump_and_loadchunk_streams_do_no_harm() {
     let mut c = server.conn();
     // test_scandump_random_scan_small and test_scandump_load_small.
     c.cmd("CF.RESERVE cf 50");
-    let replies = insert_all(
+    let replies = cf::insert_all(
         &mut c,
         "CF.INSERT",
         "cf",
@@ -938,7 +923,7 @@ fn hostile_scandump_and_loadchunk_streams_do_no_harm() {
             c.cmd("CF.INSERT h ITEMS a b c");
             c.cmd("CF.DEL h a");
             c.cmd("CF.COMPACT h");
-            cf_scandump(&mut c, "h");
+            cf::scandump(&mut c, "h");
             c.cmd("DEL h");
         } else {
             assert_eq!(reply, err("Couldn't create filter!"));
@@ -966,7 +951,7 @@ fn a_four_gib_header_costs_nothing_until_used() {
     assert_eq!(c.cmd("CF.INFO cf").array()[1], int(40 + 16 + (1 << 32)));
     // Ten copies of one item: two fit each sub-filter (its two buckets), so the filter grows by
     // another 4 GiB for every two — as far as this machine's memory allows.
-    let replies = insert_all(&mut c, "CF.INSERT", "cf", (0..10).map(|_| "1".to_string()));
+    let replies = cf::insert_all(&mut c, "CF.INSERT", "cf", (0..10).map(|_| "1".to_string()));
     let added = replies.array().iter().filter(|r| **r == int(1)).count() as i64;
     assert!(replies
         .array()
@@ -1188,7 +1173,7 @@ fn memory_usage_counts_what_redisbloom_counts() {
         c.cmd("CF.INFO g").array()[1].int(),
         c.cmd("MEMORY USAGE g").int(),
     );
-    insert_all(&mut c, "CF.INSERT", "g", (0..20).map(|i| i.to_string()));
+    cf::insert_all(&mut c, "CF.INSERT", "g", (0..20).map(|i| i.to_string()));
     let info = c.cmd("CF.INFO g").array();
     let filters = info[5].int();
     let bytes: i64 = (0..filters).map(|i| 4 << i).sum();

@@ -5,8 +5,6 @@ mod common;
 
 use common::*;
 
-const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-
 #[test]
 fn reserve_creates_filters_and_validates_in_redisbloom_order() {
     let server = Server::start();
@@ -447,7 +445,7 @@ fn scandump_and_loadchunk_round_trip() {
         c.call(&["BF.ADD", "src", &format!("member{i}")]);
     }
     let mut d = server.conn();
-    loadchunks(&mut d, "dst", &scandump(&mut c, "src"));
+    bf::loadchunks(&mut d, "dst", &bf::scandump(&mut c, "src"));
     assert_eq!(
         c.cmd("DEBUG DIGEST-VALUE src"),
         c.cmd("DEBUG DIGEST-VALUE dst")
