@@ -30,7 +30,7 @@ PREFIX ?= /usr/local
 # Where the redis:8 images keep their modules.
 MODULEDIR ?= $(PREFIX)/lib/redis/modules
 # The integration suites that run on every supported server (compat pins redis-server).
-PORTABLE_SUITES := --test commands --test cf_commands --test persistence --test replication --test config --test clients --test metrics
+PORTABLE_SUITES := --test bf_commands --test cf_commands --test persistence --test replication --test config --test clients --test metrics
 # redis-py for tests/clients, installed into the build directory, not the system.
 PYTHON_DEPS := target/python
 
