@@ -34,9 +34,9 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod tdigest;
 #[cfg(test)]
 pub(crate) mod testing;
-pub mod tdigest;
 pub mod topk;
 pub mod window;
 
