@@ -16,6 +16,7 @@ mod diff;
 pub mod feature;
 mod resp;
 mod server;
+pub mod tdigest;
 
 // Only the differential suites use it.
 #[allow(unused_imports)]

@@ -7,6 +7,10 @@
 //! `Observations`, `Total compressions`, `Memory usage` (bytes, as RedisBloom 8 counts them;
 //! 2.8.2 showed 72 less). `ERR T-Digest: key does not exist` / `WRONGTYPE`. None of them
 //! compresses the digest, as in RedisBloom.
+//!
+//! INFO shows the digest as held. After a save in this process (DUMP, SAVE…) RedisBloom's
+//! primary holds it compressed; this one owes that compression until the next command on the
+//! key, and shows its buffer until then — as its replicas, which know nothing of the save, do.
 
 use super::{errors, existing_shared};
 use crate::commands::call::Call;
@@ -66,7 +70,7 @@ fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read();
     let stored = existing_shared(call, &key)?;
     let info = stored
-        .info()
+        .read(TDigest::info)
         .ok_or(errors::fail(errors::NO_MEMORY_TO_READ))?;
     let int = Reply::integer;
     Ok(Reply::Map(vec![

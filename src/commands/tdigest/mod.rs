@@ -30,8 +30,9 @@
 //! * an in-process save (DUMP, SAVE, DEBUG RELOAD, DEBUG OBJECT, MIGRATE) compresses
 //!   RedisBloom's digest in place: here the save leaves the value alone and marks it as owing
 //!   that compression ([`StoredDigest::save`]); the next command on it on a primary compresses
-//!   it and replicates that, and INFO in between shows the compressed digest — RedisBloom's
-//!   answers, with the change in the replication stream;
+//!   it and replicates that — RedisBloom's centroids from then on, with the change in the
+//!   replication stream. Only INFO in between differs from RedisBloom's (it shows the buffer,
+//!   as the replicas hold it);
 //! * a value loaded from a file or payload may be the compressed form of a digest that its
 //!   peers hold with a buffer (a primary restarted from its RDB that replicas resynchronise with
 //!   partially, or one that ran DEBUG RELOAD): it owes a compression too, which the primary

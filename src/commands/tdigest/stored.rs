@@ -8,7 +8,7 @@ use crate::commands::metrics::{Footprint, Measured, Totals, COUNTS};
 #[cfg(doc)]
 use crate::commands::server::Server;
 use crate::core::rdb::RdbWrite;
-use crate::core::tdigest::{rdb, Info, TDigest};
+use crate::core::tdigest::{rdb, TDigest};
 use crate::core::Error;
 
 /// A t-digest as a key holds it.
@@ -73,20 +73,6 @@ impl StoredDigest {
         if !self.digest.get_mut().has_buffer() {
             self.unbuffered_at = snapshots;
         }
-    }
-
-    /// `TDIGEST.INFO`'s fields: the digest's own, or, when a save in this process wrote it
-    /// compressed and no command has compressed it since, those of the compressed digest, which
-    /// RedisBloom's in-place compression would show.
-    pub fn info(&self) -> Option<Info> {
-        self.read(|digest| {
-            if self.owes.get() && digest.compress_changes() {
-                if let Ok(view) = digest.merged_view() {
-                    return view.info();
-                }
-            }
-            digest.info()
-        })
     }
 
     /// Writes the RDB fields (RedisBloom's `TDIS-TYPE`): the compressed digest, from a copy,
