@@ -326,3 +326,88 @@ fn aof_files_move_both_ways() {
     FIXTURE.files_move(Module::RedisBloom, Module::RedisBf, "aof");
     FIXTURE.files_move(Module::RedisBf, Module::RedisBloom, "aof");
 }
+
+/// Every command parses numbers as RedisBloom does — the server's own parsers: infinities,
+/// NaN, overflow and underflow, hexadecimal, signs, spaces, integers' strictness.
+#[test]
+fn numbers_parse_as_redisbloom_parses_them() {
+    let (ours, theirs) = start_pair();
+    let texts = [
+        "inf",
+        "+inf",
+        "-inf",
+        "Infinity",
+        "-Infinity",
+        "INF",
+        "nan",
+        "NaN",
+        "-nan",
+        "1e309",
+        "-1e309",
+        "1e-400",
+        "2.4e-324",
+        "4.9e-324",
+        "1e-310",
+        "0x10",
+        "0x1p3",
+        "0x1p-2",
+        ".5",
+        "5.",
+        "+3",
+        " 1",
+        "1 ",
+        "",
+        "1e",
+        "-0",
+        "0",
+        "1.0",
+        "01",
+        "+1",
+        "-1",
+        "1e2",
+        "0.5",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "abc",
+        "1,5",
+    ];
+    for resp3 in [false, true] {
+        let (mut a, mut b) = if resp3 {
+            (ours.conn().resp3(), theirs.conn().resp3())
+        } else {
+            (ours.conn(), theirs.conn())
+        };
+        for c in [&mut a, &mut b] {
+            c.cmd("FLUSHALL");
+            c.cmd("TDIGEST.CREATE t COMPRESSION 10");
+            c.cmd("TDIGEST.ADD t 1 2 3 4 5 6 7 8 9 10");
+            c.cmd("TDIGEST.CREATE s");
+        }
+        for text in texts {
+            let commands: Vec<Vec<&str>> = vec![
+                vec!["TDIGEST.ADD", "s", text],
+                vec!["TDIGEST.QUANTILE", "t", text],
+                vec!["TDIGEST.CDF", "t", text],
+                vec!["TDIGEST.RANK", "t", text],
+                vec!["TDIGEST.REVRANK", "t", text],
+                vec!["TDIGEST.BYRANK", "t", text],
+                vec!["TDIGEST.BYREVRANK", "t", text],
+                vec!["TDIGEST.TRIMMED_MEAN", "t", text, "1"],
+                vec!["TDIGEST.TRIMMED_MEAN", "t", "0", text],
+                vec!["TDIGEST.MERGE", "m", text, "t"],
+                vec!["TDIGEST.MERGE", "m", "1", "t", "COMPRESSION", text],
+                vec!["TDIGEST.CREATE", "c", "COMPRESSION", text],
+            ];
+            for cmd in commands {
+                assert_eq!(a.call(&cmd), b.call(&cmd), "{cmd:?}");
+                for c in [&mut a, &mut b] {
+                    c.cmd("DEL c m");
+                }
+            }
+        }
+        for key in ["s", "t"] {
+            assert_eq!(a.call(&["DUMP", key]), b.call(&["DUMP", key]), "{key}");
+        }
+    }
+}
