@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzz targets' seed corpora (fuzz/seeds/<target>/) from real artefacts.
 
-The filters of RedisBloom's types (MBbloom--, MBbloomCF) are made by RedisBloom itself, the
+The filters of RedisBloom's types (MBbloom--, MBbloomCF) and its t-digests (TDIS-TYPE) are
+made by RedisBloom itself, the
 fast layout's (bfblocked) by redis-bf, each on a redis-server of its own: their DUMP payloads
 seed the RDB targets, their SCANDUMP streams (in fuzz/src/stream.rs's format) the SCANDUMP
 targets. The argument targets get a few command lines and numbers written out here.
@@ -197,6 +198,43 @@ CF_ARGS = [
 ]
 
 
+def tdigests(server):
+    """Assorted t-digests, made on `server`: their keys. DUMP compresses them, so each payload
+    holds centroids only, but for the one of a single observation (RedisBloom keeps it in
+    min and max) and the empty ones."""
+    shapes = {
+        "empty": (100, []),
+        "single": (7, [42.5]),
+        "small": (10, [3, 1, 2, 2]),
+        "zeros": (3, ["-0", 0, "-0", 0, 1, -1]),
+        "equal": (5, [7] * 200),
+        "spread": (20, [i * 37 % 1000 / 10 for i in range(600)]),
+        "wide": (1, [1e300, -1e300, 1e-300, 0, 5]),
+    }
+    for key, (compression, values) in shapes.items():
+        server("TDIGEST.CREATE", key, "COMPRESSION", compression)
+        if values:
+            server("TDIGEST.ADD", key, *values)
+    server("TDIGEST.MERGE", "merged", 3, "small", "spread", "single", "COMPRESSION", 15)
+    server("TDIGEST.CREATE", "reset", "COMPRESSION", 2)
+    server("TDIGEST.ADD", "reset", 1, 2, 3)
+    server("TDIGEST.RESET", "reset")
+    return list(shapes) + ["merged", "reset"]
+
+
+TDIGEST_ARGS = [
+    "TDIGEST.CREATE k",
+    "TDIGEST.CREATE k COMPRESSION 100",
+    "TDIGEST.CREATE k 100 COMPRESSION",
+    "TDIGEST.MERGE d 2 a b COMPRESSION 50 OVERRIDE",
+    "TDIGEST.MERGE d 1 a override foo",
+    "TDIGEST.ADD k 1 2.5 -0 1e308 inf 0x1p3",
+    "TDIGEST.QUANTILE k 0 0.5 1 -0",
+    "TDIGEST.BYRANK k 0 1 9223372036854775807",
+    "TDIGEST.TRIMMED_MEAN k 0.1 0.9",
+]
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
@@ -212,6 +250,9 @@ def main():
         for key in cuckoo_filters(server):
             write("cf_rdb", key, server("DUMP", key))
             write("cf_scandump", key, stream(server, "CF", key))
+        server("FLUSHALL")
+        for key in tdigests(server):
+            write("tdigest_rdb", key, server("DUMP", key))
     finally:
         server.close()
 
@@ -229,6 +270,8 @@ def main():
         write("bf_args", f"{i:02}", line.replace(" ", "\n").encode())
     for i, line in enumerate(CF_ARGS):
         write("cf_args", f"{i:02}", line.replace(" ", "\n").encode())
+    for i, line in enumerate(TDIGEST_ARGS):
+        write("tdigest_args", f"{i:02}", line.replace(" ", "\n").encode())
 
 
 if __name__ == "__main__":

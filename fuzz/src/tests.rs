@@ -18,7 +18,7 @@ use crate::{dump, stream, targets};
 type Target = fn(&[u8]);
 
 /// The targets by name, as `fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 8] = [
+pub const TARGETS: [(&str, Target); 10] = [
     ("bf_rdb_classic", targets::bf_rdb_classic),
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
@@ -27,6 +27,8 @@ pub const TARGETS: [(&str, Target); 8] = [
     ("args_numbers", targets::args_numbers),
     ("bf_args", targets::bf_args),
     ("cf_args", targets::cf_args),
+    ("tdigest_rdb", targets::tdigest_rdb),
+    ("tdigest_args", targets::tdigest_args),
 ];
 
 /// The files of `fuzz/<folder>/<target>/`, sorted.
