@@ -50,6 +50,9 @@ class Cell:
     target: float | None = None  # redis-bf ÷ RedisBloom (of the minimums) must be ≤ this
     fast: bool = False  # redis-bf runs it on the key's LAYOUT FAST twin, RedisBloom on classic
     sanity: bool = False  # the GET cell: the ratio must be within 1 ± GET_SANITY
+    # -n of every run, for a cell whose first call does the work measured (its fixture's
+    # refill sets that up before each run); None: requests_for's count
+    calls: int | None = None
 
     @property
     def key(self) -> str:
@@ -67,6 +70,10 @@ class Cell:
 
 
 S, F, B, R = SMALL_ITEMS, F10M_ITEMS, BIG_MEMBERS, RANDOM_RANGE
+TD_ITEMS = 1_000_000  # values in the t-digests read from
+TD_SOURCES = 10  # digests TDIGEST.MERGE merges
+TD_BIG_COMPRESSION = 20_000  # the equal-values case: a buffer of 120,010 nodes
+TD_BUFFERED = 100_000  # values buffered before each run of a merging QUANTILE
 CELLS = [
     Cell("GET (sanity: must be ~1.00)", "GET foo", sanity=True),
     Cell("BF.CARD small filter (module-call floor)", "BF.CARD small", target=1.00),
@@ -104,6 +111,22 @@ CELLS = [
          target=0.90),
     Cell("CF.MEXISTS ×100, half members", "CF.MEXISTS cf __rand_int__", 2 * CF_ITEMS, 100,
          target=0.90),
+    Cell("TDIGEST.ADD 1 value (compression 100)", "TDIGEST.ADD tdadd __rand_int__", R,
+         target=0.90),
+    Cell("TDIGEST.ADD ×100 values (compression 100)", "TDIGEST.ADD tdadd __rand_int__", R, 100,
+         target=0.90),
+    Cell("TDIGEST.QUANTILE, 1M values", "TDIGEST.QUANTILE td 0.5", target=0.90),
+    Cell("TDIGEST.CDF, 1M values", "TDIGEST.CDF td __rand_int__", TD_ITEMS, target=0.90),
+    Cell("TDIGEST.RANK, 1M values", "TDIGEST.RANK td __rand_int__", TD_ITEMS, target=0.90),
+    Cell("TDIGEST.MERGE of 10 digests (OVERRIDE)", f"TDIGEST.MERGE tdm {TD_SOURCES} "
+         + " ".join(f"tdm{i}" for i in range(TD_SOURCES)) + " OVERRIDE", target=0.90),
+    # The first QUANTILE after a buffer of 100,000 values merges it: one pipeline per run, so
+    # that call's time is what the row shows (divided by 16). RedisBloom sorts equal values in
+    # quadratic time; random values are the control.
+    Cell("TDIGEST.QUANTILE merging 100k equal values (1M equal, compression 20000)",
+         "TDIGEST.QUANTILE tdeq 0.5", calls=PIPELINE, target=0.90),
+    Cell("TDIGEST.QUANTILE merging 100k random values (1M random, compression 20000)",
+         "TDIGEST.QUANTILE tdrand 0.5", calls=PIPELINE, target=0.90),
 ]
 
 
@@ -143,6 +166,43 @@ def big(client: Client, key: str, layout: tuple[str, ...]) -> None:
     make_big_filter(client, key, layout)
 
 
+def tdigest(compression: int, items: int, compressed: bool = True):
+    """TDIGEST.CREATE key COMPRESSION c, then the values 0…items−1 (as redis-benchmark's
+    __rand_int__ spells them), merged by a first QUANTILE unless `compressed` is false."""
+    def build(client: Client, key: str, layout: tuple[str, ...]) -> None:
+        client.call("TDIGEST.CREATE", key, "COMPRESSION", compression)
+        add_all(client, "TDIGEST.ADD", key, items)
+        if compressed:
+            client.call("TDIGEST.QUANTILE", key, "0.5")
+    return build
+
+
+def tdigest_sources(client: Client, key: str, layout: tuple[str, ...]) -> None:
+    """The digests TDIGEST.MERGE key merges: `key0`… of 10,000 values each, overlapping."""
+    for i in range(TD_SOURCES):
+        client.call("TDIGEST.CREATE", f"{key}{i}", "COMPRESSION", 100)
+        add_all(client, "TDIGEST.ADD", f"{key}{i}", 10_000 * (i + 1))
+
+
+def tdigest_buffered(value: Callable[[int], str]):
+    """A digest of compression 20000 that holds 1,000,000 values `value(i)`, then, before each
+    run, 100,000 more in its buffer: what the run's first QUANTILE merges. (RedisBloom takes
+    minutes to build the equal-values one: each buffer it fills sorts in quadratic time.)"""
+    def pipeline(client: Client, key: str, count: int) -> None:
+        batches = (["TDIGEST.ADD", key, *(value(i) for i in range(start, start + 10_000))]
+                   for start in range(0, count, 10_000))
+        for reply in client.pipeline(batches):
+            if isinstance(reply, RespError):
+                raise BenchError(f"TDIGEST.ADD {key}: {reply}")
+
+    def build(client: Client, key: str, layout: tuple[str, ...]) -> None:
+        client.call("TDIGEST.CREATE", key, "COMPRESSION", TD_BIG_COMPRESSION)
+        pipeline(client, key, TD_ITEMS)
+        client.call("TDIGEST.QUANTILE", key, "0.5")
+
+    return Fixture(build, refill=lambda client, key: pipeline(client, key, TD_BUFFERED))
+
+
 @dataclass(frozen=True)
 class Fixture:
     build: Callable[[Client, str, tuple[str, ...]], None]  # (client, key, LAYOUT words)
@@ -162,6 +222,11 @@ FIXTURES = {
     "cfdel": Fixture(cuckoo(2 * CF_ITEMS, CF_ITEMS),
                      refill=lambda client, key: cf_insert(client, "CF.INSERTNX", key, CF_ITEMS)),
     "cfadd": Fixture(cuckoo(FRESH_CAPACITY)),
+    "tdadd": Fixture(tdigest(100, 0, compressed=False)),
+    "td": Fixture(tdigest(100, TD_ITEMS)),
+    "tdm": Fixture(tdigest_sources),
+    "tdeq": tdigest_buffered(lambda i: "5"),
+    "tdrand": tdigest_buffered(lambda i: str(i * 7_919 % 1_000_003)),
 }
 
 
@@ -177,6 +242,7 @@ class Probe:
     args: tuple[str, ...]
     keyspace: int
     items: int
+    calls: int | None = None
 
     @property
     def command(self) -> str:
@@ -253,9 +319,12 @@ class CellResult:
         return "PASS" if measured <= self.cell.target else "MISS"
 
 
-def requests_for(items: int, quick: bool, share: int = 1) -> int:
+def requests_for(items: int, quick: bool, share: int = 1, calls: int | None = None) -> int:
     """-n of a probe with `items` items per call: a multiple of -P, since redis-benchmark
-    sends whole pipelines; a quarter if quick; `share` divides it further (the warm-up)."""
+    sends whole pipelines; a quarter if quick; `share` divides it further (the warm-up);
+    `calls` if the cell fixes it."""
+    if calls is not None:
+        return calls
     requests = (SINGLE_CALLS if items == 1 else MULTI_CALLS) // (4 if quick else 1) // share
     return max(PIPELINE, requests // PIPELINE * PIPELINE)
 
@@ -298,7 +367,7 @@ def available_probes(cells: list[Cell], clients: dict[str, Client], fast: bool,
                 known[server, args[0]] = command_exists(clients[server], args[0])
             no_layout = cell.fast and server == "redis-bf" and not fast
             usable = known[server, args[0]] and not no_layout
-            probes[cell, server] = (Probe(server, args, cell.keyspace, cell.items)
+            probes[cell, server] = (Probe(server, args, cell.keyspace, cell.items, cell.calls)
                                     if usable else None)
     return probes
 
@@ -346,13 +415,14 @@ def measure_incommand(servers: dict[str, Server], fast: bool, big: bool, rounds:
         # Faults in the pages of fresh filters, warms caches; not recorded.
         log(f"in-command: warm-up ({len(runnable)} probes)")
         for probe in runnable:
-            run(probe, requests_for(probe.items, quick, WARMUP_SHARE))
+            run(probe, requests_for(probe.items, quick, WARMUP_SHARE, probe.calls))
         samples: dict[Probe, list[Sample]] = {p: [] for p in runnable}
         for round_no in range(rounds):
             shift = round_no * len(runnable) // rounds
             log(f"in-command round {round_no + 1}/{rounds} ({len(runnable)} probes)")
             for probe in runnable[shift:] + runnable[:shift]:
-                samples[probe].append(run(probe, requests_for(probe.items, quick)))
+                samples[probe].append(run(probe, requests_for(probe.items, quick, 1,
+                                                              probe.calls)))
     finally:
         for client in clients.values():
             client.close()

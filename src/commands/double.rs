@@ -20,13 +20,20 @@ pub fn parse_double(text: &[u8]) -> Option<f64> {
         return Some(if negative { -magnitude } else { magnitude });
     }
     let value: f64 = text.parse().ok()?;
-    let names_infinity = text.to_ascii_lowercase().contains("inf");
-    let nonzero_mantissa = text
-        .split(['e', 'E'])
-        .next()
-        .is_some_and(|m| m.bytes().any(|b| (b'1'..=b'9').contains(&b)));
-    let overflowed = value.is_infinite() && !names_infinity;
-    let underflowed = value == 0.0 && nonzero_mantissa;
+    // Only an infinite or zero result needs a second look (values are parsed per item: no
+    // allocation, no scan of the common case).
+    let names_infinity = || {
+        text.as_bytes()
+            .windows(3)
+            .any(|w| w.eq_ignore_ascii_case(b"inf"))
+    };
+    let nonzero_mantissa = || {
+        text.split(['e', 'E'])
+            .next()
+            .is_some_and(|m| m.bytes().any(|b| (b'1'..=b'9').contains(&b)))
+    };
+    let overflowed = value.is_infinite() && !names_infinity();
+    let underflowed = value == 0.0 && nonzero_mantissa();
     (!value.is_nan() && !overflowed && !underflowed).then_some(value)
 }
 

@@ -11,13 +11,15 @@
 //!
 //! The stall: when nothing in a range is smaller than its pivot (a run of equal means), the
 //! scan moves nothing, yet costs the whole range, and peels a single element off. A million
-//! equal values cost ~N²/2 comparisons. Here a scan that would move nothing is recognised
-//! without scanning, from a minimum tree over the means: the peel is then two swaps and three
-//! tree updates, O(log N). Scans that do move something run as in RedisBloom, and refresh the
-//! tree over their range afterwards; each of them splits the distinct means of its range in two,
-//! so duplicates no longer make the sort quadratic. Ranges of at most [`SMALL`] means, and every
-//! range when the tree's memory cannot be had, are sorted with the plain scan: same swaps, same
-//! result.
+//! equal values cost ~N²/2 comparisons. Here, once a scan of a range has peeled (the first
+//! sign of such a run), the rest of that range is sorted with a minimum tree over the means: a
+//! scan that would move nothing is recognised without scanning, and the peel is two swaps and
+//! three tree updates, O(log N); scans that do move something run as in RedisBloom, and
+//! refresh the tree over their range afterwards; each of them splits the distinct means of its
+//! range in two, so duplicates no longer make the sort quadratic. Other ranges — distinct
+//! means, where a peel is rare — are scanned as in RedisBloom, and pay nothing for the tree.
+//! Ranges of at most [`SMALL`] means, and every range when the tree's memory cannot be had,
+//! are sorted with the plain scan: same swaps, same result.
 //!
 //! The ranges left to sort are disjoint, so their order does not matter: the larger side is
 //! deferred and the smaller sorted first, which bounds the deferred ranges by log₂ N.
@@ -165,14 +167,13 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
         return 0;
     };
     let mut nodes = Nodes { means, weights };
-    let mut tree = if len > SMALL {
-        MinTree::new(nodes.means)
-    } else {
-        None
-    };
-    let mut deferred = [(0usize, 0usize); STACK];
+    // Built the first time a range needs it, then kept current over the ranges that use it.
+    let mut tree: Option<MinTree> = None;
+    // Deferred ranges, each with whether it is sorted with the tree.
+    let mut deferred = [(0usize, 0usize, false); STACK];
     let mut depth = 0;
     let (mut start, mut end) = (0, len.saturating_sub(1));
+    let mut with_tree = false;
     let mut work = 0;
     loop {
         if start < end && end - start == 1 {
@@ -181,7 +182,8 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
             }
             work += 1;
         } else if start < end {
-            let pivot_at = match tree.as_mut().filter(|_| end - start >= SMALL) {
+            let large = end - start >= SMALL;
+            let pivot_at = match tree.as_mut().filter(|_| with_tree && large) {
                 Some(tree) => {
                     let middle = (start + end) / 2;
                     work += 2 * u64::from(usize::BITS);
@@ -205,6 +207,22 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
                     nodes.partition(start, end)
                 }
             };
+            // A scan of a large range that moved nothing peeled one element off, as a run of
+            // equal means does at every level: from here the range is sorted with the tree,
+            // whose minima over the range are brought up to date first.
+            if large && !with_tree && pivot_at == start {
+                with_tree = match tree.as_mut() {
+                    Some(tree) => {
+                        work += tree.refresh(nodes.means, start, end);
+                        true
+                    }
+                    None => {
+                        tree = MinTree::new(nodes.means);
+                        work += 2 * len as u64;
+                        tree.is_some()
+                    }
+                };
+            }
             // Both sides are sorted: the larger later, the smaller now.
             let left = (start, pivot_at.saturating_sub(1));
             let right = (pivot_at + 1, end);
@@ -216,7 +234,7 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
                 (right, Some(left))
             };
             if let (Some(range), Some(slot)) = (later, deferred.get_mut(depth)) {
-                *slot = range;
+                *slot = (range.0, range.1, with_tree);
                 depth += 1;
             }
             (start, end) = now;
@@ -226,6 +244,6 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
             return work;
         };
         depth = next;
-        (start, end) = deferred.get(depth).copied().unwrap_or((1, 0));
+        (start, end, with_tree) = deferred.get(depth).copied().unwrap_or((1, 0, false));
     }
 }
