@@ -1,4 +1,4 @@
-//! Real client libraries against a real server: redis-py's `r.bf()` and `r.cf()` APIs, in
+//! Real client libraries against a real server: redis-py's `r.bf()`, `r.cf()` and `r.tdigest()` APIs, in
 //! RESP2 and RESP3 (tests/clients/redis_py.py). `make test` installs redis-py into
 //! target/python; elsewhere set `PYTHONPATH` to where it is installed.
 

@@ -325,7 +325,7 @@ fn snapshot(c: &mut Conn, keys: &[&str]) -> Vec<Value> {
         seen.extend(answers(c, key));
         seen.push(c.call(&["TDIGEST.INFO", key]));
         seen.push(c.call(&["DEBUG", "DIGEST-VALUE", key]));
-        seen.push(c.call(&["MEMORY", "USAGE", key]));
+        // (MEMORY USAGE counts the key too, which Valkey holds otherwise after a reload.)
     }
     seen
 }

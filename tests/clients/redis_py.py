@@ -1,5 +1,5 @@
-"""Drives redis-bf through redis-py's own Bloom and Cuckoo APIs (`r.bf()`, `r.cf()`), as
-applications do.
+"""Drives redis-bf through redis-py's own Bloom, Cuckoo and t-digest APIs (`r.bf()`, `r.cf()`,
+`r.tdigest()`), as applications do.
 
 Run by tests/clients.rs with the port of a server it started: python3 redis_py.py PORT MAPS,
 MAPS being "maps", or "flat" on servers whose modules cannot send RESP3 maps (Redis 6.x):
@@ -132,12 +132,74 @@ def check_cuckoo(port: int, protocol: int, maps: bool) -> None:
     assert cf.delete("bikes:models", "Smoky Mountain Striker") in (1, True)
 
 
+def check_tdigest(port: int, protocol: int, maps: bool) -> None:
+    """redis-py's t-digest tests (tests/test_bloom.py), replies as RedisBloom gives them."""
+    r = redis.Redis(host="127.0.0.1", port=port, protocol=protocol)
+    r.flushall()
+    td = r.tdigest()
+    assert td.create("tDigest", 100)
+    assert td.create("to-reset", 10)
+    td.add("to-reset", list(range(10)))
+    assert td.reset("to-reset") in (b"OK", "OK", True)
+    reset_min = float(td.min("to-reset"))
+    assert reset_min != reset_min, reset_min  # NaN: empty
+    # test_tdigest_merge.
+    td.create("to-tDigest", 10)
+    td.create("from-tDigest", 10)
+    td.add("from-tDigest", [1.0] * 10)
+    assert td.merge("to-tDigest", 1, "from-tDigest") in (b"OK", "OK", True)
+    td.add("from-tDigest", [1.0] * 10)
+    td.merge("to-tDigest", 1, "from-tDigest")
+    assert td.max("to-tDigest") == 1.0 and td.min("to-tDigest") == 1.0
+    td.create("from-override", 10)
+    td.create("from-override-2", 10)
+    td.add("from-override", [3.0] * 10)
+    td.add("from-override-2", [4.0] * 10)
+    td.merge("to-tDigest", 2, "from-override", "from-override-2", override=True)
+    assert td.min("to-tDigest") == 3.0 and td.max("to-tDigest") == 4.0
+    td.merge("to-tDigest", 1, "from-override", compression=30)
+    info = td.info("to-tDigest")
+    if protocol == 2:
+        assert (info.compression, info.capacity) == (30, 190), vars(info)
+    elif maps:
+        assert info[b"Compression"] == 30, info
+    # test_tdigest_min_and_max, test_tdigest_quantile, test_tdigest_cdf.
+    td.create("q", 100)
+    td.add("q", [1, 2, 3, 4, 5])
+    assert (td.min("q"), td.max("q")) == (1.0, 5.0)
+    assert [float(x) for x in td.quantile("q", 0.5, 0.8)] == [3.0, 5.0]
+    td.create("c", 100)
+    td.add("c", list(range(1, 10)))
+    assert [round(float(x), 1) for x in td.cdf("c", 1.0, 0.0)] == [0.1, 0.0]
+    assert [float(x) for x in td.cdf("c", 9.0)] == [1.0 - 0.5 / 9]
+    # test_tdigest_trimmed_mean.
+    assert float(td.trimmed_mean("c", 0.1, 0.9)) == 5.0
+    assert float(td.trimmed_mean("c", 0.4, 0.5)) == 4.5
+    # test_tdigest_rank, _revrank, _byrank, _byrevrank.
+    td.create("r", 500)
+    td.add("r", list(range(0, 20)))
+    assert td.rank("r", -1) == [-1] and td.rank("r", 0) == [0] and td.rank("r", 10) == [10]
+    assert td.rank("r", 15, 20) == [15, 20]
+    assert td.revrank("r", 20) == [-1] and td.revrank("r", 19) == [0]
+    assert td.byrank("r", 0) == [0.0] and td.byrank("r", 1) == [1.0]
+    assert td.byrank("r", 20) == [float("inf")]
+    assert td.byrevrank("r", 0) == [19.0] and td.byrevrank("r", 20) == [float("-inf")]
+    empty = float(td.quantile("tDigest", 0.5)[0])
+    assert empty != empty, empty  # NaN
+    try:
+        td.add("missing", [1])
+        raise AssertionError("ADD to a missing key succeeded")
+    except redis.ResponseError as e:
+        assert str(e) == "T-Digest: key does not exist", str(e)
+
+
 def main() -> None:
     port = int(sys.argv[1])
     maps = sys.argv[2] == "maps" if len(sys.argv) > 2 else True
     for protocol in (2, 3):
         check(port, protocol, maps)
         check_cuckoo(port, protocol, maps)
+        check_tdigest(port, protocol, maps)
     print("redis-py: RESP2 and RESP3 ok")
 
 
