@@ -30,10 +30,9 @@ fn replies_in_both_protocols() {
         assert_eq!(c.cmd("TDIGEST.ADD t 3 1 2 2"), ok());
         let quantiles = c.cmd("TDIGEST.QUANTILE t 0 0.1 0.5 1");
         assert_eq!(doubles(&quantiles), [1.0, 1.0, 2.0, 3.0]);
-        // RESP3 doubles are doubles; RESP2 ones bulk strings (from Redis 7.0 on; before,
-        // modules have no double reply for RESP3 either).
+        // RESP3 doubles are doubles; RESP2 ones bulk strings.
         let is_double = matches!(quantiles.array()[0], Value::Double(_));
-        assert_eq!(is_double, resp3 && feature::module_resp3());
+        assert_eq!(is_double, resp3);
         assert_eq!(
             doubles(&c.cmd("TDIGEST.CDF t 2 inf -inf 0 5")),
             [0.5, 1.0, 0.0, 0.0, 1.0]
@@ -357,6 +356,14 @@ fn aof_round_trip(preamble: &str) {
         .start();
     let mut c = server.conn();
     let keys = populate(&mut c);
+    // The primary learns of the rewrite's fork from the ForkChild event (Redis ≥ 6.2). On
+    // Redis 6.0 a digest buffered at the rewrite is not realigned with the AOF, so there the
+    // buffers are merged first.
+    if !server_at_least((6, 2, 0)) {
+        for key in &keys {
+            c.call(&["TDIGEST.QUANTILE", key, "0.5"]);
+        }
+    }
     rewrite_aof(&mut c);
     // After the rewrite: the buffered digests are compressed at their next command here, and
     // that compression is in the AOF before the command.
@@ -668,6 +675,12 @@ fn replicas_and_the_aof_hold_the_primarys_digests() {
     // BGSAVE writes them so too: the primary compresses each at its next command and
     // replicates that, so all three agree again.
     stream(&mut p, &mut rng, 40);
+    if !server_at_least((6, 2, 0)) {
+        // No ForkChild event to learn of the fork from (see aof_round_trip).
+        for k in 0..4 {
+            p.call(&["TDIGEST.QUANTILE", &format!("k{k}"), "0.5"]);
+        }
+    }
     assert_eq!(p.cmd("BGSAVE"), simple("Background saving started"));
     let late = Server::with(Module::RedisBf)
         .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
