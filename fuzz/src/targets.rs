@@ -23,7 +23,7 @@ use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
 use redis_bf::core::cuckoo::{CuckooFilter, ItemHash, Params as CfParams};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
-use redis_bf::core::Error;
+use redis_bf::core::{Error, EAGER};
 use redis_bf::commands::args::{integer_in, parse_integer, Bad};
 use redis_bf::commands::double::parse_double;
 use redis_bf::commands::bf::rules::{error_rate, layout_named, CAPACITY, ERROR_RATE_CAP, EXPANSION};
@@ -44,7 +44,7 @@ pub fn bf_rdb_classic(data: &[u8]) {
         data,
         *b"MBbloom--",
         rdb::ENCODING_VERSION,
-        |input, encver| rdb::load_classic(input, encver),
+        |input, encver| rdb::load_classic(input, encver, &bounded()),
     );
 }
 
@@ -54,7 +54,7 @@ pub fn bf_rdb_fast(data: &[u8]) {
         data,
         *b"bfblocked",
         rdb::FAST_ENCODING_VERSION,
-        |input, encver| rdb::load_fast(input, encver),
+        |input, encver| rdb::load_fast(input, encver, &bounded()),
     );
 }
 
@@ -246,9 +246,10 @@ fn check_bloom(chain: &Chain, data: &[u8]) {
 
     // RDB: it saves, and loads back equal, to the same fields.
     let fields = saved_bloom(chain);
+    let mut input = LeReader(&fields);
     let again = match chain.layout() {
-        LayoutKind::Classic => rdb::load_classic(&mut LeReader(&fields), rdb::ENCODING_VERSION),
-        LayoutKind::Fast => rdb::load_fast(&mut LeReader(&fields), rdb::FAST_ENCODING_VERSION),
+        LayoutKind::Classic => rdb::load_classic(&mut input, rdb::ENCODING_VERSION, &EAGER),
+        LayoutKind::Fast => rdb::load_fast(&mut input, rdb::FAST_ENCODING_VERSION, &EAGER),
     };
     let again = again.expect("a decoded filter does not load from what it saves");
     assert_eq!(&again, chain);
@@ -289,7 +290,7 @@ fn check_bloom(chain: &Chain, data: &[u8]) {
     }
 
     // Adds: whatever is added is found; growth stays within the bound.
-    let Ok(mut chain) = chain.try_clone() else {
+    let Ok(mut chain) = chain.try_clone(&EAGER) else {
         return;
     };
     take_granted();
@@ -321,7 +322,7 @@ pub fn cf_rdb(data: &[u8]) {
         return;
     }
     let mut input = Recording::new(reader);
-    let Ok(filter) = cf_rdb::load(&mut input, module.encver, LEGACY) else {
+    let Ok(filter) = cf_rdb::load(&mut input, module.encver, LEGACY, &bounded()) else {
         return;
     };
     // Its size is its bookkeeping and the strings it was read from, nothing else.
@@ -480,7 +481,7 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8], from_header: bool) {
 
     // RDB: it saves, and loads back equal, to the same fields.
     let fields = saved_cuckoo(filter);
-    let again = cf_rdb::load(&mut LeReader(&fields), cf_rdb::ENCODING_VERSION, LEGACY)
+    let again = cf_rdb::load(&mut LeReader(&fields), cf_rdb::ENCODING_VERSION, LEGACY, &EAGER)
         .expect("a decoded filter does not load from what it saves");
     assert_eq!(&again, filter);
     assert_eq!(saved_cuckoo(&again), fields);
@@ -558,7 +559,7 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8], from_header: bool) {
     // Updates: no panics, growth within the bound, no false negatives where the kick loop is
     // exact (power-of-two bucket counts).
     let decoded_usage = filter.memory_usage();
-    let Ok(mut filter) = filter.try_clone() else {
+    let Ok(mut filter) = filter.try_clone(&EAGER) else {
         return;
     };
     let bound = LIMIT.max(decoded_usage);

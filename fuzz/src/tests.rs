@@ -9,7 +9,7 @@ use redis_bf::core::cuckoo::encoding as cf_encoding;
 use redis_bf::core::cuckoo::filter::MAX_BUCKET_SIZE;
 use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
 use redis_bf::core::cuckoo::ItemHash;
-use redis_bf::core::Error;
+use redis_bf::core::{Error, EAGER};
 
 use crate::memory::bounded;
 use crate::{dump, stream, targets};
@@ -73,8 +73,8 @@ fn holds_items(name: &str, contains: impl Fn(&[u8]) -> bool) -> bool {
 fn the_seeds_decode_into_filters_holding_what_was_added() {
     type Load = fn(&mut dump::DumpReader, i32) -> Result<Chain, Error>;
     let loads: [(&str, Load); 2] = [
-        ("bf_rdb_classic", |r, encver| rdb::load_classic(r, encver)),
-        ("bf_rdb_fast", |r, encver| rdb::load_fast(r, encver)),
+        ("bf_rdb_classic", |r, encver| rdb::load_classic(r, encver, &EAGER)),
+        ("bf_rdb_fast", |r, encver| rdb::load_fast(r, encver, &EAGER)),
     ];
     for (target, load) in loads {
         for (name, data) in inputs("seeds", target) {
@@ -99,7 +99,7 @@ fn the_seeds_decode_into_filters_holding_what_was_added() {
             max_iterations: 20,
             expansion: 1,
         };
-        let filter = cf_rdb::load(&mut reader, module.encver, legacy).expect(&name);
+        let filter = cf_rdb::load(&mut reader, module.encver, legacy, &EAGER).expect(&name);
         reader.finish().expect(&name);
         let holds = holds_items(&name, |item| filter.contains(&ItemHash::of(item)));
         assert!(holds, "{name}");

@@ -11,6 +11,7 @@
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format;
+//! * [`sparse`] — byte arrays that know which blocks were written, for work in proportion to data;
 //! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below.
 
 #![forbid(unsafe_code)]
@@ -33,10 +34,11 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod sparse;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod topk;
 pub mod window;
 
 pub use error::Error;
-pub use memory::{eager_zeroed, try_copy, Memory, Zeroed, EAGER};
+pub use memory::{eager_zeroed, no_server_bound, try_copy, Memory, Zeroed, EAGER};

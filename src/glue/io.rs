@@ -8,9 +8,11 @@ use std::os::raw::{c_char, c_longlong};
 
 use redis_module::raw;
 
+use super::alloc;
 use super::huge_pages::advise_huge_pages;
 use crate::core::rdb::{RdbRead, RdbWrite};
-use crate::core::Error;
+use crate::core::sparse::Sparse;
+use crate::core::{Error, Memory};
 
 /// The server's RDB I/O handle as the core's field reader and writer. Read errors
 /// (truncated payloads) show as `BadEncoding`: the module asks the server to report I/O
@@ -21,6 +23,22 @@ impl Io {
     /// The handle Redis passed to `rdb_load` or `rdb_save`.
     pub fn new(io: *mut raw::RedisModuleIO) -> Io {
         Io(io)
+    }
+
+    /// The bounds of a value being loaded (`alloc::memory` of the load's context): a format
+    /// checks what a payload announces against them before reading its arrays, so that
+    /// RESTORE obeys the limits a command would.
+    pub fn memory(&self) -> Memory {
+        // SAFETY: `self.0` is the I/O handle Redis passed to rdb_load; the context it gives
+        // lives as long as the handle.
+        let ctx = unsafe {
+            raw::RedisModule_GetContextFromIO.map_or(std::ptr::null_mut(), |get| get(self.0))
+        };
+        if ctx.is_null() {
+            alloc::machine_memory()
+        } else {
+            alloc::memory(ctx)
+        }
     }
 }
 
@@ -139,6 +157,17 @@ impl Digest {
             if let Some(add) = raw::RedisModule_DigestAddStringBuffer {
                 add(self.0, bytes.as_ptr().cast::<c_char>(), bytes.len());
             }
+        }
+    }
+
+    /// Adds an array as what it holds: each block with a set byte, as its offset and bytes.
+    /// Blocks never written are not read, so the digest of a huge sparse value costs its
+    /// data; two arrays with the same bytes give the same digest, whatever their history.
+    pub fn sparse(&mut self, array: &Sparse) {
+        self.numbers(&[array.len() as u64]);
+        for (offset, block) in array.nonzero_blocks() {
+            self.numbers(&[offset as u64]);
+            self.bytes(block);
         }
     }
 }

@@ -7,6 +7,7 @@
 //!
 //! A filter's layout decides its type; saving writes the format of that layout.
 
+use super::super::alloc;
 use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
 use super::super::families::Registered;
 use crate::commands::bf;
@@ -38,7 +39,8 @@ impl Format for Classic {
     }
 
     fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
-        rdb::load_classic(io, encver)
+        let memory = io.memory();
+        rdb::load_classic(io, encver, &memory)
     }
 
     fn save(chain: &Chain, io: &mut Io) {
@@ -64,7 +66,8 @@ impl Format for Fast {
     }
 
     fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
-        rdb::load_fast(io, encver)
+        let memory = io.memory();
+        rdb::load_fast(io, encver, &memory)
     }
 
     fn save(chain: &Chain, io: &mut Io) {
@@ -90,7 +93,7 @@ impl StoredValue for Chain {
     }
 
     fn try_clone(&self) -> Result<Chain, Error> {
-        Chain::try_clone(self)
+        Chain::try_clone(self, &alloc::machine_memory())
     }
 }
 
@@ -104,7 +107,8 @@ fn rewrite(chain: &Chain, aof: &mut Aof) {
     }
 }
 
-/// Every field and every bit, so any difference shows.
+/// Every field and every bit, so any difference shows (blocks never written are known to be
+/// zero, and skipped).
 fn add_to_digest(chain: &Chain, digest: &mut Digest) {
     digest.numbers(&[
         u64::from(chain.options()),
@@ -120,8 +124,8 @@ fn add_to_digest(chain: &Chain, digest: &mut Digest) {
             shape.bytes(),
             link.items(),
         ]);
-        for segment in link.segments() {
-            digest.bytes(segment);
+        for array in link.arrays() {
+            digest.sparse(array);
         }
     }
 }

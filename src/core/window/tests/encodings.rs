@@ -46,6 +46,7 @@ fn hostile_rdb_streams_never_panic_nor_over_allocate() {
         zeroed: small,
         available: 1 << 20,
         limit: 1 << 20,
+        ..crate::core::EAGER
     };
     for filter in busy_filters() {
         let fields = saved(&filter);

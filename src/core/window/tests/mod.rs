@@ -261,6 +261,7 @@ fn reserving_a_huge_window_is_fast_and_sizes_are_checked_first() {
         zeroed: no_allocation,
         available: 1 << 30,
         limit: 1 << 20,
+        ..crate::core::EAGER
     };
     for window in [Window::Count, Window::Time(1000)] {
         let refused = WindowFilter::new(0.01, 1_000_000, window, &limited);
