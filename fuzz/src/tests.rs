@@ -73,7 +73,9 @@ fn holds_items(name: &str, contains: impl Fn(&[u8]) -> bool) -> bool {
 fn the_seeds_decode_into_filters_holding_what_was_added() {
     type Load = fn(&mut dump::DumpReader, i32) -> Result<Chain, Error>;
     let loads: [(&str, Load); 2] = [
-        ("bf_rdb_classic", |r, encver| rdb::load_classic(r, encver, &EAGER)),
+        ("bf_rdb_classic", |r, encver| {
+            rdb::load_classic(r, encver, &EAGER)
+        }),
         ("bf_rdb_fast", |r, encver| rdb::load_fast(r, encver, &EAGER)),
     ];
     for (target, load) in loads {
