@@ -1,13 +1,19 @@
-//! Byte arrays that remember which of their 64 KiB blocks were ever written, so that work on
+//! Byte arrays that remember which of their 4 KiB blocks were ever written, so that work on
 //! them can be in proportion to the data rather than to the reservation.
 //!
 //! A filter's arrays come lazily zeroed from the server (`Memory::zeroed`): a 1 GiB sub-filter
 //! holding three items costs three pages. Anything that walks the whole array — compaction,
 //! COPY, DEBUG DIGEST, SCANDUMP — would still read or write every byte of it, faulting in the
 //! gigabytes the reservation never used and stopping the server for seconds. A [`Sparse`]
-//! keeps one bit per block (2 KiB of map for 1 GiB), set by every write that can make a byte
+//! keeps one bit per block (32 KiB of map for 1 GiB), set by every write that can make a byte
 //! non-zero, and those walks visit only the marked blocks: every other block is known to be
-//! zero.
+//! zero. A block is a page, the unit the kernel charges: a walk reads at most a page per
+//! item written, so items spread over a huge array cost it no more than their own pages.
+//!
+//! Marking stops paying once an array is dense: after as many marking writes as the array has
+//! blocks, when writes falling at random have reached most blocks (all but 1/e of them), every
+//! block is marked once and writes mark nothing more. Until then a write pays for its mark
+//! (about ten instructions); after it, one comparison per write.
 //!
 //! The invariant every method keeps: a block holding a non-zero byte is marked. The converse
 //! need not hold (a block may be marked and hold zeros, after deletes), so whatever must not
@@ -20,10 +26,13 @@ use std::ops::{Deref, Range};
 use super::{Error, Memory};
 
 /// log2 of the block size.
-const BLOCK_SHIFT: u32 = 16;
-/// Bytes of one block: a bit of map per 64 KiB keeps the map 1/524288 of the array, and a
-/// block is still small beside what a walk of a few items may afford.
+const BLOCK_SHIFT: u32 = 12;
+/// Bytes of one block: a page, so the map is 1/32768 of the array.
 pub const BLOCK: usize = 1 << BLOCK_SHIFT;
+
+/// The smallest SCANDUMP chunk that is skipped when it holds only zeros: smaller ones are
+/// sent as RedisBloom sends them, so small filters dump byte for byte as there.
+const SMALLEST_SKIPPED_CHUNK: usize = 64 * 1024;
 
 /// A byte array and the blocks of it that were ever written. Reads see the bytes through
 /// `Deref`; writes go through the methods that mark.
@@ -32,6 +41,8 @@ pub struct Sparse {
     bytes: Vec<u8>,
     /// Bit `b % 64` of word `b / 64` is set when block `b` may hold a non-zero byte.
     marks: Vec<u64>,
+    /// Marking writes left before every block is marked; 0 once they all are.
+    writes_to_dense: usize,
 }
 
 /// Equal when the bytes are: which blocks were written is history, not value.
@@ -56,20 +67,33 @@ impl Sparse {
     /// marked.
     pub fn zeroed(len: u64, memory: &Memory) -> Result<Sparse, Error> {
         let bytes = memory.array(len)?;
-        let marks = no_marks(bytes.len())?;
-        Ok(Sparse { bytes, marks })
+        Sparse::with_marks(bytes, |_| false)
     }
 
     /// Bytes loaded whole (an RDB string): the blocks holding a non-zero byte are marked.
     /// This reads every byte once, which loading them has just done too.
     pub fn loaded(bytes: Vec<u8>) -> Result<Sparse, Error> {
-        let mut marks = no_marks(bytes.len())?;
+        Sparse::with_marks(bytes, |block| !is_zero(block))
+    }
+
+    /// `bytes`, with the blocks `marked` says marked.
+    fn with_marks(bytes: Vec<u8>, marked: impl Fn(&[u8]) -> bool) -> Result<Sparse, Error> {
+        let blocks = bytes.len().div_ceil(BLOCK);
+        let mut marks = Vec::new();
+        marks
+            .try_reserve_exact(blocks.div_ceil(64))
+            .map_err(|_| Error::OutOfMemory)?;
+        marks.resize(blocks.div_ceil(64), 0);
         for (block, data) in bytes.chunks(BLOCK).enumerate() {
-            if !is_zero(data) {
+            if marked(data) {
                 set_mark(&mut marks, block);
             }
         }
-        Ok(Sparse { bytes, marks })
+        Ok(Sparse {
+            bytes,
+            marks,
+            writes_to_dense: blocks,
+        })
     }
 
     /// A copy whose bytes come from `memory`, lazily zeroed, with only the marked blocks
@@ -83,6 +107,7 @@ impl Sparse {
             }
         }
         copy.marks.copy_from_slice(&self.marks);
+        copy.writes_to_dense = self.writes_to_dense;
         Ok(copy)
     }
 
@@ -91,14 +116,13 @@ impl Sparse {
     #[inline]
     pub fn slice_mut(&mut self, start: usize, len: usize) -> Option<&mut [u8]> {
         let last = start.checked_add(len)?.checked_sub(1)?;
-        if last >= self.bytes.len() {
-            return None;
+        let slice = self.bytes.get_mut(start..=last)?;
+        if self.writes_to_dense != 0 {
+            count_write(&mut self.writes_to_dense, &mut self.marks);
+            set_mark(&mut self.marks, start >> BLOCK_SHIFT);
+            set_mark(&mut self.marks, last >> BLOCK_SHIFT);
         }
-        self.mark(start);
-        if (start ^ last) >> BLOCK_SHIFT != 0 {
-            self.mark(last);
-        }
-        self.bytes.get_mut(start..=last)
+        Some(slice)
     }
 
     /// Bytes `start .. start + len`, for a write that only clears bytes (which needs no mark:
@@ -108,21 +132,27 @@ impl Sparse {
         self.bytes.get_mut(start..start.checked_add(len)?)
     }
 
-    /// Sets bit `bit` (LSB first within each byte); true when it was clear. A byte's first
-    /// bit marks its block: a Bloom filter's add pays one comparison for the map.
+    /// Sets bits `bits` (LSB first within each byte: bit `x` is `byte[x >> 3] & 1 << (x & 7)`);
+    /// true when at least one was clear. One write for the map, however many bits: a byte's
+    /// first bit marks its block.
     #[inline]
-    pub fn set_bit(&mut self, bit: usize) -> bool {
-        let index = bit >> 3;
-        let mask = 1u8 << (bit & 7);
-        let Some(byte) = self.bytes.get_mut(index) else {
-            return false;
-        };
-        let old = *byte;
-        *byte = old | mask;
-        if old == 0 {
-            self.mark(index);
+    pub fn set_bits(&mut self, bits: impl IntoIterator<Item = usize>) -> bool {
+        let mut any_new = false;
+        if self.writes_to_dense == 0 {
+            for bit in bits {
+                any_new |= set_bit(&mut self.bytes, bit).0;
+            }
+        } else {
+            count_write(&mut self.writes_to_dense, &mut self.marks);
+            for bit in bits {
+                let (new, byte_was_zero) = set_bit(&mut self.bytes, bit);
+                any_new |= new;
+                if byte_was_zero {
+                    set_mark(&mut self.marks, bit >> (3 + BLOCK_SHIFT));
+                }
+            }
         }
-        old & mask == 0
+        any_new
     }
 
     /// Copies `data` to byte `offset` (a SCANDUMP chunk), marking the blocks where it holds a
@@ -137,7 +167,7 @@ impl Sparse {
             let room = BLOCK - (at & (BLOCK - 1));
             let (piece, tail) = rest.split_at(room.min(rest.len()));
             if !is_zero(piece) {
-                self.mark(at);
+                set_mark(&mut self.marks, at >> BLOCK_SHIFT);
             }
             at += piece.len();
             rest = tail;
@@ -162,6 +192,14 @@ impl Sparse {
             }
         }
         Some(true)
+    }
+
+    /// Whether a SCANDUMP walk passes over the chunk `range`: 64 KiB or more, and found to
+    /// hold only zeros within `budget` (see [`Sparse::is_zero_within`]). A chunk is sent or
+    /// skipped by what it holds, whatever its history; a filter rebuilt from its header and
+    /// the chunks sent is zeroed where they skipped, on RedisBloom too.
+    pub fn is_skipped_chunk(&self, range: Range<usize>, budget: &mut usize) -> bool {
+        range.len() >= SMALLEST_SKIPPED_CHUNK && self.is_zero_within(range, budget) == Some(true)
     }
 
     /// The maximal ranges of consecutive marked blocks, in order, clipped to the array:
@@ -201,12 +239,38 @@ impl Sparse {
         (block < blocks).then_some(block)
     }
 
-    /// The marked blocks that hold a non-zero byte, as `(offset, bytes)`, in order: what the
-    /// array holds, whatever its history, read in proportion to what was written.
-    pub fn nonzero_blocks(&self) -> impl Iterator<Item = (usize, &[u8])> {
-        self.marked_blocks(0..self.bytes.len())
-            .filter_map(|block| Some((block.start, self.get(block)?)))
-            .filter(|(_, data)| !is_zero(data))
+    /// The runs of consecutive marked blocks that hold a non-zero byte, as `(offset, bytes)`,
+    /// in order: what the array holds, whatever its history, read in proportion to what was
+    /// written.
+    pub fn nonzero_runs(&self) -> impl Iterator<Item = (usize, &[u8])> {
+        let mut blocks = self
+            .marked_blocks(0..self.bytes.len())
+            .filter(|block| !is_zero(self.get(block.clone()).unwrap_or_default()))
+            .peekable();
+        std::iter::from_fn(move || {
+            let first = blocks.next()?;
+            let mut end = first.end;
+            while let Some(next) = blocks.next_if(|next| next.start == end) {
+                end = next.end;
+            }
+            Some((first.start, self.get(first.start..end)?))
+        })
+    }
+
+    /// The first non-zero byte in `range`, read a word at a time: how a walk skips the empty
+    /// stretches of a marked run.
+    pub fn next_nonzero(&self, range: Range<usize>) -> Option<usize> {
+        let bytes = self.get(range.start..range.end.min(self.bytes.len()))?;
+        let mut words = bytes.chunks_exact(8);
+        let mut at = range.start;
+        for word in words.by_ref() {
+            if word.iter().any(|&b| b != 0) {
+                return word.iter().position(|&b| b != 0).map(|i| at + i);
+            }
+            at += 8;
+        }
+        let tail = words.remainder();
+        tail.iter().position(|&b| b != 0).map(|i| at + i)
     }
 
     /// The marked blocks overlapping `range`, as byte ranges clipped to the array, in order.
@@ -222,23 +286,26 @@ impl Sparse {
             .filter(move |&block| (first..end).contains(&block))
             .map(move |block| block << BLOCK_SHIFT..((block + 1) << BLOCK_SHIFT).min(len))
     }
+}
 
-    /// Marks the block of byte `offset`.
-    #[inline]
-    fn mark(&mut self, offset: usize) {
-        set_mark(&mut self.marks, offset >> BLOCK_SHIFT);
+/// Counts a marking write; the last one before the array is dense marks every block.
+#[inline]
+fn count_write(writes_to_dense: &mut usize, marks: &mut [u64]) {
+    *writes_to_dense -= 1;
+    if *writes_to_dense == 0 {
+        marks.fill(u64::MAX);
     }
 }
 
-/// An empty map for an array of `len` bytes.
-fn no_marks(len: usize) -> Result<Vec<u64>, Error> {
-    let words = len.div_ceil(BLOCK).div_ceil(64);
-    let mut marks = Vec::new();
-    marks
-        .try_reserve_exact(words)
-        .map_err(|_| Error::OutOfMemory)?;
-    marks.resize(words, 0);
-    Ok(marks)
+/// Sets bit `bit` of `bytes`: whether it was clear, and whether its byte was zero.
+#[inline]
+fn set_bit(bytes: &mut [u8], bit: usize) -> (bool, bool) {
+    let Some(byte) = bytes.get_mut(bit >> 3) else {
+        return (false, false);
+    };
+    let (old, mask) = (*byte, 1u8 << (bit & 7));
+    *byte = old | mask;
+    (old & mask == 0, old == 0)
 }
 
 #[inline]
@@ -298,11 +365,11 @@ mod tests {
         assert_eq!(marked(&a), [(0, 2 * BLOCK), (5 * BLOCK, 5 * BLOCK + 10)]);
         a.slice_to_clear(3 * BLOCK, 4).unwrap().fill(0);
         assert_eq!(marked(&a).len(), 2);
-        assert!(a.set_bit(4 * BLOCK * 8 + 3));
-        assert!(!a.set_bit(4 * BLOCK * 8 + 3));
+        assert!(a.set_bits([4 * BLOCK * 8 + 3]));
+        assert!(!a.set_bits([4 * BLOCK * 8 + 3]));
         assert_eq!(a[4 * BLOCK], 8);
         assert_eq!(marked(&a)[1], (4 * BLOCK, 5 * BLOCK + 10));
-        assert!(!a.set_bit(usize::MAX));
+        assert!(!a.set_bits([usize::MAX]));
     }
 
     #[test]
@@ -327,7 +394,7 @@ mod tests {
         bytes[3 * BLOCK] = 2;
         let a = Sparse::loaded(bytes.clone()).unwrap();
         assert_eq!(marked(&a), [(BLOCK, 2 * BLOCK), (3 * BLOCK, 3 * BLOCK + 1)]);
-        let starts: Vec<usize> = a.nonzero_blocks().map(|(at, _)| at).collect();
+        let starts: Vec<usize> = a.nonzero_runs().map(|(at, _)| at).collect();
         assert_eq!(starts, [BLOCK, 3 * BLOCK]);
         // Bytes outside the marks are not copied: a copy from garbage-filled "zeroed" memory
         // keeps the garbage there, which shows that only the marked blocks were written.
@@ -360,6 +427,37 @@ mod tests {
             Some(true)
         );
         assert_eq!(small, BLOCK / 2 - 10);
-        assert_eq!(a.nonzero_blocks().count(), 1);
+        assert_eq!(a.nonzero_runs().count(), 1);
+        assert_eq!(a.next_nonzero(0..4 * BLOCK), Some(3 * BLOCK + 5));
+        assert_eq!(a.next_nonzero(0..3 * BLOCK + 5), None);
+        assert_eq!(a.next_nonzero(3 * BLOCK + 6..8 * BLOCK), None);
+        a.slice_mut(3 * BLOCK + 8, 1).unwrap()[0] = 1;
+        a.slice_mut(2 * BLOCK + 2, 1).unwrap()[0] = 1;
+        let runs: Vec<(usize, usize)> = a.nonzero_runs().map(|(at, r)| (at, r.len())).collect();
+        assert_eq!(
+            runs,
+            [(2 * BLOCK, 2 * BLOCK)],
+            "adjacent blocks make one run"
+        );
+        assert_eq!(
+            a.next_nonzero(3 * BLOCK + 6..4 * BLOCK),
+            Some(3 * BLOCK + 8)
+        );
+    }
+
+    #[test]
+    fn after_as_many_writes_as_blocks_every_block_is_marked() {
+        let mut a = Sparse::zeroed(8 * BLOCK as u64 + 1, &EAGER).unwrap();
+        for _ in 0..8 {
+            a.slice_mut(0, 1).unwrap()[0] = 1;
+        }
+        assert_eq!(marked(&a), [(0, BLOCK)]);
+        assert!(a.set_bits([(BLOCK + 1) * 8]));
+        assert_eq!(marked(&a), [(0, 8 * BLOCK + 1)], "dense: all marked");
+        assert!(a.set_bits([(3 * BLOCK) * 8]));
+        let copy = a.try_clone(&EAGER).unwrap();
+        assert_eq!(copy, a);
+        assert_eq!(marked(&copy), marked(&a));
+        assert_eq!(a.nonzero_runs().count(), 2, "blocks 0 and 1, then block 3");
     }
 }

@@ -160,14 +160,15 @@ impl Digest {
         }
     }
 
-    /// Adds an array as what it holds: each block with a set byte, as its offset and bytes.
-    /// Blocks never written are not read, so the digest of a huge sparse value costs its
-    /// data; two arrays with the same bytes give the same digest, whatever their history.
+    /// Adds an array as what it holds: its length, then each run of blocks with a set byte,
+    /// as its offset and bytes. Blocks never written are not read, so the digest of a huge
+    /// sparse value costs its data; two arrays with the same bytes give the same digest,
+    /// whatever their history.
     pub fn sparse(&mut self, array: &Sparse) {
         self.numbers(&[array.len() as u64]);
-        for (offset, block) in array.nonzero_blocks() {
+        for (offset, run) in array.nonzero_runs() {
             self.numbers(&[offset as u64]);
-            self.bytes(block);
+            self.bytes(run);
         }
     }
 }

@@ -17,7 +17,7 @@ use super::chain::{self, Chain, LayoutKind};
 use super::filter::Link;
 use super::shape::StoredShape;
 use crate::core::le::LeReader;
-use crate::core::sparse::{Sparse, BLOCK};
+use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 
 /// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
@@ -150,9 +150,7 @@ pub fn chunk_at(chain: &Chain, iter: i64) -> Option<(i64, &[u8])> {
         while offset < array.len() {
             let range = offset..array.len().min(offset + MAX_CHUNK);
             let next = iter.checked_add(range.len() as i64)?;
-            let skipped = range.len() >= BLOCK
-                && array.is_zero_within(range.clone(), &mut budget) == Some(true);
-            if !skipped {
+            if !array.is_skipped_chunk(range.clone(), &mut budget) {
                 return Some((next, array.get(range)?));
             }
             (iter, offset) = (next, range.end);

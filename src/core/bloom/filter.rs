@@ -217,11 +217,8 @@ impl Link {
                 if let Some(done) = decide(all_set) {
                     return done;
                 }
-                let mut any_new = false;
-                for &bit in bits.get(..layout.hashes as usize).unwrap_or_default() {
-                    any_new |= bytes.set_bit(bit);
-                }
-                any_new
+                let probes = bits.get(..layout.hashes as usize).unwrap_or_default();
+                bytes.set_bits(probes.iter().copied())
             }
             // Classic filters with more probes than are saved check, then insert.
             Bits::Classic { .. } => {
@@ -277,13 +274,7 @@ impl Link {
     /// Sets every bit of `hash`; true when at least one bit was new, counting the item.
     pub fn insert(&mut self, hash: HashPair) -> bool {
         let any_new = match &mut self.bits {
-            Bits::Classic { rule, bytes, .. } => {
-                let mut any_new = false;
-                for bit in rule.probes(hash) {
-                    any_new |= bytes.set_bit(bit);
-                }
-                any_new
-            }
+            Bits::Classic { rule, bytes, .. } => bytes.set_bits(rule.probes(hash)),
             Bits::Blocked { blocked, segments } => {
                 let (segment, offset) = blocked.locate(hash);
                 let block = segments

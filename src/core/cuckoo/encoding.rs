@@ -19,7 +19,7 @@ use super::filter::CuckooFilter;
 use super::header::SavedHeader;
 use super::params::within_limits;
 use crate::core::le::LeReader;
-use crate::core::sparse::{Sparse, BLOCK};
+use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 use std::ops::Range;
 
@@ -153,7 +153,7 @@ pub fn scandump(filter: &CuckooFilter, cursor: i64) -> Dump<'_> {
 pub fn chunk_at(filter: &CuckooFilter, cursor: i64) -> Option<(i64, &[u8])> {
     let mut budget = ZERO_CHECK_BUDGET;
     pieces_from(filter, cursor)
-        .find(|(_, array, range)| !is_skipped(array, range, &mut budget))
+        .find(|(_, array, range)| !array.is_skipped_chunk(range.clone(), &mut budget))
         .and_then(|(next, array, range)| Some((next, array.get(range)?)))
 }
 
@@ -165,7 +165,7 @@ pub fn chunk_at(filter: &CuckooFilter, cursor: i64) -> Option<(i64, &[u8])> {
 pub fn chunks(filter: &CuckooFilter) -> impl Iterator<Item = (i64, &[u8])> {
     let mut budget = usize::MAX;
     pieces_from(filter, 1)
-        .filter(move |(_, array, range)| !is_skipped(array, range, &mut budget))
+        .filter(move |(_, array, range)| !array.is_skipped_chunk(range.clone(), &mut budget))
         .filter_map(|(next, array, range)| Some((next, array.get(range)?)))
 }
 
@@ -200,12 +200,6 @@ fn pieces_from(
             current = arrays.next();
         }
     })
-}
-
-/// Whether a piece is passed over: 64 KiB or more, and found to hold only zeros within the
-/// budget.
-fn is_skipped(array: &Sparse, range: &Range<usize>, budget: &mut usize) -> bool {
-    range.len() >= BLOCK && array.is_zero_within(range.clone(), budget) == Some(true)
 }
 
 /// Writes a chunk that SCANDUMP returned as `(cursor, data)` (`CF_LoadEncodedChunk`) at byte

@@ -77,10 +77,12 @@ impl CuckooFilter {
         let mut from = 0;
         while let Some(run) = current.bytes().marked_run_from(from) {
             from = run.end;
-            // The buckets that overlap the run: a bucket may straddle two blocks.
-            let first = run.start / bucket_size;
-            let end = run.end.div_ceil(bucket_size);
-            for b in first..end {
+            // From one non-zero byte to the next: the bucket that holds it, whole (a bucket
+            // may straddle two blocks), then on past it.
+            let mut at = run.start;
+            while let Some(nonzero) = current.bytes().next_nonzero(at..run.end) {
+                let b = nonzero / bucket_size;
+                at = (b + 1) * bucket_size;
                 let data = current.bytes_mut();
                 let Some(bucket) = data.slice_to_clear(b * bucket_size, bucket_size) else {
                     continue;
