@@ -152,6 +152,16 @@ pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
     }
 }
 
+/// Where a value being loaded (RDB, RESTORE) gets its arrays: bounded by the machine alone,
+/// as loading obeys no operator limit (`config::memory_limit`).
+pub fn loading_memory() -> Memory {
+    Memory {
+        zeroed: lazy_zeroed,
+        available: physical_memory(),
+        limit: u64::MAX,
+    }
+}
+
 /// Zero-filled bytes from the server's calloc, which maps fresh pages for large blocks: a big
 /// filter costs no time and no resident memory until its bits are set.
 fn lazy_zeroed(len: usize) -> Option<Vec<u8>> {

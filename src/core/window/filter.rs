@@ -69,6 +69,19 @@ pub struct Info {
     pub memory: u64,
 }
 
+/// One opened generation, as `BF.DEBUG` lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generation {
+    /// Its position: 0 is the newest, being filled.
+    pub position: u32,
+    /// The physical slice it started in (its place in the bits, RDB and SCANDUMP).
+    pub slice: u32,
+    /// Its additions that were not found before (what `BF.CARD` sums).
+    pub fresh: u64,
+    /// Time windows: when its latest item was added.
+    pub latest_ms: Option<u64>,
+}
+
 impl WindowFilter {
     /// A new, empty filter for `capacity` items at `error_rate` in `window`; its size is
     /// checked against `memory` before anything is allocated.
@@ -158,6 +171,19 @@ impl WindowFilter {
         (0..live)
             .filter_map(|position| self.fresh.get(self.physical(position) as usize))
             .fold(0u64, |sum, n| sum.saturating_add(*n))
+    }
+
+    /// The generations opened so far, newest first, down to the oldest whose slices remain.
+    pub fn generations(&self) -> impl Iterator<Item = Generation> + '_ {
+        (0..self.opened).map(|position| {
+            let slice = self.physical(position);
+            Generation {
+                position,
+                slice,
+                fresh: self.fresh.get(slice as usize).copied().unwrap_or(0),
+                latest_ms: self.latest.get(slice as usize).copied(),
+            }
+        })
     }
 
     /// Its shape.

@@ -127,6 +127,10 @@ fn a_burst_in_a_time_window_is_found_for_the_whole_span_then_forgotten() {
         );
         assert_eq!(filter.card(start + at), 500);
     }
+    let generations: Vec<_> = filter.generations().collect();
+    assert_eq!(generations.iter().map(|g| g.fresh).sum::<u64>(), 500);
+    assert_eq!(generations[0].position, 0);
+    assert!(generations.iter().all(|g| g.latest_ms == Some(start)));
     // With no writes, nothing is found once ms·(1 + 1/a) has passed, and reads changed nothing.
     let before = saved(&filter);
     assert!((0..500).all(|n| !filter.contains(&item(n), start + 2500)));
