@@ -60,18 +60,18 @@ pub static RESERVE: CommandSpec = CommandSpec {
 };
 
 fn reserve(call: &Call) -> CommandResult {
-    // RedisBloom's bound (at most 7 arguments), plus the two of our LAYOUT option.
-    let layout_args = if call
+    // RedisBloom's bound (at most 7 arguments), plus those of our options.
+    let ours: usize = call
         .args
         .iter()
         .skip(4)
-        .any(|a| a.eq_ignore_ascii_case(b"LAYOUT"))
-    {
-        2
-    } else {
-        0
-    };
-    call.require_arity(call.args.len() <= 7 + layout_args)?;
+        .map(|a| match () {
+            _ if a.eq_ignore_ascii_case(b"LAYOUT") || a.eq_ignore_ascii_case(b"TIMESPAN") => 2,
+            _ if a.eq_ignore_ascii_case(b"WINDOW") => 1,
+            _ => 0,
+        })
+        .sum();
+    call.require_arity(call.args.len() <= 7 + ours)?;
     let Reserve {
         params,
         capped,
