@@ -52,7 +52,17 @@ pub trait Server {
 /// A command to replicate: its name and its arguments, the key first.
 pub struct Replicated<'a> {
     pub command: &'static CStr,
-    pub args: Vec<&'a [u8]>,
+    pub args: Vec<Arg<'a>>,
+}
+
+/// An argument of a replicated command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// The running command's own argument at this index, handed on as the server holds it
+    /// (no copy: a key, the items).
+    Own(usize),
+    /// New bytes.
+    Bytes(&'a [u8]),
 }
 
 /// What an open key holds, as the server's data type says.

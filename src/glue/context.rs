@@ -13,7 +13,7 @@ use redis_module::raw;
 
 use super::families::data_types;
 use super::{alloc, ffi};
-use crate::commands::server::{Held, OpenKey, Replicated, Server, Stored};
+use crate::commands::server::{Arg, Held, OpenKey, Replicated, Server, Stored};
 use crate::core::Memory;
 
 /// One running command.
@@ -50,8 +50,9 @@ impl<'a> CommandContext<'a> {
         }
     }
 
-    /// Replicates one command: its arguments as server strings, handed over as a vector
-    /// (`"v"`), which the server retains as it queues the command; ours are freed after.
+    /// Replicates one command: its arguments as server strings — the command's own, and new
+    /// ones for new bytes — handed over as a vector (`"v"`), which the server retains as it
+    /// queues the command; the new ones are freed after.
     fn replicate(&self, command: &Replicated) {
         // SAFETY: reading API pointers set by RedisModule_Init.
         let api = unsafe {
@@ -64,31 +65,36 @@ impl<'a> CommandContext<'a> {
         let (Some(create), Some(free), Some(replicate)) = api else {
             return;
         };
-        let strings: Vec<*mut raw::RedisModuleString> = command
+        let strings: Vec<(*mut raw::RedisModuleString, bool)> = command
             .args
             .iter()
-            .map(|arg| {
-                // SAFETY: `ctx` is the running command's context; the argument's bytes
-                // outlive the call, which copies them into a new string.
-                unsafe { create(self.ctx, arg.as_ptr().cast(), arg.len()) }
+            .map(|arg| match *arg {
+                Arg::Own(index) => (self.arg(index), false),
+                Arg::Bytes(bytes) => {
+                    // SAFETY: `ctx` is the running command's context; the bytes outlive the
+                    // call, which copies them into a new string.
+                    let string = unsafe { create(self.ctx, bytes.as_ptr().cast(), bytes.len()) };
+                    (string, true)
+                }
             })
             .collect();
-        if strings.iter().all(|s| !s.is_null()) {
+        let vector: Vec<*mut raw::RedisModuleString> = strings.iter().map(|(s, _)| *s).collect();
+        if vector.iter().all(|s| !s.is_null()) {
             // SAFETY: the name is NUL-terminated and static; "v" takes a pointer to
-            // `strings.len()` live strings and their count, exactly what is passed.
+            // `vector.len()` live strings and their count, exactly what is passed.
             unsafe {
                 replicate(
                     self.ctx,
                     command.command.as_ptr(),
                     c"v".as_ptr(),
-                    strings.as_ptr(),
-                    strings.len(),
+                    vector.as_ptr(),
+                    vector.len(),
                 );
             }
         }
-        for string in strings.into_iter().filter(|s| !s.is_null()) {
-            // SAFETY: each string was created above with this context and is freed once; the
-            // server took its own reference to it if it queued the command.
+        for (string, _) in strings.into_iter().filter(|(s, new)| *new && !s.is_null()) {
+            // SAFETY: each new string was created above with this context and is freed once;
+            // the server took its own reference to it if it queued the command.
             unsafe { free(self.ctx, string) };
         }
     }

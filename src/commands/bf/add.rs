@@ -58,8 +58,7 @@ fn add(call: &Call) -> CommandResult {
         }
         Bloom::Window(mut filter) => {
             let mut added = false;
-            let item = call.args.get(2..3).unwrap_or(&[]);
-            window::add(call, &mut filter, item, None, None, |new| added = new);
+            window::add(call, &mut filter, 2, None, None, |new| added = new);
             added
         }
     };
@@ -75,7 +74,7 @@ fn madd(call: &Call) -> CommandResult {
             call.finish_write(c"bf.add");
             reply
         }
-        Bloom::Window(mut filter) => window::add_items(call, &mut filter, items, None, None),
+        Bloom::Window(mut filter) => window::add_items(call, &mut filter, 2, None, None),
     };
     Ok(reply)
 }

@@ -95,7 +95,7 @@ fn insert(call: &Call) -> CommandResult {
             return Ok(window::add_items(
                 call,
                 &mut filter,
-                items,
+                parsed.first_item,
                 parsed.at,
                 Some(&header),
             ));
@@ -120,7 +120,13 @@ fn insert(call: &Call) -> CommandResult {
             {
                 return Err(Failure::Message(errors::OTHER_KIND));
             }
-            Ok(window::add_items(call, &mut filter, items, parsed.at, None))
+            Ok(window::add_items(
+                call,
+                &mut filter,
+                parsed.first_item,
+                parsed.at,
+                None,
+            ))
         }
     }
 }

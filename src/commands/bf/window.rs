@@ -38,7 +38,7 @@ use super::errors;
 use crate::commands::call::{Call, WriteKey};
 use crate::commands::errors::Failure;
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::server::Replicated;
+use crate::commands::server::{Arg, Replicated};
 use crate::commands::tracked::Tracked;
 use crate::core::bloom::chain::Params;
 use crate::core::window::{encoding, Info, Window, WindowFilter};
@@ -48,7 +48,7 @@ use crate::core::window::{encoding, Info, Window, WindowFilter};
 pub fn reserve(call: &Call, key: &WriteKey, params: Params, window: Window) -> Result<(), Failure> {
     let (_, header) = created(call, key, params, window)?;
     call.server
-        .written_as(c"bf.reserve", &[loadchunk_header(call, &header)]);
+        .written_as(c"bf.reserve", &[loadchunk_header(&header)]);
     Ok(())
 }
 
@@ -72,45 +72,50 @@ pub fn same_kind(asked: Window, existing: Window) -> bool {
     std::mem::discriminant(&asked) == std::mem::discriminant(&existing)
 }
 
-/// Adds `items` and answers each as BF.MADD does (1 when it was not found before).
+/// Adds the items (the arguments from `first_item` on) and answers each as BF.MADD does (1
+/// when it was not found before).
 pub fn add_items(
     call: &Call,
     filter: &mut WindowFilter,
-    items: &[&[u8]],
+    first_item: usize,
     at: Option<u64>,
     created: Option<&[u8]>,
 ) -> Reply {
-    call.out.array(items.len());
-    add(call, filter, items, at, created, |new| {
+    call.out.array(call.args.len().saturating_sub(first_item));
+    add(call, filter, first_item, at, created, |new| {
         call.out.scalar(Scalar::Bool(new))
     });
     Reply::Sent
 }
 
-/// Adds `items` in order at one time — `at` when a replayed write carries it, else the clock
+/// Adds the items (the arguments from `first_item` on) in order at one time — `at` when a replayed write carries it, else the clock
 /// read now — telling `each` whether each was new. Every item is written, found or not, which
 /// renews it. Then the write is replicated as the commands that repeat it exactly (module
 /// docs), after the header of the filter it `created`, if it did.
 pub fn add(
     call: &Call,
     filter: &mut WindowFilter,
-    items: &[&[u8]],
+    first_item: usize,
     at: Option<u64>,
     created: Option<&[u8]>,
     mut each: impl FnMut(bool),
 ) {
+    let items = call.args.get(first_item..).unwrap_or(&[]);
     let now = at.unwrap_or_else(|| read_time(call, filter));
     for item in items {
         each(!filter.insert(item, now));
     }
-    let time = filter.newest_ms().to_string();
-    let mut args: Vec<&[u8]> = Vec::with_capacity(items.len() + 5);
-    args.extend([call.arg(1), b"NOCREATE"]);
-    if let Window::Time(_) = filter.shape().window {
-        args.extend([&b"AT"[..], time.as_bytes()]);
+    let time = match filter.shape().window {
+        Window::Time(_) => filter.newest_ms().to_string(),
+        Window::Count => String::new(),
+    };
+    let mut args = Vec::with_capacity(items.len() + 5);
+    args.extend([KEY, Arg::Bytes(b"NOCREATE")]);
+    if !time.is_empty() {
+        args.extend([Arg::Bytes(b"AT"), Arg::Bytes(time.as_bytes())]);
     }
-    args.push(b"ITEMS");
-    args.extend_from_slice(items);
+    args.push(Arg::Bytes(b"ITEMS"));
+    args.extend((first_item..first_item + items.len()).map(Arg::Own));
     let insert = Replicated {
         command: c"BF.INSERT",
         args,
@@ -118,16 +123,19 @@ pub fn add(
     match created {
         Some(header) => call
             .server
-            .written_as(c"bf.add", &[loadchunk_header(call, header), insert]),
+            .written_as(c"bf.add", &[loadchunk_header(header), insert]),
         None => call.server.written_as(c"bf.add", &[insert]),
     }
 }
 
+/// The command's key, as the replicated commands name it.
+const KEY: Arg = Arg::Own(1);
+
 /// `BF.LOADCHUNK key 1 <header>`: a new filter, as replicas and the AOF receive it.
-fn loadchunk_header<'a>(call: &'a Call, header: &'a [u8]) -> Replicated<'a> {
+fn loadchunk_header(header: &[u8]) -> Replicated<'_> {
     Replicated {
         command: c"BF.LOADCHUNK",
-        args: vec![call.arg(1), b"1", header],
+        args: vec![KEY, Arg::Bytes(b"1"), Arg::Bytes(header)],
     }
 }
 

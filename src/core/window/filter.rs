@@ -167,9 +167,17 @@ impl WindowFilter {
 
     /// Items added within the window at `now_ms` that were not found when added (`BF.CARD`).
     pub fn card(&self, now_ms: u64) -> u64 {
-        let live = self.live_run_starts(self.effective_now(now_ms));
-        (0..live)
-            .filter_map(|position| self.fresh.get(self.physical(position) as usize))
+        let live = self.live_run_starts(self.effective_now(now_ms)) as usize;
+        // Positions 0.. are physical slices `newest..`, wrapping to 0: two runs of the ring,
+        // summed without a division per position (the totals take this around every write).
+        let (wrapped, unwrapped) = self
+            .fresh
+            .split_at_checked(self.newest as usize)
+            .unwrap_or((&[], &self.fresh));
+        let tail = unwrapped.get(..live.min(unwrapped.len())).unwrap_or(&[]);
+        let head = wrapped.get(..live - tail.len()).unwrap_or(&[]);
+        tail.iter()
+            .chain(head)
             .fold(0u64, |sum, n| sum.saturating_add(*n))
     }
 
@@ -326,16 +334,25 @@ impl WindowFilter {
     }
 
     /// How many positions, from the newest, may start a run at `now`: the opened ones up to l,
-    /// and for time windows only while their generation is alive (ages grow with position, so
-    /// the live ones are a prefix).
+    /// and for time windows only while their generation is alive. Ages grow with position, so
+    /// the live ones are a prefix, found by bisection: a lookup checks a handful of
+    /// generations' times, not all of them.
     pub(super) fn live_run_starts(&self, now: u64) -> u32 {
         let opened = self.opened.min(self.shape.l + 1);
-        match self.shape.window {
-            Window::Count => opened,
-            Window::Time(ms) => (0..opened)
-                .find(|&position| !self.is_alive(position, ms, now))
-                .unwrap_or(opened),
+        let Window::Time(ms) = self.shape.window else {
+            return opened;
+        };
+        // Positions below `live` are alive, those from `dead` on are not.
+        let (mut live, mut dead) = (0, opened);
+        while live < dead {
+            let middle = live + (dead - live) / 2;
+            if self.is_alive(middle, ms, now) {
+                live = middle + 1;
+            } else {
+                dead = middle;
+            }
         }
+        live
     }
 
     /// Whether the generation at `position` was opened and still holds an item younger than
