@@ -39,7 +39,7 @@ fn found(c: &mut Conn, key: &str, items: &[String]) -> usize {
 }
 
 /// The value BF.INFO's RESP2 array gives for `name`.
-fn info_field(info: &Value, name: &str) -> Value {
+fn info_value(info: &Value, name: &str) -> Value {
     let fields = info.array();
     fields
         .chunks(2)
@@ -76,7 +76,7 @@ fn count_window_replies_in_resp2_and_resp3() {
             simple("Capacity"),
             int(1000),
             simple("Size"),
-            info_field(&info, "Size"),
+            info_value(&info, "Size"),
             simple("Number of filters"),
             int(1),
             simple("Number of items inserted"),
@@ -85,19 +85,19 @@ fn count_window_replies_in_resp2_and_resp3() {
             Value::Nil,
         ]
     );
-    let own_size = info_field(&info, "Size").int();
+    let own_size = info_value(&info, "Size").int();
     assert!(
         (own_size..own_size + 256).contains(&size),
         "{size} {own_size}"
     );
-    assert_eq!(info_field(&info, "Window type"), bulk(b"count"));
-    let k = info_field(&info, "Hash functions").int();
-    let slices = info_field(&info, "Slices").int();
-    let generation = info_field(&info, "Generation size").int();
-    let held = info_field(&info, "Window held (additions)").int();
+    assert_eq!(info_value(&info, "Window type"), bulk(b"count"));
+    let k = info_value(&info, "Hash functions").int();
+    let slices = info_value(&info, "Slices").int();
+    let generation = info_value(&info, "Generation size").int();
+    let held = info_value(&info, "Window held (additions)").int();
     assert_eq!(held, (slices - k) * generation + 1);
     assert!(held > 1000, "{held}");
-    assert_eq!(info_field(&info, "Total additions"), int(7));
+    assert_eq!(info_value(&info, "Total additions"), int(7));
     assert_eq!(c.cmd("BF.INFO w CAPACITY"), ints(&[1000]));
     assert_eq!(c.cmd("BF.INFO w ITEMS"), ints(&[4]));
     assert_eq!(c.cmd("BF.INFO w FILTERS"), ints(&[1]));
@@ -154,14 +154,14 @@ fn time_window_replies() {
     assert_eq!(c.cmd("TYPE t"), simple("bf-window"));
     assert_eq!(c.cmd("BF.MADD t a b a"), ints(&[1, 1, 0]));
     let info = c.cmd("BF.INFO t");
-    assert_eq!(info_field(&info, "Capacity"), int(5000));
-    assert_eq!(info_field(&info, "Number of items inserted"), int(2));
-    assert_eq!(info_field(&info, "Window type"), bulk(b"time"));
-    assert_eq!(info_field(&info, "Timespan (ms)"), int(60000));
-    assert_eq!(info_field(&info, "Time slots"), int(4));
-    assert_eq!(info_field(&info, "Window held (ms)"), int(60000));
-    assert_eq!(info_field(&info, "Early slides"), int(0));
-    assert_eq!(info_field(&info, "Items in current generation"), int(3));
+    assert_eq!(info_value(&info, "Capacity"), int(5000));
+    assert_eq!(info_value(&info, "Number of items inserted"), int(2));
+    assert_eq!(info_value(&info, "Window type"), bulk(b"time"));
+    assert_eq!(info_value(&info, "Timespan (ms)"), int(60000));
+    assert_eq!(info_value(&info, "Time slots"), int(4));
+    assert_eq!(info_value(&info, "Window held (ms)"), int(60000));
+    assert_eq!(info_value(&info, "Early slides"), int(0));
+    assert_eq!(info_value(&info, "Items in current generation"), int(3));
     let debug = c.cmd("BF.DEBUG t").array();
     assert!(debug[1]
         .text()
@@ -364,7 +364,7 @@ fn a_time_window_keeps_a_burst_for_its_span_then_forgets_it_without_writes() {
     assert_eq!(found(&mut c, "t", &burst), 0);
     assert_eq!(c.cmd("BF.CARD t"), int(0));
     assert_eq!(
-        info_field(&c.cmd("BF.INFO t"), "Number of items inserted"),
+        info_value(&c.cmd("BF.INFO t"), "Number of items inserted"),
         int(0)
     );
     // Every read above changed nothing.
@@ -391,8 +391,8 @@ fn more_than_capacity_within_the_span_shortens_the_window_and_says_so() {
         );
     }
     let info = c.cmd("BF.INFO t");
-    assert!(info_field(&info, "Early slides").int() > 0);
-    assert!(info_field(&info, "Window held (ms)").int() < 60000);
+    assert!(info_value(&info, "Early slides").int() > 0);
+    assert!(info_value(&info, "Window held (ms)").int() < 60000);
     // The last capacity additions are still found, and strangers at about the error rate.
     assert_eq!(found(&mut c, "t", &items("r9-", 0, 200)), 200);
     assert!(found(&mut c, "t", &items("never", 0, 10_000)) < 200);
@@ -441,4 +441,37 @@ fn keyspace_notifications_for_window_writes() {
             bulk(b"bf.add")
         ]
     );
+}
+
+/// `INFO bf`'s Bloom totals count window filters as one filter each, with their capacity and
+/// the items within their window (as BF.CARD), through writes, copies, reloads and deletes.
+#[test]
+fn window_filters_join_the_bloom_totals() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let totals = |c: &mut Conn| -> Vec<i64> {
+        [
+            "bf_bloom_num_objects",
+            "bf_bloom_total_memory_bytes",
+            "bf_bloom_num_filters_across_objects",
+            "bf_bloom_num_items_across_objects",
+            "bf_bloom_capacity_across_objects",
+        ]
+        .iter()
+        .map(|name| info_field(c, "bf", name).parse().unwrap())
+        .collect()
+    };
+    c.cmd("BF.RESERVE w 0.01 200 WINDOW");
+    c.cmd("BF.INSERT t CAPACITY 300 TIMESPAN 60000 ITEMS a b a");
+    c.cmd("BF.MADD w a b c");
+    let size = |c: &mut Conn, key: &str| c.call(&["BF.INFO", key, "SIZE"]).array()[0].int();
+    let bytes = size(&mut c, "w") + size(&mut c, "t");
+    assert_eq!(totals(&mut c), vec![2, bytes, 2, 5, 500]);
+    multi(&mut c, "BF.MADD", "w", &items("more", 0, 1000));
+    let card = c.cmd("BF.CARD w").int() + 2;
+    assert_eq!(totals(&mut c)[3], card);
+    assert_eq!(c.cmd("DEBUG RELOAD"), ok());
+    assert_eq!(totals(&mut c), vec![2, bytes, 2, card, 500]);
+    c.cmd("DEL w t");
+    assert_eq!(totals(&mut c), vec![0, 0, 0, 0, 0]);
 }
