@@ -11,7 +11,10 @@ cycles and one instruction — so this judges the work the glue and the hashing 
 call, not the memory-bound cells. See bench/README.md.
 
 Usage (from the repository root, after `cargo build --release`):
-    python3 bench/instructions.py [--cells TEXT[,TEXT]]
+    python3 bench/instructions.py [--cells TEXT[,TEXT]] [--rb-module PATH]
+
+--rb-module loads another build where RedisBloom goes (an earlier redis-bf: what a change adds
+to each call, exactly, whatever else the machine is doing).
 """
 
 from __future__ import annotations
@@ -74,6 +77,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cells", default="", metavar="TEXT[,TEXT]",
                         help="only the cells whose titles contain one of the texts (any case)")
+    parser.add_argument("--rb-module", type=Path, default=None, metavar="PATH",
+                        help="a module to load where RedisBloom goes (an earlier redis-bf build)")
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         print("instructions.py: valgrind not found (Debian: apt-get install valgrind)",
@@ -84,7 +89,8 @@ def main() -> int:
              and (not wanted or any(w in c.title.lower() for w in wanted))]
     workdir = TMP_ROOT / "instructions"
     shutil.rmtree(workdir, ignore_errors=True)
-    modules = {"redis-bf": Module(MODULE_SO), "RedisBloom": Module(fetch_redisbloom())}
+    other = args.rb_module or fetch_redisbloom()
+    modules = {"redis-bf": Module(MODULE_SO), "RedisBloom": Module(other)}
     # Per server and probe (its argument list): a FAST cell's RedisBloom probe is its classic
     # twin's, counted once.
     counts: dict[tuple[str, tuple[str, ...]], float] = {}
@@ -112,6 +118,8 @@ def main() -> int:
         finally:
             server.stop()
 
+    if args.rb_module:
+        print(f"RedisBloom replaced by: {args.rb_module}")
     print(f"{'instructions per call (per item for ×100)':<48} | redis-bf | RedisBloom |  ÷RB")
     print("-" * 49 + "+" + "-" * 10 + "+" + "-" * 12 + "+------")
     for cell in cells:

@@ -7,7 +7,6 @@ mod common;
 
 use common::*;
 
-const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
 const BOTH: &str = "ERR WINDOW and TIMESPAN cannot be combined";
 const NO_SCALING: &str = "ERR WINDOW and TIMESPAN filters take no EXPANSION, NONSCALING or LAYOUT";
 const SPAN: &str =

@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::bf::scandump;
 use common::*;
 
 #[test]

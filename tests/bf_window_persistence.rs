@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::bf::{loadchunks, scandump};
 use common::*;
 
 /// Window filters of every kind: count and time, over capacity, empty, created by BF.INSERT,

@@ -26,6 +26,7 @@ pub mod bf;
 pub mod call;
 pub mod cf;
 pub mod double;
+pub mod dump;
 pub mod errors;
 pub mod family;
 pub mod metrics;

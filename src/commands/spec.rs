@@ -118,12 +118,11 @@ pub struct CommandSpec {
 impl CommandSpec {
     /// Whether `argc` arguments (the name included) satisfy the arity.
     pub fn arity_allows(&self, argc: usize) -> bool {
-        let count = i64::try_from(argc).unwrap_or(i64::MAX);
-        let arity = i64::from(self.arity);
-        if arity >= 0 {
-            count == arity
+        let count = self.arity.unsigned_abs() as usize;
+        if self.arity >= 0 {
+            argc == count
         } else {
-            count >= -arity
+            argc >= count
         }
     }
 }

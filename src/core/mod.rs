@@ -3,13 +3,16 @@
 //! functions, the error type and the memory rules:
 //!
 //! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
+//! * [`cms`] — RedisBloom's Count-Min sketch, bit-exact;
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
+//! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
 //! * [`window`] — Bloom filters that forget: the last N additions, or the last N milliseconds;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
-//! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format.
+//! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format;
+//! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -24,12 +27,17 @@
 )]
 
 pub mod bloom;
+pub mod cms;
 pub mod cuckoo;
 mod error;
 pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod tdigest;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod topk;
 pub mod window;
 
 pub use error::Error;

@@ -11,7 +11,7 @@ use std::ptr;
 
 use redis_module::raw;
 
-use super::families::data_types;
+use super::families::DATA_TYPES;
 use super::{alloc, ffi};
 use crate::commands::server::{Arg, Held, OpenKey, Replicated, Server, Stored};
 use crate::core::Memory;
@@ -170,7 +170,7 @@ impl Server for CommandContext<'_> {
             if value.is_null() {
                 return Held::Other;
             }
-            match data_types().find(|t| t.raw() == data_type) {
+            match DATA_TYPES.iter().find(|t| t.raw() == data_type) {
                 Some(t) => Held::Value(&mut *t.found(value)),
                 None => Held::Other,
             }
@@ -180,7 +180,7 @@ impl Server for CommandContext<'_> {
     fn set_value(&self, key: &OpenKey, value: Box<dyn Stored>) -> bool {
         let handle = key.handle().cast::<raw::RedisModuleKey>();
         let any: &dyn Any = &*value;
-        let Some(data_type) = data_types().find(|t| t.holds(any)) else {
+        let Some(data_type) = DATA_TYPES.iter().find(|t| t.holds(any)) else {
             return false;
         };
         let boxed = Box::into_raw(value);

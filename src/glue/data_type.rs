@@ -10,6 +10,7 @@
 use std::any::Any;
 use std::os::raw::{c_int, c_void};
 use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
 use redis_module::native_types::RedisType;
 use redis_module::raw;
@@ -57,7 +58,10 @@ pub trait Format: 'static {
 pub struct DataType {
     /// Its name, as `Format::NAME`.
     pub name: &'static str,
-    pub redis: RedisType,
+    redis: RedisType,
+    /// The server's handle once registered (`redis.raw_type`, kept where every command can
+    /// read it with one load).
+    handle: AtomicPtr<raw::RedisModuleType>,
     /// Whether a new value is stored as this type.
     holds: fn(&dyn Any) -> bool,
     /// The value behind one of this type's value pointers.
@@ -70,14 +74,25 @@ impl DataType {
         DataType {
             name: F::NAME,
             redis: RedisType::new(F::NAME, F::ENCODING_VERSION, methods::<F>()),
+            handle: AtomicPtr::new(ptr::null_mut()),
             holds: holds::<F>,
             found: found::<F::Value>,
         }
     }
 
+    /// Registers the type with the server (OnLoad only).
+    pub fn register(&self, ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+        self.redis.create_data_type(ctx).map_err(|_| {
+            let name = self.name;
+            format!("could not create the data type {name} (does another module provide it?)")
+        })?;
+        self.handle.store(*self.redis.raw_type.borrow(), Relaxed);
+        Ok(())
+    }
+
     /// The server's handle (null before registration).
     pub fn raw(&self) -> *mut raw::RedisModuleType {
-        *self.redis.raw_type.borrow()
+        self.handle.load(Relaxed)
     }
 
     /// Whether `value` is stored as this type.

@@ -15,9 +15,30 @@ pub struct Registered {
 /// Every family, in registration order.
 pub static FAMILIES: [&Registered; 2] = [&types::bloom::BLOOM, &types::cuckoo::CUCKOO];
 
-/// Every data type of every family.
-pub fn data_types() -> impl Iterator<Item = &'static DataType> {
-    FAMILIES
-        .iter()
-        .flat_map(|registered| registered.types.iter().copied())
-}
+/// Every data type of every family, in one table: a command finds the type of its key's value
+/// in it.
+pub static DATA_TYPES: [&DataType; TYPE_COUNT] = {
+    let mut all: [&DataType; TYPE_COUNT] = [FAMILIES[0].types[0]; TYPE_COUNT];
+    let (mut at, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        let types = FAMILIES[f].types;
+        let mut t = 0;
+        while t < types.len() {
+            all[at] = types[t];
+            at += 1;
+            t += 1;
+        }
+        f += 1;
+    }
+    all
+};
+
+/// How many data types the families have.
+const TYPE_COUNT: usize = {
+    let (mut count, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        count += FAMILIES[f].types.len();
+        f += 1;
+    }
+    count
+};

@@ -16,7 +16,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisString, Status};
 
-use super::families::data_types;
+use super::families::DATA_TYPES;
 use super::ffi::log;
 use super::guard::guarded;
 use super::server;
@@ -115,11 +115,8 @@ fn create_data_types(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     if unsafe { raw::RedisModule_CreateDataType }.is_none() {
         return Err("the server has no RedisModule_CreateDataType".into());
     }
-    for data_type in data_types() {
-        data_type.redis.create_data_type(ctx).map_err(|_| {
-            let name = data_type.name;
-            format!("could not create the data type {name} (does another module provide it?)")
-        })?;
+    for data_type in DATA_TYPES {
+        data_type.register(ctx)?;
     }
     Ok(())
 }

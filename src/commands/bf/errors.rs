@@ -81,3 +81,24 @@ pub fn text(error: core::Error) -> &'static CStr {
 pub fn fail(error: core::Error) -> Failure {
     Failure::Message(text(error))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::bf::rules::{CAPACITY, EXPANSION};
+
+    /// The ranges the texts spell are the ranges the rules check.
+    #[test]
+    fn ranges_in_texts_are_the_rules() {
+        let span = |r: &std::ops::RangeInclusive<i64>| format!("[{}, {}]", r.start(), r.end());
+        for (text, range) in [
+            (CAPACITY_RANGE, &CAPACITY),
+            (EXPANSION_RANGE, &EXPANSION),
+            (CONFIG_INITIAL_SIZE_RANGE, &CAPACITY),
+            (CONFIG_EXPANSION_RANGE, &EXPANSION),
+        ] {
+            let text = text.to_str().unwrap();
+            assert!(text.ends_with(&span(range)), "{text}");
+        }
+    }
+}

@@ -10,6 +10,7 @@ use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
 use crate::core::bloom::chain::LayoutKind;
+use crate::core::bloom::sizing::is_error_rate;
 use crate::core::window::params::MAX_TIMESPAN_MS;
 
 /// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
@@ -39,7 +40,7 @@ pub fn time_ms(text: &[u8]) -> Result<u64, Failure> {
 /// An error rate: a double strictly between 0 and 1.
 pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {
     let rate = parse_double(text).ok_or(Bad::NotANumber)?;
-    if rate > 0.0 && rate < 1.0 {
+    if is_error_rate(rate) {
         Ok(rate)
     } else {
         Err(Bad::OutOfRange)

@@ -96,3 +96,35 @@ pub fn text(error: core::Error) -> &'static CStr {
 pub fn fail(error: core::Error) -> Failure {
     Failure::Message(text(error))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::cf::rules::{
+        bucket_sizes, capacities, EXPANSION, MAX_CAPACITY, MAX_EXPANSIONS, MAX_ITERATIONS,
+    };
+
+    /// The ranges the texts spell are the ranges the rules check.
+    #[test]
+    fn ranges_in_texts_are_the_rules() {
+        let span = |r: &std::ops::RangeInclusive<i64>| format!("[{}, {}]", r.start(), r.end());
+        for (text, range) in [
+            (MAX_ITERATIONS_RANGE, &MAX_ITERATIONS),
+            (EXPANSION_RANGE, &EXPANSION),
+            (CONFIG_MAX_ITERATIONS_RANGE, &MAX_ITERATIONS),
+            (CONFIG_EXPANSION_RANGE, &EXPANSION),
+            (CONFIG_MAX_EXPANSIONS_RANGE, &MAX_EXPANSIONS),
+            (config_bucket_size_range(7), &bucket_sizes(14)),
+            (config_initial_size_range(3), &capacities(3)),
+        ] {
+            let text = text.to_str().unwrap();
+            assert!(text.ends_with(&span(range)), "{text}");
+        }
+        let max = format!("{MAX_CAPACITY}]");
+        for text in [RESERVE_CAPACITY_RANGE, INSERT_CAPACITY_RANGE] {
+            assert!(text.to_str().unwrap().ends_with(&max));
+        }
+        let bucket = bucket_size_range(9).to_str().unwrap();
+        assert!(bucket.ends_with(&span(&bucket_sizes(18))));
+    }
+}

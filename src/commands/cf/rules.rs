@@ -11,16 +11,14 @@ use std::ops::RangeInclusive;
 use super::errors;
 use crate::commands::errors::Failure;
 use crate::core::cuckoo::rdb::LegacyDefaults;
-use crate::core::cuckoo::Params;
+use crate::core::cuckoo::{Params, MAX_BUCKET_SIZE, MAX_EXPANSION, MIN_ITERATIONS};
 
 /// The largest capacity of CF.RESERVE, CF.INSERT and `cf-initial-size` (2^30).
 pub const MAX_CAPACITY: i64 = 1 << 30;
-/// The most slots per bucket, whatever `cf-initial-size` allows.
-const MAX_BUCKET_SIZE: i64 = 255;
-/// MAXITERATIONS and `cf-max-iterations`.
-pub const MAX_ITERATIONS: RangeInclusive<i64> = 1..=65535;
-/// EXPANSION and `cf-expansion-factor`.
-pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
+/// MAXITERATIONS and `cf-max-iterations`: the core's limits, within 16 bits.
+pub const MAX_ITERATIONS: RangeInclusive<i64> = MIN_ITERATIONS as i64..=u16::MAX as i64;
+/// EXPANSION and `cf-expansion-factor`: 0 (never grow) to the core's limit.
+pub const EXPANSION: RangeInclusive<i64> = 0..=MAX_EXPANSION as i64;
 /// `cf-max-expansions`.
 pub const MAX_EXPANSIONS: RangeInclusive<i64> = 1..=65536;
 
@@ -28,7 +26,7 @@ pub const MAX_EXPANSIONS: RangeInclusive<i64> = 1..=65536;
 /// `cf-initial-size` is `initial_size`: 1 to half of it, at most 255.
 pub fn bucket_sizes(initial_size: u64) -> RangeInclusive<i64> {
     let half = i64::try_from(initial_size / 2).unwrap_or(i64::MAX);
-    1..=half.min(MAX_BUCKET_SIZE)
+    1..=half.min(i64::from(MAX_BUCKET_SIZE))
 }
 
 /// The capacities allowed for filters of `bucket_size` slots per bucket (CF.RESERVE with it,

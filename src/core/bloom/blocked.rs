@@ -12,6 +12,7 @@
 //! finds, for each k, the largest load per block whose exact rate
 //! `Σᵢ Pois(i; λ) · (1 − (1 − 1/512)^{k·i})^k` stays within ε, and keeps the smallest array.
 
+use super::sizing::is_valid_target;
 use crate::core::hash::HashPair;
 use crate::core::Error;
 
@@ -44,7 +45,7 @@ pub struct Blocked {
 impl Blocked {
     /// The smallest blocked array holding `entries` items at `error`.
     pub fn new(entries: u64, error: f64) -> Result<Blocked, Error> {
-        if entries < 1 || error.is_nan() || error <= 0.0 || error >= 1.0 {
+        if !is_valid_target(entries, error) {
             return Err(Error::InvalidParameters);
         }
         let (hashes, load) = best_hashes_and_load(error);
@@ -71,9 +72,7 @@ impl Blocked {
     /// Whether a stored shape is usable: probes bounded, blocks addressable. (Sizing is not
     /// recomputed on load: the array is what it is, and any such shape is safe to probe.)
     pub fn is_plausible(&self) -> bool {
-        self.entries >= 1
-            && self.error > 0.0
-            && self.error < 1.0
+        is_valid_target(self.entries, self.error)
             && (1..=MAX_HASHES).contains(&self.hashes)
             && self.blocks >= 1
             && self.blocks <= u64::MAX / BLOCK_BYTES

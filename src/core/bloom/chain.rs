@@ -3,34 +3,22 @@
 //! compound false-positive rate stays under the requested one.
 
 use super::blocked::Blocked;
-use super::filter::{Added, Link, Shape};
+use super::filter::{Added, Link};
+use super::shape::Shape;
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::Error;
 use crate::core::Memory;
 
-/// How many items batch operations hash and read ahead at a time: enough for the reads to
-/// overlap, few enough for the hashes to stay on the stack.
-const BATCH: usize = 32;
-const NO_HASH: HashPair = HashPair { a: 0, b: 0 };
-
-/// Lookups read a sub-filter this large ahead at every probe, not only the first: a member
-/// misses the caches at each of its k probes there, and reading them all ahead overlaps those
-/// misses across the batch, where a non-member's extra reads cost little beside them. Smaller
-/// sub-filters mostly stay in the caches, where the extra reads are only extra work. Measured
-/// on a noisy 2-vCPU VM, half members in batches of 100 on a ~1 GiB filter with huge pages: the
-/// core alone took 258 ns an item at best over five runs against 282 with first-probe reads,
-/// and BF.MEXISTS ×100 in-command medians were 0.60–0.79× RedisBloom's over four bench runs
-/// against 0.72–0.79× over three (their minimums too noisy to say); no clear change on 12 MiB.
-const DEEP_READ_AHEAD: u64 = 64 << 20;
+mod batch;
 
 /// Whether saved chain fields and its links (shape and item count each) describe a chain
 /// [`Chain::from_links`] accepts: at least one link, each of the chain's layout, their items
 /// adding up to `items`, and only known option bits. Decoders check it before they allocate.
-pub fn is_consistent<'a>(
+pub fn is_consistent(
     items: u64,
     options: u32,
-    links: impl IntoIterator<Item = (&'a Shape, u64)>,
+    links: impl IntoIterator<Item = (Shape, u64)>,
 ) -> bool {
     let fast = options & options::FAST != 0;
     let mut count = 0usize;
@@ -185,91 +173,9 @@ impl Chain {
         Ok(added)
     }
 
-    /// Adds items in order, calling `each` with every outcome until it returns false.
-    /// Items are hashed a batch at a time and the bytes they will touch are read ahead
-    /// (`Chain::read_ahead`) before the batch is added; each add then sees every earlier
-    /// one, exactly as separate [`Chain::add`] calls would.
-    pub fn add_each<'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a [u8]>,
-        memory: &Memory,
-        mut each: impl FnMut(Result<bool, Error>) -> bool,
-    ) {
-        let mut items = items.into_iter();
-        let mut batch = [NO_HASH; BATCH];
-        loop {
-            let hashes = self.hash_batch(&mut items, &mut batch);
-            self.read_ahead(hashes, true);
-            for &hash in hashes {
-                if !each(self.add_hashed(hash, memory)) {
-                    return;
-                }
-            }
-            if hashes.len() < BATCH {
-                return;
-            }
-        }
-    }
-
     /// True when `item` may have been added (no false negatives).
     pub fn contains(&self, item: &[u8]) -> bool {
         self.contains_hashed(self.hash(item))
-    }
-
-    /// [`Chain::contains`] of every item in order, handing each answer to `found`; items are
-    /// hashed and read ahead a batch at a time, as in [`Chain::add_each`].
-    pub fn contains_each<'a>(
-        &self,
-        items: impl IntoIterator<Item = &'a [u8]>,
-        mut found: impl FnMut(bool),
-    ) {
-        let mut items = items.into_iter();
-        let mut batch = [NO_HASH; BATCH];
-        loop {
-            let hashes = self.hash_batch(&mut items, &mut batch);
-            self.read_ahead(hashes, false);
-            for &hash in hashes {
-                found(self.contains_hashed(hash));
-            }
-            if hashes.len() < BATCH {
-                return;
-            }
-        }
-    }
-
-    /// Hashes up to a batch of items into `batch`; the hashes made.
-    fn hash_batch<'b, 'a>(
-        &self,
-        items: &mut impl Iterator<Item = &'a [u8]>,
-        batch: &'b mut [HashPair; BATCH],
-    ) -> &'b [HashPair] {
-        let mut made = 0;
-        for (slot, item) in batch.iter_mut().zip(items) {
-            *slot = self.hash(item);
-            made += 1;
-        }
-        batch.get(..made).unwrap_or_default()
-    }
-
-    /// Reads the bytes a batch of items probes before any of them is checked: the reads do
-    /// not depend on each other, so on filters larger than the caches their memory latencies
-    /// overlap instead of adding up. The newest sub-filter is read at every probe when the
-    /// items will be written there (`adding`), and for lookups every sub-filter of
-    /// `DEEP_READ_AHEAD` bytes or more; any other at the first.
-    fn read_ahead(&self, hashes: &[HashPair], adding: bool) {
-        let mut touched = 0u8;
-        for (i, link) in self.links.iter().rev().enumerate() {
-            let every_probe = if adding {
-                i == 0
-            } else {
-                link.shape().bytes() >= DEEP_READ_AHEAD
-            };
-            for &hash in hashes {
-                touched ^= link.read_ahead(hash, every_probe);
-            }
-        }
-        // Keeps the reads from being optimised away; the value itself means nothing.
-        std::hint::black_box(touched);
     }
 
     /// [`Chain::contains`] of a hashed item: newest sub-filter first, as it is the largest,
@@ -420,7 +326,13 @@ mod tests {
     use super::*;
     use crate::core::{Memory, EAGER};
 
-    fn params(capacity: u64, error_rate: f64, expansion: u32, nonscaling: bool) -> Params {
+    /// A classic filter's parameters.
+    pub(super) fn params(
+        capacity: u64,
+        error_rate: f64,
+        expansion: u32,
+        nonscaling: bool,
+    ) -> Params {
         Params {
             capacity,
             error_rate,
@@ -498,56 +410,6 @@ mod tests {
                 "rate {rate} for configured {error_rate}"
             );
         }
-    }
-
-    #[test]
-    fn batches_match_one_item_at_a_time() {
-        // Duplicates inside a batch, growth in the middle of one, and a non-scaling filter
-        // filling up: add_each must give what add gives, item after item.
-        let items: Vec<Vec<u8>> = (0..500u32)
-            .map(|i| format!("item:{}", (i * 7919) % 230).into_bytes())
-            .collect();
-        let layouts = [LayoutKind::Classic, LayoutKind::Fast];
-        for (layout, nonscaling) in layouts.iter().flat_map(|&l| [(l, false), (l, true)]) {
-            let p = Params {
-                layout,
-                ..params(40, 0.01, 2, nonscaling)
-            };
-            let mut one_by_one = Chain::new(p, &EAGER).unwrap();
-            let expected: Vec<_> = items
-                .iter()
-                .map(|item| one_by_one.add(item, &EAGER))
-                .collect();
-            let mut batched = Chain::new(p, &EAGER).unwrap();
-            let mut got = Vec::new();
-            batched.add_each(items.iter().map(Vec::as_slice), &EAGER, |outcome| {
-                got.push(outcome);
-                true
-            });
-            assert_eq!(got, expected, "{layout:?}, nonscaling {nonscaling}");
-            assert_eq!(batched, one_by_one);
-            let probes: Vec<Vec<u8>> = (0..300u32)
-                .map(|i| format!("item:{i}").into_bytes())
-                .collect();
-            let mut found = Vec::new();
-            batched.contains_each(probes.iter().map(Vec::as_slice), |f| found.push(f));
-            let expected: Vec<bool> = probes.iter().map(|p| batched.contains(p)).collect();
-            assert_eq!(found, expected);
-        }
-    }
-
-    #[test]
-    fn add_each_stops_when_told() {
-        let mut chain = Chain::new(params(3, 0.01, 2, true), &EAGER).unwrap();
-        let items: Vec<Vec<u8>> = (0..100u32).map(|i| i.to_le_bytes().to_vec()).collect();
-        assert!(chain.may_fill(100) && !chain.may_fill(3));
-        let mut outcomes = Vec::new();
-        chain.add_each(items.iter().map(Vec::as_slice), &EAGER, |outcome| {
-            outcomes.push(outcome);
-            outcome != Err(Error::Full)
-        });
-        assert_eq!(outcomes.last(), Some(&Err(Error::Full)));
-        assert_eq!(outcomes.iter().filter(|o| **o == Ok(true)).count(), 3);
     }
 
     #[test]

@@ -48,16 +48,11 @@ impl Divisor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::bloom::xorshift;
 
     #[test]
     fn equals_the_hardware_remainder() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut divisors = vec![
             1,
             2,

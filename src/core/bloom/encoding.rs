@@ -7,10 +7,10 @@
 //!
 //! The RDB format is in `rdb.rs`.
 
-use super::blocked::{Blocked, BLOCK_BYTES};
+use super::blocked::BLOCK_BYTES;
 use super::chain::{self, Chain, LayoutKind};
-use super::filter::{Link, Shape};
-use super::sizing::Layout;
+use super::filter::Link;
+use super::shape::StoredShape;
 use crate::core::le::LeReader;
 use crate::core::{Error, Memory};
 
@@ -83,29 +83,25 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
         if bytes.checked_mul(8) != Some(bits) || (fast && bytes % BLOCK_BYTES != 0) {
             return Err(Error::BadEncoding);
         }
+        let stored = StoredShape {
+            entries,
+            error,
+            hashes,
+        };
         let shape = if fast {
-            Shape::Blocked(Blocked {
-                entries,
-                error,
-                hashes,
-                blocks: bytes / BLOCK_BYTES,
-            })
+            stored.blocked(bytes / BLOCK_BYTES)?
         } else {
-            Shape::Classic(Layout {
-                entries,
-                error,
-                bpe,
-                hashes,
-                bits,
-                n2,
-            })
+            let shape = stored.classic(bpe, bits, n2)?;
+            // Its bits are allocated before any chunk arrives: a header may not claim more
+            // than its capacity needs (`blocked` holds every blocked link to that).
+            if !shape.is_sized_for_its_capacity() {
+                return Err(Error::BadEncoding);
+            }
+            shape
         };
         // The fast layout derives bpe and n2 from its other fields: they must be those, so
         // that a header is read back only from the bytes that encode it.
-        if !shape.is_valid()
-            || !shape.is_sized_for_its_capacity()
-            || shape.stored_bpe_and_n2() != (bpe, n2)
-        {
+        if shape.stored_bpe_and_n2() != (bpe, n2) {
             return Err(Error::BadEncoding);
         }
         // Iterators are signed 64-bit offsets into all links' bytes: the total must fit.
@@ -118,7 +114,7 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
     memory.check(chain::memory_usage(nfilters as u64, total_bytes).ok_or(Error::OutOfMemory)?)?;
     let saved = shapes
         .iter()
-        .map(|(shape, link_items)| (shape, *link_items));
+        .map(|(shape, link_items)| (*shape, *link_items));
     if !chain::is_consistent(items, options, saved) {
         return Err(Error::BadEncoding);
     }

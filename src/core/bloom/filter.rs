@@ -6,108 +6,36 @@
 //! RDB bytes. The blocked one is the fast layout (see `blocked`).
 
 use super::blocked::{Blocked, BLOCK_BYTES};
-use super::divisor::Divisor;
-use super::sizing::{self, Layout};
+use super::probes::ProbeRule;
+use super::shape::Shape;
+use super::sizing::Layout;
 use crate::core::hash::HashPair;
 use crate::core::{try_copy, Error, Memory};
 
-/// How a sub-filter is sized and where an item's bits go.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Shape {
-    /// RedisBloom's layout.
-    Classic(Layout),
-    /// The fast, cache-line-blocked layout.
-    Blocked(Blocked),
-}
-
-impl Shape {
-    /// Items it is sized for.
-    pub fn entries(&self) -> u64 {
-        match self {
-            Shape::Classic(l) => l.entries,
-            Shape::Blocked(b) => b.entries,
-        }
-    }
-
-    /// Its own false-positive rate.
-    pub fn error(&self) -> f64 {
-        match self {
-            Shape::Classic(l) => l.error,
-            Shape::Blocked(b) => b.error,
-        }
-    }
-
-    /// Bits set per item.
-    pub fn hashes(&self) -> u32 {
-        match self {
-            Shape::Classic(l) => l.hashes,
-            Shape::Blocked(b) => b.hashes,
-        }
-    }
-
-    /// Bytes of its bit array.
-    pub fn bytes(&self) -> u64 {
-        match self {
-            Shape::Classic(l) => l.bytes(),
-            Shape::Blocked(b) => b.bytes(),
-        }
-    }
-
-    /// RedisBloom's per-link `bpe` and `n2` fields as RDB and SCANDUMP store them; for the
-    /// blocked shape, its bits per entry and 0.
-    pub fn stored_bpe_and_n2(&self) -> (f64, u8) {
-        match self {
-            Shape::Classic(l) => (l.bpe, l.n2),
-            // In floating point: the bit count of a huge array does not fit 64 bits.
-            Shape::Blocked(b) => (b.bytes() as f64 * 8.0 / b.entries as f64, 0),
-        }
-    }
-
-    /// Whether its bit array is no bigger than its capacity and error rate imply, allowing
-    /// for every rounding a writer applies (to whole words, to a power of two, to whole
-    /// blocks). A saved header claiming more is inflated — bad data, as RedisBloom answers —
-    /// and is refused before anything is allocated for it.
-    pub fn is_sized_for_its_capacity(&self) -> bool {
-        /// Rounding up to a word or a block adds at most this much to a small filter.
-        const ROUNDING_BITS: f64 = 1024.0;
-        let needed = match self {
-            Shape::Classic(l) => sizing::bits_needed(l.entries, l.error),
-            Shape::Blocked(b) => match Blocked::new(b.entries, b.error) {
-                Ok(fresh) => fresh.bytes() as f64 * 8.0,
-                Err(_) => return false,
-            },
-        };
-        // A power-of-two layout is at most twice what it needs.
-        self.bytes() as f64 * 8.0 <= 2.0 * needed + ROUNDING_BITS
-    }
-
-    /// Whether a stored shape can be used as it is.
-    pub fn is_valid(&self) -> bool {
-        match self {
-            Shape::Classic(l) => l.is_consistent(),
-            Shape::Blocked(b) => b.is_plausible(),
-        }
-    }
-}
-
-/// One sub-filter: its shape, its bits and how many items were added to it.
+/// One sub-filter: its bits in their shape, and how many items were added to it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
-    shape: Shape,
-    /// How classic probes are computed, prepared once (unused by the blocked shape).
-    rule: ProbeRule,
-    storage: Storage,
+    bits: Bits,
     /// Items added to this link (adds that set at least one new bit).
     items: u64,
 }
 
-/// A sub-filter's bytes, in parts ("segments"): one for the classic shape, which RedisBloom
-/// keeps and saves whole; 16 MiB ones for the blocked shape, whose blocks never straddle two,
-/// so each is one RDB string that loads into place without a copy.
+/// A sub-filter's shape owning the bytes it addresses, so that the two always agree. The
+/// classic shape keeps its array whole, as RedisBloom keeps and saves it; the blocked one in
+/// 16 MiB parts ("segments") whose blocks never straddle two, so that each is one RDB string
+/// that loads into place without a copy.
 #[derive(Debug, Clone, PartialEq)]
-enum Storage {
-    Whole(Vec<u8>),
-    Segments(Vec<Vec<u8>>),
+enum Bits {
+    Classic {
+        layout: Layout,
+        /// How probes are computed, prepared once.
+        rule: ProbeRule,
+        bytes: Vec<u8>,
+    },
+    Blocked {
+        blocked: Blocked,
+        segments: Vec<Vec<u8>>,
+    },
 }
 
 /// Classic adds with at most this many probes keep the positions they checked to set them
@@ -129,27 +57,26 @@ impl Link {
     /// A new, empty sub-filter, its bytes from `memory` (the caller has checked the filter's
     /// size against it).
     pub fn new(shape: Shape, memory: &Memory) -> Result<Link, Error> {
-        let parts = segment_lengths(&shape)
-            .into_iter()
+        let parts = shape
+            .segment_lengths()
             .map(|len| memory.array(len))
             .collect::<Result<Vec<_>, _>>()?;
         Link::assemble(shape, parts, 0)
     }
 
-    /// Rebuilds a saved sub-filter from its bytes, in the parts [`Link::segments`] gives.
-    /// The parts must have exactly the shape's sizes, and the shape must be usable.
+    /// Rebuilds a saved sub-filter from its bytes, in the parts [`Link::segments`] gives, and
+    /// its shape as [`StoredShape`] accepted it. The parts must have exactly the shape's sizes.
+    ///
+    /// [`StoredShape`]: super::shape::StoredShape
     pub fn from_saved(shape: Shape, parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
-        if !shape.is_valid() {
-            return Err(Error::BadEncoding);
-        }
         Link::assemble(shape, parts, items)
     }
 
-    /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks).
+    /// A saved sub-filter whose bits arrive later (SCANDUMP header, then chunks), its shape as
+    /// [`StoredShape`] accepted it.
+    ///
+    /// [`StoredShape`]: super::shape::StoredShape
     pub fn zeroed_from_saved(shape: Shape, items: u64, memory: &Memory) -> Result<Link, Error> {
-        if !shape.is_valid() {
-            return Err(Error::BadEncoding);
-        }
         Ok(Link {
             items,
             ..Link::new(shape, memory)?
@@ -157,7 +84,7 @@ impl Link {
     }
 
     fn assemble(shape: Shape, mut parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
-        let lengths = segment_lengths(&shape);
+        let lengths: Vec<u64> = shape.segment_lengths().collect();
         let sizes_match = parts.len() == lengths.len()
             && parts
                 .iter()
@@ -166,19 +93,18 @@ impl Link {
         if !sizes_match {
             return Err(Error::BadEncoding);
         }
-        let (rule, storage) = match shape {
-            Shape::Classic(l) => (
-                ProbeRule::new(l.modulus(), l.hashes),
-                Storage::Whole(parts.pop().unwrap_or_default()),
-            ),
-            Shape::Blocked(_) => (ProbeRule::new(1, 0), Storage::Segments(parts)),
+        let bits = match shape {
+            Shape::Classic(layout) => Bits::Classic {
+                layout,
+                rule: ProbeRule::new(layout.modulus(), layout.hashes),
+                bytes: parts.pop().unwrap_or_default(),
+            },
+            Shape::Blocked(blocked) => Bits::Blocked {
+                blocked,
+                segments: parts,
+            },
         };
-        Ok(Link {
-            shape,
-            rule,
-            storage,
-            items,
-        })
+        Ok(Link { bits, items })
     }
 
     /// A deep copy, or `OutOfMemory` instead of aborting the server.
@@ -187,12 +113,16 @@ impl Link {
             .segments()
             .map(try_copy)
             .collect::<Result<Vec<_>, _>>()?;
-        Link::assemble(self.shape, parts, self.items)
+        Link::assemble(self.shape(), parts, self.items)
     }
 
     /// Its shape.
-    pub fn shape(&self) -> &Shape {
-        &self.shape
+    #[inline]
+    pub fn shape(&self) -> Shape {
+        match &self.bits {
+            Bits::Classic { layout, .. } => Shape::Classic(*layout),
+            Bits::Blocked { blocked, .. } => Shape::Blocked(*blocked),
+        }
     }
 
     /// Items added to it.
@@ -202,18 +132,18 @@ impl Link {
 
     /// Its bytes, in order, as saved to RDB (one string per segment) and SCANDUMP.
     pub fn segments(&self) -> impl Iterator<Item = &[u8]> {
-        let (whole, parts): (Option<&[u8]>, &[Vec<u8>]) = match &self.storage {
-            Storage::Whole(bytes) => (Some(bytes), &[]),
-            Storage::Segments(parts) => (None, parts),
+        let (whole, parts): (Option<&[u8]>, &[Vec<u8>]) = match &self.bits {
+            Bits::Classic { bytes, .. } => (Some(bytes), &[]),
+            Bits::Blocked { segments, .. } => (None, segments),
         };
         whole.into_iter().chain(parts.iter().map(Vec::as_slice))
     }
 
     /// Its bytes, in order, for loading SCANDUMP chunks.
     pub fn segments_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
-        let (whole, parts): (Option<&mut [u8]>, &mut [Vec<u8>]) = match &mut self.storage {
-            Storage::Whole(bytes) => (Some(bytes), &mut []),
-            Storage::Segments(parts) => (None, parts),
+        let (whole, parts): (Option<&mut [u8]>, &mut [Vec<u8>]) = match &mut self.bits {
+            Bits::Classic { bytes, .. } => (Some(bytes), &mut []),
+            Bits::Blocked { segments, .. } => (None, segments),
         };
         whole
             .into_iter()
@@ -222,21 +152,19 @@ impl Link {
 
     /// True when it holds as many items as it was sized for.
     pub fn is_full(&self) -> bool {
-        self.items >= self.shape.entries()
+        self.items >= self.shape().entries()
     }
 
     /// True when every bit of `hash` is set (a member, or a false positive). Stops at the
     /// first clear bit, as RedisBloom does.
     pub fn contains(&self, hash: HashPair) -> bool {
-        match (&self.shape, &self.storage) {
-            (Shape::Classic(_), Storage::Whole(bytes)) => {
-                self.rule.probes(hash).all(|bit| is_set(bytes, bit))
+        match &self.bits {
+            Bits::Classic { rule, bytes, .. } => rule.probes(hash).all(|bit| is_set(bytes, bit)),
+            Bits::Blocked { blocked, segments } => {
+                let (segment, offset) = blocked.locate(hash);
+                block_of(segments, segment, offset)
+                    .is_some_and(|block| blocked.block_contains(block, hash))
             }
-            (Shape::Blocked(b), Storage::Segments(parts)) => {
-                let (segment, offset) = b.locate(hash);
-                block_of(parts, segment, offset).is_some_and(|block| b.block_contains(block, hash))
-            }
-            _ => false,
         }
     }
 
@@ -260,11 +188,15 @@ impl Link {
                 None
             }
         };
-        let any_new = match (&self.shape, &mut self.storage) {
-            (Shape::Classic(l), Storage::Whole(bytes)) if l.hashes as usize <= SAVED_PROBES => {
+        let any_new = match &mut self.bits {
+            Bits::Classic {
+                layout,
+                rule,
+                bytes,
+            } if layout.hashes as usize <= SAVED_PROBES => {
                 let mut bits = [0usize; SAVED_PROBES];
                 let mut all_set = true;
-                for (slot, bit) in bits.iter_mut().zip(self.rule.probes(hash)) {
+                for (slot, bit) in bits.iter_mut().zip(rule.probes(hash)) {
                     *slot = bit;
                     all_set &= is_set(bytes, bit);
                 }
@@ -272,30 +204,30 @@ impl Link {
                     return done;
                 }
                 let mut any_new = false;
-                for &bit in bits.get(..l.hashes as usize).unwrap_or_default() {
+                for &bit in bits.get(..layout.hashes as usize).unwrap_or_default() {
                     any_new |= set_bit(bytes, bit);
                 }
                 any_new
             }
-            (Shape::Blocked(b), Storage::Segments(parts)) => {
-                let (segment, offset) = b.locate(hash);
-                let Some(block) = parts
+            // Classic filters with more probes than are saved check, then insert.
+            Bits::Classic { .. } => {
+                if let Some(done) = decide(self.contains(hash)) {
+                    return done;
+                }
+                return Added::Set(self.insert(hash));
+            }
+            Bits::Blocked { blocked, segments } => {
+                let (segment, offset) = blocked.locate(hash);
+                let Some(block) = segments
                     .get_mut(segment)
                     .and_then(|p| p.get_mut(offset..offset + BLOCK_BYTES as usize))
                 else {
                     return Added::Absent;
                 };
-                if let Some(done) = decide(b.block_contains(block, hash)) {
+                if let Some(done) = decide(blocked.block_contains(block, hash)) {
                     return done;
                 }
-                b.block_insert(block, hash)
-            }
-            // Classic filters with more probes than are saved check, then insert.
-            _ => {
-                if let Some(done) = decide(self.contains(hash)) {
-                    return done;
-                }
-                return Added::Set(self.insert(hash));
+                blocked.block_insert(block, hash)
             }
         };
         if any_new {
@@ -308,9 +240,9 @@ impl Link {
     /// folds them into one meaningless byte: on a filter larger than the caches, reading a
     /// batch of items ahead this way overlaps their memory latencies (a prefetch in safe code).
     pub fn read_ahead(&self, hash: HashPair, every_probe: bool) -> u8 {
-        match (&self.shape, &self.storage) {
-            (Shape::Classic(_), Storage::Whole(bytes)) => {
-                let probes = self.rule.probes(hash);
+        match &self.bits {
+            Bits::Classic { rule, bytes, .. } => {
+                let probes = rule.probes(hash);
                 let read = |bit: usize| bytes.get(bit >> 3).copied().unwrap_or(0);
                 if every_probe {
                     probes.fold(0, |acc, bit| acc ^ read(bit))
@@ -318,35 +250,33 @@ impl Link {
                     probes.take(1).fold(0, |acc, bit| acc ^ read(bit))
                 }
             }
-            (Shape::Blocked(b), Storage::Segments(parts)) => {
-                let (segment, offset) = b.locate(hash);
-                block_of(parts, segment, offset)
+            Bits::Blocked { blocked, segments } => {
+                let (segment, offset) = blocked.locate(hash);
+                block_of(segments, segment, offset)
                     .and_then(|block| block.first())
                     .copied()
                     .unwrap_or(0)
             }
-            _ => 0,
         }
     }
 
     /// Sets every bit of `hash`; true when at least one bit was new, counting the item.
     pub fn insert(&mut self, hash: HashPair) -> bool {
-        let any_new = match (&self.shape, &mut self.storage) {
-            (Shape::Classic(_), Storage::Whole(bytes)) => {
+        let any_new = match &mut self.bits {
+            Bits::Classic { rule, bytes, .. } => {
                 let mut any_new = false;
-                for bit in self.rule.probes(hash) {
+                for bit in rule.probes(hash) {
                     any_new |= set_bit(bytes, bit);
                 }
                 any_new
             }
-            (Shape::Blocked(b), Storage::Segments(parts)) => {
-                let (segment, offset) = b.locate(hash);
-                let block = parts
+            Bits::Blocked { blocked, segments } => {
+                let (segment, offset) = blocked.locate(hash);
+                let block = segments
                     .get_mut(segment)
                     .and_then(|p| p.get_mut(offset..offset + BLOCK_BYTES as usize));
-                block.is_some_and(|block| b.block_insert(block, hash))
+                block.is_some_and(|block| blocked.block_insert(block, hash))
             }
-            _ => false,
         };
         if any_new {
             self.items += 1;
@@ -360,111 +290,6 @@ fn block_of(parts: &[Vec<u8>], segment: usize, offset: usize) -> Option<&[u8]> {
     parts
         .get(segment)?
         .get(offset..offset + BLOCK_BYTES as usize)
-}
-
-/// The sizes of a shape's parts: the whole array, or its 16 MiB segments.
-fn segment_lengths(shape: &Shape) -> Vec<u64> {
-    match shape {
-        Shape::Classic(l) => vec![l.bytes()],
-        Shape::Blocked(b) => b.segment_lengths().collect(),
-    }
-}
-
-/// How a classic sub-filter turns an item's hash into bit positions: RedisBloom's
-/// `x = (a + i·b) % m` for i in 0..k, the sum wrapping at 64 bits (`CHECK_ADD_FUNC` in
-/// `deps/bloom/bloom.c`; its 32-bit variant computes the same values).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ProbeRule {
-    modulus: Divisor,
-    /// 2⁶⁴ mod m: what a wrap of the 64-bit sum takes off its remainder.
-    wrap: u64,
-    hashes: u32,
-}
-
-impl ProbeRule {
-    fn new(modulus: u64, hashes: u32) -> ProbeRule {
-        let modulus = Divisor::new(modulus);
-        // 2⁶⁴ mod m = ((2⁶⁴ − 1) mod m + 1) mod m.
-        let below = modulus.remainder(u64::MAX) + 1;
-        let wrap = if below == modulus.divisor() { 0 } else { below };
-        ProbeRule {
-            modulus,
-            wrap,
-            hashes,
-        }
-    }
-
-    /// The bits `hash` probes, in order.
-    #[inline]
-    fn probes(&self, hash: HashPair) -> Probes {
-        let modulus = self.modulus.divisor();
-        let step = self.modulus.remainder(hash.b);
-        let wrapped_step = if step >= self.wrap {
-            step - self.wrap
-        } else {
-            step + (modulus - self.wrap)
-        };
-        Probes {
-            bit: self.modulus.remainder(hash.a),
-            sum: hash.a,
-            b: hash.b,
-            step,
-            wrapped_step,
-            modulus,
-            left: self.hashes,
-        }
-    }
-}
-
-/// The bit positions of one item: RedisBloom divides once per probe; here each position
-/// follows from the previous one by adding `b mod m` — less `2⁶⁴ mod m` when the 64-bit sum
-/// `a + i·b` wraps — and taking m off once if that passes m. Two remainders per item then,
-/// whatever k is, and the same positions exactly.
-#[derive(Debug, Clone, Copy)]
-struct Probes {
-    /// The next position, `sum mod m`.
-    bit: u64,
-    /// `a + i·b`, wrapping at 64 bits.
-    sum: u64,
-    b: u64,
-    /// `b mod m`, and the same less `2⁶⁴ mod m`, modulo m.
-    step: u64,
-    wrapped_step: u64,
-    modulus: u64,
-    left: u32,
-}
-
-impl Iterator for Probes {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let bit = self.bit;
-        let (sum, wrapped) = self.sum.overflowing_add(self.b);
-        self.sum = sum;
-        let step = if wrapped {
-            self.wrapped_step
-        } else {
-            self.step
-        };
-        // bit, step < m, so the sum is below 2m: one subtraction reduces it (a 64-bit
-        // overflow means it is above m too).
-        let (next, overflowed) = bit.overflowing_add(step);
-        self.bit = if overflowed || next >= self.modulus {
-            next.wrapping_sub(self.modulus)
-        } else {
-            next
-        };
-        Some(bit as usize)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left as usize, Some(self.left as usize))
-    }
 }
 
 /// Bit `bit` of a byte array, LSB first within each byte (RedisBloom's
@@ -493,6 +318,7 @@ fn bit_mask(bit: usize) -> u8 {
 mod tests {
     use super::*;
     use crate::core::bloom::sizing::options;
+    use crate::core::bloom::xorshift;
     use crate::core::hash::HashKind;
     use crate::core::EAGER;
 
@@ -519,71 +345,9 @@ mod tests {
         assert_eq!(link.items(), 1);
     }
 
-    /// A xorshift generator, so failures reproduce.
-    fn rng(mut state: u64) -> impl FnMut() -> u64 {
-        move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        }
-    }
-
-    #[test]
-    fn probes_are_redisbloom_remainders() {
-        let mut next = rng(0x2545_f491_4f6c_dd1d);
-        let mut moduli = vec![
-            1,
-            2,
-            3,
-            64,
-            1152,
-            1 << 33,
-            95_850_560,
-            (1 << 63) - 1,
-            1 << 63,
-            (1 << 63) + 1,
-            u64::MAX - 1,
-            u64::MAX,
-        ];
-        moduli.extend((0..300).map(|_| next() >> (next() % 64)).filter(|&m| m > 0));
-        for m in moduli {
-            let rule = ProbeRule::new(m, 40);
-            let mut hashes = vec![
-                HashPair { a: 0, b: 0 },
-                HashPair {
-                    a: u64::MAX,
-                    b: u64::MAX,
-                },
-                HashPair {
-                    a: u64::MAX - 3,
-                    b: 1,
-                },
-                HashPair {
-                    a: 5,
-                    b: u64::MAX - 1,
-                },
-            ];
-            hashes.extend((0..200).map(|_| HashPair {
-                a: next(),
-                b: next(),
-            }));
-            for h in hashes {
-                let expected: Vec<usize> = (0..40u64)
-                    .map(|i| (h.a.wrapping_add(i.wrapping_mul(h.b)) % m) as usize)
-                    .collect();
-                assert_eq!(
-                    rule.probes(h).collect::<Vec<_>>(),
-                    expected,
-                    "m = {m}, {h:?}"
-                );
-            }
-        }
-    }
-
     #[test]
     fn fused_add_writes_what_check_then_insert_writes() {
-        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let blocked = Shape::Blocked(Blocked::new(2000, 0.01).unwrap());
         // 0.001 at 2^-25 needs more probes than are saved: the recomputing path.
         let strict =

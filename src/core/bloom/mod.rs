@@ -4,6 +4,8 @@
 //! * [`sizing`] — bits and probes of a classic sub-filter from its capacity and error rate;
 //! * `divisor` — the classic probes' exact remainder without a division;
 //! * [`blocked`] — the fast, cache-line-blocked layout;
+//! * [`shape`] — a sub-filter's shape in either layout: everything but its bits;
+//! * `probes` — where a classic sub-filter's probes fall;
 //! * [`filter`] — one sub-filter's bit array, in RedisBloom's layout or the blocked one;
 //! * [`chain`] — the scalable chain stored under a key;
 //! * [`encoding`] — SCANDUMP header and chunks;
@@ -14,5 +16,18 @@ pub mod chain;
 mod divisor;
 pub mod encoding;
 pub mod filter;
+mod probes;
 pub mod rdb;
+pub mod shape;
 pub mod sizing;
+
+/// A xorshift generator (Marsaglia's 13, 7, 17), so that randomised tests reproduce.
+#[cfg(test)]
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}

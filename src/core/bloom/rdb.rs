@@ -12,10 +12,10 @@
 //! Every field is checked before the next is trusted: a link's layout before its bits are
 //! read, the chain's invariants before it is returned.
 
-use super::blocked::{Blocked, BLOCK_BYTES};
+use super::blocked::BLOCK_BYTES;
 use super::chain::Chain;
-use super::filter::{Link, Shape};
-use super::sizing::Layout;
+use super::filter::Link;
+use super::shape::{Shape, StoredShape};
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
 
@@ -83,31 +83,15 @@ pub fn load_classic(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Erro
     };
     let mut links = Vec::new();
     for _ in 0..nfilters {
-        let entries = input.unsigned()?;
-        let error = input.double()?;
-        let hashes = narrow(input.unsigned()?)?;
+        let stored = stored_shape(input)?;
         let bpe = input.double()?;
         let bits = input.unsigned()?;
         let n2 = u8::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)?;
-        let layout = Layout {
-            entries,
-            error,
-            bpe,
-            hashes,
-            bits,
-            n2,
-        };
-        if !layout.is_consistent() {
-            return Err(Error::BadEncoding);
-        }
+        let shape = stored.classic(bpe, bits, n2)?;
         let bits = input.bytes()?;
         let link_items = input.unsigned()?;
         links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
-        links.push(Link::from_saved(
-            Shape::Classic(layout),
-            vec![bits],
-            link_items,
-        )?);
+        links.push(Link::from_saved(shape, vec![bits], link_items)?);
     }
     Chain::from_links(items, options, growth, links)
 }
@@ -123,22 +107,12 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> 
     let growth = narrow(input.unsigned()?)?;
     let mut links = Vec::new();
     for _ in 0..nfilters {
-        let blocked = Blocked {
-            entries: input.unsigned()?,
-            error: input.double()?,
-            hashes: narrow(input.unsigned()?)?,
-            blocks: input.unsigned()?,
-        };
+        let stored = stored_shape(input)?;
+        let blocks = input.unsigned()?;
         let link_items = input.unsigned()?;
-        let shape = Shape::Blocked(blocked);
-        // Only redis-bf writes this layout, always sized exactly for its capacity: anything
-        // else is bad data, as its SCANDUMP header would be. Checked before the segment
-        // lengths are derived, whose byte count a hostile block count would overflow.
-        if !shape.is_valid() || !shape.is_sized_for_its_capacity() {
-            return Err(Error::BadEncoding);
-        }
+        let shape = stored.blocked(blocks)?;
         let mut segments = Vec::new();
-        for _ in blocked.segment_lengths() {
+        for _ in shape.segment_lengths() {
             segments.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
             segments.push(input.bytes()?);
         }
@@ -146,6 +120,15 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> 
         links.push(Link::from_saved(shape, segments, link_items)?);
     }
     Chain::from_links(items, options, growth, links)
+}
+
+/// The fields a link of either type starts with: entries, error rate and probes.
+fn stored_shape(input: &mut impl RdbRead) -> Result<StoredShape, Error> {
+    Ok(StoredShape {
+        entries: input.unsigned()?,
+        error: input.double()?,
+        hashes: narrow(input.unsigned()?)?,
+    })
 }
 
 /// A stored 64-bit field that the format defines as 32 bits wide.

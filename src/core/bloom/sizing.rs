@@ -37,6 +37,18 @@ pub mod options {
     pub const DEFAULT: u32 = NOROUND | FORCE64;
 }
 
+/// Whether `error` can be a false-positive rate: strictly between 0 and 1 (NaN is not). The
+/// BF commands and configs, both layouts' sizing and every stored sub-filter are held to
+/// this one predicate.
+pub fn is_error_rate(error: f64) -> bool {
+    error > 0.0 && error < 1.0
+}
+
+/// Whether a sub-filter of either layout can be sized for `entries` items at `error`.
+pub fn is_valid_target(entries: u64, error: f64) -> bool {
+    entries >= 1 && is_error_rate(error)
+}
+
 /// The shape of one sub-filter: everything but its bits.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Layout {
@@ -57,7 +69,7 @@ pub struct Layout {
 impl Layout {
     /// Sizes a new sub-filter for `entries` items at `error`, with the chain's `options`.
     pub fn new(entries: u64, error: f64, chain_options: u32) -> Result<Layout, Error> {
-        if entries < 1 || error.is_nan() || error <= 0.0 || error >= 1.0 {
+        if !is_valid_target(entries, error) {
             return Err(Error::InvalidParameters);
         }
         let bpe = bits_per_entry(error);
@@ -113,8 +125,7 @@ impl Layout {
     /// would probe a bit past the array, and SCANDUMP (which stores bytes, not bits) would
     /// rebuild a different filter.
     pub fn is_consistent(&self) -> bool {
-        self.error > 0.0
-            && self.error < 1.0
+        is_error_rate(self.error)
             && self.bpe.is_finite()
             && self.n2 <= 63
             && (self.n2 == 0 || self.bits >= 1u64 << self.n2)

@@ -10,9 +10,9 @@
 //! * LOADCHUNK gets back each `(next cursor, chunk)` pair: the chunk belongs at byte
 //!   `cursor − length − 1`, and must lie inside one sub-filter.
 
-use super::filter::{
-    CuckooFilter, SavedHeader, MAX_BUCKETS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
-};
+use super::filter::CuckooFilter;
+use super::header::SavedHeader;
+use super::params::within_limits;
 use crate::core::le::LeReader;
 use crate::core::{Error, Memory};
 
@@ -78,14 +78,12 @@ pub fn decode_header(
     let bucket_size = r.u16()?;
     let max_iterations = r.u16()?;
     let expansion = r.u16()?;
-    let max_bucket_size = max_bucket_size.min(MAX_BUCKET_SIZE);
+    // The counts' ranges are the RDB value's, which `SavedHeader::check` applies before
+    // anything is allocated.
     let valid = r.is_empty()
-        && (1..=u64::from(MAX_FILTERS)).contains(&num_filters)
-        && (1..=max_bucket_size).contains(&bucket_size)
-        && max_iterations >= 1
-        && (1..=MAX_BUCKETS).contains(&num_buckets)
+        && within_limits(bucket_size, max_iterations, expansion)
+        && bucket_size <= max_bucket_size
         && num_buckets.is_power_of_two()
-        && expansion <= MAX_EXPANSION
         && !(expansion == 0 && num_filters > 1);
     if !valid {
         return Err(Error::BadEncoding);
@@ -209,7 +207,8 @@ pub fn load_chunk(filter: &mut CuckooFilter, cursor: i64, data: &[u8]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cuckoo::{ItemHash, Params};
+    use crate::core::cuckoo::tests::{bounded, filter};
+    use crate::core::cuckoo::ItemHash;
     use crate::core::{eager_zeroed, Memory, Zeroed, EAGER};
 
     /// Memory as a server's would be, with 1 GiB for the filter.
@@ -219,16 +218,6 @@ mod tests {
             available: 1 << 30,
             limit: u64::MAX,
         }
-    }
-
-    fn filter(capacity: u64, bucket_size: u16, expansion: u16) -> CuckooFilter {
-        let params = Params {
-            capacity,
-            bucket_size,
-            max_iterations: 20,
-            expansion,
-        };
-        CuckooFilter::new(params, &EAGER).unwrap()
     }
 
     fn with_items(mut f: CuckooFilter, items: u32) -> CuckooFilter {
@@ -269,7 +258,7 @@ mod tests {
     #[test]
     fn header_of_the_worked_example() {
         // CF.RESERVE cf 8, CF.ADD cf item1 (verified on RedisBloom 2.8.2).
-        let mut f = filter(8, 2, 1);
+        let mut f = filter(8, 2, 20, 1);
         f.insert(&ItemHash::of(b"item1"), &EAGER).unwrap();
         let expected: [u8; 38] = [
             1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
@@ -291,7 +280,7 @@ mod tests {
 
     #[test]
     fn an_empty_filter_dumps_nothing_at_any_cursor() {
-        let f = filter(1000, 2, 1);
+        let f = filter(1000, 2, 20, 1);
         for cursor in [0, 1, 2, 1024, i64::MAX, -1] {
             assert_eq!(scandump(&f, cursor), Dump::End);
         }
@@ -303,7 +292,7 @@ mod tests {
     #[test]
     fn any_cursor_inside_a_small_sub_filter_returns_all_of_it() {
         // CF.RESERVE k 4 BUCKETSIZE 2 EXPANSION 0 holds 2 buckets × 2 = 4 bytes.
-        let f = with_items(filter(4, 2, 0), 1);
+        let f = with_items(filter(4, 2, 20, 0), 1);
         let all = f.sub_filters().next().unwrap().1;
         for cursor in 1..=4 {
             assert_eq!(chunk_at(&f, cursor), Some((cursor + 4, all)));
@@ -317,7 +306,7 @@ mod tests {
     #[test]
     fn a_big_sub_filter_comes_in_16_mib_pieces() {
         // 2^25 buckets × 2 = 64 MiB: cursors 1 → 16777217 → 33554433 → 50331649 → 67108865.
-        let f = with_items(filter(1 << 26, 2, 1), 3);
+        let f = with_items(filter(1 << 26, 2, 20, 1), 3);
         let walk: Vec<_> = chunks(&f).map(|(next, data)| (next, data.len())).collect();
         let mib16 = 16 << 20;
         assert_eq!(
@@ -340,7 +329,7 @@ mod tests {
 
     #[test]
     fn chunks_never_span_sub_filters() {
-        let f = with_items(filter(8, 2, 2), 200);
+        let f = with_items(filter(8, 2, 20, 2), 200);
         assert!(f.num_filters() >= 3);
         let sizes: Vec<usize> = f.sub_filters().map(|(_, d)| d.len()).collect();
         let walk: Vec<usize> = chunks(&f).map(|(_, d)| d.len()).collect();
@@ -359,7 +348,7 @@ mod tests {
 
     #[test]
     fn bad_chunks_are_refused() {
-        let mut f = with_items(filter(4, 2, 0), 1);
+        let mut f = with_items(filter(4, 2, 20, 0), 1);
         let before = f.try_clone().unwrap();
         for (cursor, data, error) in [
             (0, &b"ab"[..], Error::BadEncoding),
@@ -449,11 +438,6 @@ mod tests {
         .is_err());
     }
 
-    /// Hands out zeroed bytes up to 1 MiB, refuses more.
-    fn bounded(len: usize) -> Option<Vec<u8>> {
-        (len <= 1 << 20).then(|| vec![0; len])
-    }
-
     #[test]
     fn huge_headers_are_refused_before_allocating() {
         // test_scandump_invalid_header_alloc: 2^48 buckets.
@@ -505,7 +489,7 @@ mod tests {
 
     #[test]
     fn every_truncation_and_bit_flip_of_a_header_decodes_without_panicking() {
-        let f = with_items(filter(64, 4, 2), 500);
+        let f = with_items(filter(64, 4, 20, 2), 500);
         let h = encode_header(&f);
         for len in 0..h.len() {
             assert!(decode_header(&h[..len], 255, &limited(bounded)).is_err());

@@ -13,7 +13,8 @@
 //! every buffer's length — before the filter is returned: what disagrees is `BadEncoding`
 //! (RESTORE answers `ERR Bad data format`), where RedisBloom asserts and aborts the server.
 
-use super::filter::{CuckooFilter, SavedHeader};
+use super::filter::CuckooFilter;
+use super::header::SavedHeader;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::Error;
 

@@ -1,4 +1,4 @@
-//! The Bloom-filter data types. Two hold the same value (`Chain`) in their own RDB format:
+//! The two Bloom-filter data types, holding the same value (`Chain`) in their own RDB format:
 //!
 //! * `MBbloom--`, encoding version 4: RedisBloom's name and format, for classic filters, so
 //!   RedisBloom's RDB files and DUMP payloads load here and ours load there;
@@ -27,66 +27,69 @@ pub static BLOOM: Registered = Registered {
     types: &[&CLASSIC_TYPE, &FAST_TYPE, &WINDOW_TYPE],
 };
 
-static CLASSIC_TYPE: DataType = DataType::of::<Classic>();
-static FAST_TYPE: DataType = DataType::of::<Fast>();
+static CLASSIC_TYPE: DataType = DataType::of::<Bloom<false>>();
+static FAST_TYPE: DataType = DataType::of::<Bloom<true>>();
 static WINDOW_TYPE: DataType = DataType::of::<Window>();
 
-/// `MBbloom--`: classic filters.
-struct Classic;
-/// `bfblocked`: fast-layout filters.
-struct Fast;
+/// The data type of one layout: `Bloom<false>` is `MBbloom--` (classic filters), `Bloom<true>`
+/// is `bfblocked` (fast-layout filters).
+struct Bloom<const FAST: bool>;
+
 /// `bf-window`: filters that forget.
 struct Window;
 
-impl Format for Classic {
+impl<const FAST: bool> Format for Bloom<FAST> {
     type Value = Chain;
-    const NAME: &'static str = "MBbloom--";
-    const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
+    const NAME: &'static str = if FAST { "bfblocked" } else { "MBbloom--" };
+    const ENCODING_VERSION: i32 = if FAST {
+        rdb::FAST_ENCODING_VERSION
+    } else {
+        rdb::ENCODING_VERSION
+    };
 
     fn holds(chain: &Chain) -> bool {
-        chain.layout() == LayoutKind::Classic
+        (chain.layout() == LayoutKind::Fast) == FAST
     }
 
     fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
-        rdb::load_classic(io, encver)
+        if FAST {
+            rdb::load_fast(io, encver)
+        } else {
+            rdb::load_classic(io, encver)
+        }
     }
 
     fn save(chain: &Chain, io: &mut Io) {
         rdb::save(chain, io);
     }
 
+    /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
     fn rewrite(chain: &Chain, aof: &mut Aof) {
-        rewrite(chain, aof);
+        rewrite_chunks(aof, &encoding::encode_header(chain), |iter| {
+            encoding::chunk_at(chain, iter)
+        });
     }
 
+    /// Every field and every bit, so any difference shows.
     fn digest(chain: &Chain, digest: &mut Digest) {
-        add_to_digest(chain, digest);
-    }
-}
-
-impl Format for Fast {
-    type Value = Chain;
-    const NAME: &'static str = "bfblocked";
-    const ENCODING_VERSION: i32 = rdb::FAST_ENCODING_VERSION;
-
-    fn holds(chain: &Chain) -> bool {
-        chain.layout() == LayoutKind::Fast
-    }
-
-    fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
-        rdb::load_fast(io, encver)
-    }
-
-    fn save(chain: &Chain, io: &mut Io) {
-        rdb::save(chain, io);
-    }
-
-    fn rewrite(chain: &Chain, aof: &mut Aof) {
-        rewrite(chain, aof);
-    }
-
-    fn digest(chain: &Chain, digest: &mut Digest) {
-        add_to_digest(chain, digest);
+        digest.numbers(&[
+            u64::from(chain.options()),
+            u64::from(chain.growth()),
+            chain.items(),
+        ]);
+        for link in chain.links() {
+            let shape = link.shape();
+            digest.numbers(&[
+                shape.entries(),
+                shape.error().to_bits(),
+                u64::from(shape.hashes()),
+                shape.bytes(),
+                link.items(),
+            ]);
+            for segment in link.segments() {
+                digest.bytes(segment);
+            }
+        }
     }
 }
 
@@ -148,13 +151,6 @@ impl StoredValue for Chain {
     }
 }
 
-/// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
-fn rewrite(chain: &Chain, aof: &mut Aof) {
-    rewrite_chunks(aof, &encoding::encode_header(chain), |iter| {
-        encoding::chunk_at(chain, iter)
-    });
-}
-
 /// BF.LOADCHUNK of `header`, then of each chunk `chunk_at` gives, from iterator 1 on.
 fn rewrite_chunks<'a>(
     aof: &mut Aof,
@@ -166,27 +162,5 @@ fn rewrite_chunks<'a>(
     while let Some((next, data)) = chunk_at(iter) {
         aof.chunk(c"BF.LOADCHUNK", next, data);
         iter = next;
-    }
-}
-
-/// Every field and every bit, so any difference shows.
-fn add_to_digest(chain: &Chain, digest: &mut Digest) {
-    digest.numbers(&[
-        u64::from(chain.options()),
-        u64::from(chain.growth()),
-        chain.items(),
-    ]);
-    for link in chain.links() {
-        let shape = link.shape();
-        digest.numbers(&[
-            shape.entries(),
-            shape.error().to_bits(),
-            u64::from(shape.hashes()),
-            shape.bytes(),
-            link.items(),
-        ]);
-        for segment in link.segments() {
-            digest.bytes(segment);
-        }
     }
 }

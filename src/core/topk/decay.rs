@@ -1,0 +1,166 @@
+//! HeavyKeeper's decay: when an item meets a bucket held by another fingerprint, each unit
+//! of its increment decrements that bucket with probability `decay^count`. RedisBloom draws
+//! the chance from `rand()`; here it is a pure function of the sketch's saved state and the
+//! item (the module documentation says why that is enough and what it changes).
+
+use crate::core::Error;
+
+/// Entries of the probability table (`TOPK_DECAY_LOOKUP_TABLE`).
+const TABLE_LEN: u32 = 256;
+
+/// `decay^i` for `i` in 0..256 (`lookupTable`).
+///
+/// Filled by repeated multiplication, as RedisBloom 8 fills it on RDB load, where its
+/// `TOPK.RESERVE` uses `pow`: both give exactly 1.0 everywhere for decay 1, the only decay
+/// whose results can match RedisBloom's, and multiplication gives the same bits on every
+/// platform, which a replica on another libm needs.
+#[derive(Debug, PartialEq)]
+pub(super) struct DecayTable(Vec<f64>);
+
+impl DecayTable {
+    pub(super) fn new(decay: f64) -> Result<DecayTable, Error> {
+        let mut table = Vec::new();
+        table
+            .try_reserve_exact(TABLE_LEN as usize)
+            .map_err(|_| Error::OutOfMemory)?;
+        let mut power = 1.0;
+        for _ in 0..TABLE_LEN {
+            table.push(power);
+            power *= decay;
+        }
+        Ok(DecayTable(table))
+    }
+
+    fn entry(&self, i: u32) -> f64 {
+        self.0.get(i as usize).copied().unwrap_or(0.0)
+    }
+
+    /// The chance that one unit of increment decrements a bucket of count `count`:
+    /// `decay^count`, from the table below 256 and, as RedisBloom computes it above,
+    /// `table[255]^(count / 255) · table[count % 255]` (255, not 256: the same value).
+    pub(super) fn probability(&self, count: u32) -> f64 {
+        if count < TABLE_LEN {
+            self.entry(count)
+        } else {
+            let last = TABLE_LEN - 1;
+            power(self.entry(last), count / last) * self.entry(count % last)
+        }
+    }
+}
+
+/// `base^exponent` by squaring: exact IEEE steps, so the same bits on every platform (where
+/// RedisBloom calls `pow`).
+fn power(mut base: f64, mut exponent: u32) -> f64 {
+    let mut result = 1.0;
+    while exponent > 0 {
+        if exponent & 1 == 1 {
+            result *= base;
+        }
+        base *= base;
+        exponent >>= 1;
+    }
+    result
+}
+
+/// One decay attempt: what its chance is drawn from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Attempt {
+    /// The arriving item's fingerprint.
+    pub item_fp: u32,
+    /// A digest of the item's bucket in every row ([`digest`]), taken when its first
+    /// attempt of the command came.
+    pub item_buckets: u64,
+    /// The row of the bucket.
+    pub row: u32,
+    /// The fingerprint holding the bucket.
+    pub bucket_fp: u32,
+    /// The bucket's count before this attempt.
+    pub bucket_count: u32,
+    /// The units of the increment not yet spent, this one included (RedisBloom's
+    /// `local_incr`).
+    pub remaining: u32,
+}
+
+/// The chance of an attempt in [0, 1): the top 53 bits of a mix of all its fields. A chance
+/// is compared with `probability < `, as RedisBloom compares `rand() / RAND_MAX`, so
+/// probability 1 always decrements — as RedisBloom does but for `rand() == RAND_MAX`, once
+/// in 2^31 draws — and probability 0 never does.
+pub(super) fn chance(attempt: &Attempt) -> f64 {
+    let words = [
+        attempt.item_buckets,
+        u64::from(attempt.item_fp) << 32 | u64::from(attempt.bucket_fp),
+        u64::from(attempt.row) << 32 | u64::from(attempt.bucket_count),
+        u64::from(attempt.remaining),
+    ];
+    let h = words.iter().fold(DRAW_SEED, |h, &word| mix(h ^ word));
+    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A digest of an item's buckets, each as `(fingerprint, count)`, row by row.
+pub(super) fn digest(buckets: impl Iterator<Item = (u32, u32)>) -> u64 {
+    buckets.fold(DIGEST_SEED, |h, (fp, count)| {
+        mix(h ^ (u64::from(fp) << 32 | u64::from(count)))
+    })
+}
+
+/// Arbitrary odd constants (the fractional parts of √2 and √3), so that an all-zero input
+/// does not mix to zero.
+const DRAW_SEED: u64 = 0x6a09_e667_f3bc_c909;
+const DIGEST_SEED: u64 = 0xbb67_ae85_84ca_a73b;
+
+/// The SplitMix64 finalizer: every input bit reaches every output bit.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_powers_of_the_decay() {
+        let table = DecayTable::new(0.9).unwrap();
+        assert_eq!(table.probability(0), 1.0);
+        assert_eq!(table.probability(1), 0.9);
+        for count in [2, 100, 255, 256, 511, 1000, 70_000] {
+            let exact = 0.9f64.powi(count as i32);
+            let got = table.probability(count);
+            assert!(
+                (got - exact).abs() <= exact * 1e-12,
+                "{count}: {got} {exact}"
+            );
+        }
+        let one = DecayTable::new(1.0).unwrap();
+        assert!([1, 255, 256, 99_999, u32::MAX]
+            .iter()
+            .all(|&c| one.probability(c) == 1.0));
+        // Large counts underflow to exactly 0, as in RedisBloom: no draw can decay them.
+        assert_eq!(table.probability(100_000), 0.0);
+    }
+
+    #[test]
+    fn chances_lie_in_the_unit_interval_and_spread_evenly() {
+        let mut buckets = [0u64; 10];
+        for n in 0..100_000u32 {
+            let attempt = Attempt {
+                item_fp: n.wrapping_mul(2_654_435_761),
+                item_buckets: digest([(n, 1), (7, n)].into_iter()),
+                row: n % 3,
+                bucket_fp: 42,
+                bucket_count: n % 17 + 1,
+                remaining: 1,
+            };
+            let c = chance(&attempt);
+            assert!((0.0..1.0).contains(&c));
+            buckets[(c * 10.0) as usize] += 1;
+        }
+        assert!(
+            buckets.iter().all(|&b| (9_500..10_500).contains(&b)),
+            "{buckets:?}"
+        );
+    }
+}
