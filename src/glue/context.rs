@@ -65,37 +65,37 @@ impl<'a> CommandContext<'a> {
         let (Some(create), Some(free), Some(replicate)) = api else {
             return;
         };
-        let strings: Vec<(*mut raw::RedisModuleString, bool)> = command
+        let strings: Vec<*mut raw::RedisModuleString> = command
             .args
             .iter()
             .map(|arg| match *arg {
-                Arg::Own(index) => (self.arg(index), false),
-                Arg::Bytes(bytes) => {
-                    // SAFETY: `ctx` is the running command's context; the bytes outlive the
-                    // call, which copies them into a new string.
-                    let string = unsafe { create(self.ctx, bytes.as_ptr().cast(), bytes.len()) };
-                    (string, true)
-                }
+                Arg::Own(index) => self.arg(index),
+                // SAFETY: `ctx` is the running command's context; the bytes outlive the call,
+                // which copies them into a new string.
+                Arg::Bytes(bytes) => unsafe {
+                    create(self.ctx, bytes.as_ptr().cast(), bytes.len())
+                },
             })
             .collect();
-        let vector: Vec<*mut raw::RedisModuleString> = strings.iter().map(|(s, _)| *s).collect();
-        if vector.iter().all(|s| !s.is_null()) {
+        if strings.iter().all(|s| !s.is_null()) {
             // SAFETY: the name is NUL-terminated and static; "v" takes a pointer to
-            // `vector.len()` live strings and their count, exactly what is passed.
+            // `strings.len()` live strings and their count, exactly what is passed.
             unsafe {
                 replicate(
                     self.ctx,
                     command.command.as_ptr(),
                     c"v".as_ptr(),
-                    vector.as_ptr(),
-                    vector.len(),
+                    strings.as_ptr(),
+                    strings.len(),
                 );
             }
         }
-        for (string, _) in strings.into_iter().filter(|(s, new)| *new && !s.is_null()) {
-            // SAFETY: each new string was created above with this context and is freed once;
-            // the server took its own reference to it if it queued the command.
-            unsafe { free(self.ctx, string) };
+        for (&string, arg) in strings.iter().zip(&command.args) {
+            if matches!(arg, Arg::Bytes(_)) && !string.is_null() {
+                // SAFETY: each new string was created above with this context and is freed
+                // once; the server took its own reference to it if it queued the command.
+                unsafe { free(self.ctx, string) };
+            }
         }
     }
 

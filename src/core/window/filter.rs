@@ -378,9 +378,17 @@ impl WindowFilter {
         latest.map_or(ms, |latest| now.saturating_sub(latest).min(ms))
     }
 
-    /// The physical slice at `position` (0 = newest).
+    /// The physical slice at `position` (0 = newest). Every caller's positions are below the
+    /// ring's size, and so is `newest`, so one subtraction wraps it: no division on every probe
+    /// (a position past the ring would give a slice past it, whose bits `get` refuses).
     pub(super) fn physical(&self, position: u32) -> u32 {
-        (self.newest + position) % self.shape.slices()
+        let slices = self.shape.slices();
+        let slice = self.newest + position;
+        if slice < slices {
+            slice
+        } else {
+            slice - slices
+        }
     }
 
     /// The byte and bit of an item in physical slice `slice`: the item's pair, stepped to the
