@@ -303,5 +303,13 @@ mod tests {
         }
         let r = parsed("BF.RESERVE k 0.01 10 TIMESPAN 1099511627776").unwrap();
         assert_eq!(r.window, Some(Window::Time(1 << 40)));
+        // Only the words refuse a window: configs that make new filters non-scaling do not.
+        let nonscaling = Params {
+            nonscaling: true,
+            expansion: 0,
+            ..DEFAULTS
+        };
+        let r = parse(&words("BF.RESERVE k 0.01 10 WINDOW"), nonscaling).unwrap();
+        assert_eq!(r.window, Some(Window::Count));
     }
 }
