@@ -88,10 +88,11 @@ pub fn add_items(
     Reply::Sent
 }
 
-/// Adds the items (the arguments from `first_item` on) in order at one time — `at` when a replayed write carries it, else the clock
-/// read now — telling `each` whether each was new. Every item is written, found or not, which
-/// renews it. Then the write is replicated as the commands that repeat it exactly (module
-/// docs), after the header of the filter it `created`, if it did.
+/// Adds the items (the arguments from `first_item` on) in order at one time — `at` when a
+/// replayed write carries it, else the clock read now — telling `each` whether each was new.
+/// Every item is written, found or not, which renews it. Then the write is replicated as the
+/// commands that repeat it exactly (module docs), after the header of the filter it `created`,
+/// if it did.
 pub fn add(
     call: &Call,
     filter: &mut WindowFilter,
