@@ -12,10 +12,10 @@
 //!
 //! Ours: `WINDOW` or `TIMESPAN ms` (whole words, any case) make a new filter one that forgets
 //! (`window.rs`); with EXPANSION, NONSCALING or LAYOUT, or together, they are errors (see
-//! BF.RESERVE), and on an existing filter of another kind `ERR the key holds a filter of another
-//! kind …` — otherwise, like CAPACITY and ERROR, they are ignored for an existing filter. Writes
-//! to a window filter are replicated as `BF.INSERT key NOCREATE [AT ms] ITEMS …`; `AT ms`, the
-//! time of the write, is accepted only from the primary or the AOF.
+//! BF.RESERVE), and on an existing filter of another kind `ERR the key holds a filter of
+//! another kind …` — otherwise, like CAPACITY and ERROR, they are ignored for an existing
+//! filter. Writes to a window filter are replicated as `BF.INSERT key NOCREATE [AT ms] ITEMS
+//! …`; `AT ms`, the time of the write, is accepted only from the primary or the AOF.
 
 use super::add::add_items;
 use super::rules::{
