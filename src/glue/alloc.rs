@@ -141,7 +141,7 @@ unsafe impl GlobalAlloc for BloomAlloc {
 /// Where the arrays of the command (or load) running in `ctx` come from: lazily zeroed pages,
 /// each value bounded as a whole by the machine's physical memory, by the server's
 /// `maxmemory` where set, and by the operator's `bf-memory-usage-limit`
-/// (`config::memory_limit`), the last two where `config::limits_apply`. Servers before Redis
+/// (`config::memory_limit`), the last two except where the write is replayed. Servers before Redis
 /// 7.4 have no fallible calloc, and with the overcommit Redis recommends even an absurd size
 /// would be granted and then fault the server to death as its bits are set; a value no
 /// machine of this one's memory can hold is refused instead (`ERR Insufficient memory to
@@ -169,11 +169,12 @@ pub fn machine_memory() -> Memory {
 }
 
 /// [`Memory::server_bound`] of [`memory`]: the server's `maxmemory` (from `INFO memory`, which
-/// Redis 6.0 and later and Valkey give modules), or no bound where it is 0 or where
-/// `config::limits_apply` says clients' bounds do not apply.
+/// Redis 6.0 and later and Valkey give modules), or no bound where it is 0 or where the write
+/// is replayed (`context::replayed`: from the primary or an AOF, or an RDB file loading), as
+/// for `bf-memory-usage-limit`.
 fn maxmemory_bound(site: usize) -> u64 {
     let ctx = site as *mut raw::RedisModuleCtx;
-    if ctx.is_null() || !super::config::limits_apply(ctx) {
+    if ctx.is_null() || super::context::replayed(ctx) {
         return u64::MAX;
     }
     // SAFETY: `ctx` is the context `memory` was built from, live for the command or load the

@@ -93,32 +93,21 @@ impl Naming {
     }
 }
 
-/// The most bytes one value may hold in the command running in `ctx`: `bf-memory-usage-limit`
-/// (0 there: no limit) where [`limits_apply`].
+/// The most bytes one value may hold in the command (or RESTORE) running in `ctx`:
+/// `bf-memory-usage-limit` (0 there: no limit). What the primary replicates, what the AOF
+/// replays and what an RDB file or a full resync loads were accepted once and must apply as
+/// they did, whatever this server's limit — as a replica ignores `maxmemory` for its
+/// primary's writes — so they get no limit (`context::replayed`).
 pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
     let limit = MEMORY_LIMIT.get();
-    // The default, 0, asks the server nothing on the hot path.
-    if limit == 0 || !limits_apply(ctx) {
+    if limit == 0 {
+        return u64::MAX; // The default: no call to the server on the hot path.
+    }
+    if super::context::replayed(ctx) {
         u64::MAX
     } else {
         limit
     }
-}
-
-/// Whether the bounds set for clients (`bf-memory-usage-limit`, `maxmemory`) apply in `ctx`:
-/// to clients' commands and RESTORE. What the master replicates, what the AOF replays and
-/// what an RDB file or a full resync loads were accepted once and must apply as they did,
-/// whatever this server's bounds — as a replica ignores `maxmemory` for its master's writes —
-/// so they are not bounded, nor is anything on a replica (a payload it loads does not say
-/// whether its master sent it).
-pub fn limits_apply(ctx: *mut raw::RedisModuleCtx) -> bool {
-    const EXEMPT: u32 = raw::REDISMODULE_CTX_FLAGS_REPLICATED
-        | raw::REDISMODULE_CTX_FLAGS_LOADING
-        | raw::REDISMODULE_CTX_FLAGS_SLAVE;
-    // SAFETY: `ctx` is the live context of the running command or load; reading an API
-    // pointer set by RedisModule_Init.
-    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
-    flags as u32 & EXEMPT == 0
 }
 
 /// Applies module arguments (pairs of name and value), as RedisBloom's OnLoad does.

@@ -1,6 +1,6 @@
 //! One function per fuzz target (`fuzz_targets/<name>.rs` calls it), each checking
 //! invariants of what it decodes. A failed invariant panics, which libFuzzer reports as a
-//! crash with its input. Each filter family's targets are in its file (`bf`, `cf`); `args`
+//! crash with its input. Each filter family's targets are in its file (`bf`, `window`, `cf`); `args`
 //! checks the number parsers the families share.
 //!
 //! | target | input |
@@ -8,6 +8,7 @@
 //! | `bf_rdb_classic` | a `DUMP` payload of `MBbloom--` (RedisBloom's type), encoding versions 1–4 |
 //! | `bf_rdb_fast` | a `DUMP` payload of `bfblocked` (the fast layout) |
 //! | `bf_scandump` | a BF.SCANDUMP stream (`stream`): header, then LOADCHUNK pairs |
+//! | `bf_window` | a `DUMP` payload of `bf-window` (filters that forget), or its SCANDUMP stream |
 //! | `cf_rdb` | a `DUMP` payload of `MBbloomCF`, encoding versions 1–4 |
 //! | `cf_scandump` | a CF.SCANDUMP stream |
 //! | `args_numbers` | one argument: the integer, double, error-rate, range and layout parsers |
@@ -17,10 +18,12 @@
 mod args;
 mod bf;
 mod cf;
+mod window;
 
 pub use args::args_numbers;
 pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump};
 pub use cf::{cf_args, cf_rdb, cf_scandump};
+pub use window::bf_window;
 
 use crate::memory::LIMIT;
 
