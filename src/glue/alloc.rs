@@ -152,6 +152,18 @@ pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
     }
 }
 
+/// Where the arrays of a value being loaded (an RDB file, a replica's sync, `RESTORE`) come
+/// from: bounded by the machine's physical memory only. `bf-memory-usage-limit` governs what
+/// commands create, not what is loaded (a replica or a restart must take what its primary
+/// held), as for the values of every family.
+pub fn memory_for_load() -> Memory {
+    Memory {
+        zeroed: lazy_zeroed,
+        available: physical_memory(),
+        limit: u64::MAX,
+    }
+}
+
 /// Zero-filled bytes from the server's calloc, which maps fresh pages for large blocks: a big
 /// filter costs no time and no resident memory until its bits are set.
 fn lazy_zeroed(len: usize) -> Option<Vec<u8>> {
