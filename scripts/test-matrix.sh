@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-suites=${MATRIX_SUITES:---test commands --test persistence --test replication --test config --test clients}
+suites=${MATRIX_SUITES:?set MATRIX_SUITES (make test-matrix sets it from PORTABLE_SUITES)}
 limit=${MATRIX_TIMEOUT:-900}
 logs=target/matrix
 mkdir -p "$logs"

@@ -166,8 +166,8 @@ fn compare_keys(a: &mut Conn, b: &mut Conn, context: &str) {
             assert_eq!(a.call(&cmd), b.call(&cmd), "{context}: {cmd:?}");
         }
         assert_eq!(
-            cf_scandump(a, &key),
-            cf_scandump(b, &key),
+            cf::scandump(a, &key),
+            cf::scandump(b, &key),
             "{context}: {key}"
         );
     }
@@ -195,11 +195,11 @@ fn random_command_streams_reply_and_store_identically() {
             if step % 150 == 149 {
                 // Move a filter by its SCANDUMP stream, as a client would, on both servers.
                 let key = format!("k{}", rng.below(KEYS as u64));
-                let chunks = cf_scandump(&mut a, &key);
-                assert_eq!(chunks, cf_scandump(&mut b, &key), "{context}: {key}");
+                let chunks = cf::scandump(&mut a, &key);
+                assert_eq!(chunks, cf::scandump(&mut b, &key), "{context}: {key}");
                 for c in [&mut a, &mut b] {
                     c.cmd("DEL copy");
-                    cf_loadchunks(c, "copy", &chunks);
+                    cf::loadchunks(c, "copy", &chunks);
                 }
                 continue;
             }
@@ -272,7 +272,11 @@ fn the_same_commands_build_the_same_bytes() {
     for key in keys {
         assert_eq!(a.call(&["DUMP", key]), b.call(&["DUMP", key]), "{key}");
         assert_eq!(answers(&mut a, key), answers(&mut b, key), "{key}");
-        assert_eq!(cf_scandump(&mut a, key), cf_scandump(&mut b, key), "{key}");
+        assert_eq!(
+            cf::scandump(&mut a, key),
+            cf::scandump(&mut b, key),
+            "{key}"
+        );
     }
 }
 
@@ -282,13 +286,13 @@ fn filters_move_both_ways_by_scandump() {
     let (mut a, mut b) = (ours.conn(), theirs.conn());
     both_ways(&mut a, &mut b, |from, to| {
         for key in build_filters(from) {
-            let chunks = cf_scandump(from, key);
+            let chunks = cf::scandump(from, key);
             if chunks.is_empty() {
                 continue; // a filter with no items has no stream
             }
-            cf_loadchunks(to, key, &chunks);
+            cf::loadchunks(to, key, &chunks);
             assert_eq!(answers(to, key), answers(from, key), "{key}");
-            assert_eq!(cf_scandump(to, key), chunks, "{key}");
+            assert_eq!(cf::scandump(to, key), chunks, "{key}");
             assert_eq!(to.call(&["DUMP", key]), from.call(&["DUMP", key]), "{key}");
         }
     });

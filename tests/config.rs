@@ -332,7 +332,7 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
     let unlimited = Server::start();
     let mut u = unlimited.conn();
     u.cmd("BF.RESERVE big 0.01 100000");
-    let chunks = scandump(&mut u, "big");
+    let chunks = bf::scandump(&mut u, "big");
     let (iterator, header) = &chunks[0];
     assert_eq!(
         c.call_bytes(&[

@@ -82,9 +82,9 @@ fn big_arrays_are_advised_however_they_are_made() {
     assert_eq!(reply, ok());
     assert!(advised(&mut c) - before >= BIG_ADVISED, "RESTORE");
     // LOADCHUNK: the header makes the (advised) arrays the chunks are copied into.
-    let chunks = scandump(&mut c, "big");
+    let chunks = bf::scandump(&mut c, "big");
     let before = advised(&mut c);
-    loadchunks(&mut c, "copied", &chunks);
+    bf::loadchunks(&mut c, "copied", &chunks);
     assert!(advised(&mut c) - before >= BIG_ADVISED, "LOADCHUNK");
     assert_eq!(c.cmd("BF.EXISTS copied 5"), c.cmd("BF.EXISTS big 5"));
     // Small arrays never are.

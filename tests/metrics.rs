@@ -317,10 +317,10 @@ fn copies_restores_and_chunks_count() {
     let dump = c.cmd("DUMP f").bulk();
     assert!(c.call_bytes(&[b"RESTORE", b"f", b"0", &dump]).is_error());
     check(&mut c);
-    let chunks = scandump(&mut c, "f");
-    loadchunks(&mut c, "f-chunks", &chunks);
-    let chunks = cf_scandump(&mut c, "cf");
-    cf_loadchunks(&mut c, "cf-chunks", &chunks);
+    let chunks = bf::scandump(&mut c, "f");
+    bf::loadchunks(&mut c, "f-chunks", &chunks);
+    let chunks = cf::scandump(&mut c, "cf");
+    cf::loadchunks(&mut c, "cf-chunks", &chunks);
     check(&mut c);
 }
 

@@ -75,7 +75,7 @@ fn snapshot(c: &mut Conn) -> Vec<Value> {
         seen.push(info);
         seen.push(c.call(&["CF.DEBUG", key]));
         seen.push(Value::Array(
-            cf_scandump(c, key)
+            cf::scandump(c, key)
                 .into_iter()
                 .map(|(next, data)| Value::Array(vec![int(next), Value::Bulk(data)]))
                 .collect(),
@@ -443,7 +443,7 @@ fn big_fast_filters_are_saved_in_chunks() {
     c.call(&madd);
     let digest = c.cmd("DEBUG DIGEST-VALUE big");
     assert_eq!(
-        scandump(&mut c, "big").len(),
+        bf::scandump(&mut c, "big").len(),
         3,
         "the header and two chunks"
     );
@@ -633,7 +633,7 @@ fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
         ] {
             c.cmd(line);
         }
-        cf_scandump(c, "fuzz");
+        cf::scandump(c, "fuzz");
         c.cmd("DEL fuzz");
     };
     // A truncation may load: cut inside the last compressed array, whose missing bytes the

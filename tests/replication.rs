@@ -14,15 +14,15 @@ fn writes(c: &mut Conn) {
     c.cmd("BF.MADD m a b c");
     c.cmd("BF.INSERT n CAPACITY 2 NONSCALING ITEMS a b c");
     // A filter copied over by SCANDUMP/LOADCHUNK.
-    let chunks = scandump(c, "r");
-    loadchunks(c, "loaded", &chunks);
+    let chunks = bf::scandump(c, "r");
+    bf::loadchunks(c, "loaded", &chunks);
     c.cmd("CF.RESERVE cf 8 EXPANSION 2");
     for i in 0..100 {
         c.call(&["CF.ADD", "cf", &format!("i{i}")]);
     }
     c.cmd("CF.INSERTNX cfn ITEMS a b a");
-    let chunks = cf_scandump(c, "cf");
-    cf_loadchunks(c, "cf-loaded", &chunks);
+    let chunks = cf::scandump(c, "cf");
+    cf::loadchunks(c, "cf-loaded", &chunks);
 }
 
 /// Cuckoo writes after the sync: each kind, including those that change nothing visible.
@@ -34,8 +34,8 @@ fn cuckoo_writes(c: &mut Conn) {
     c.cmd("CF.COMPACT cf");
     c.cmd("CF.ADDNX cfn a");
     c.cmd("CF.INSERT cfn CAPACITY 100 ITEMS c d");
-    let chunks = cf_scandump(c, "cf");
-    cf_loadchunks(c, "cf-late", &chunks);
+    let chunks = cf::scandump(c, "cf");
+    cf::loadchunks(c, "cf-late", &chunks);
 }
 
 fn check_replica(master_options: &[&str], replica_options: &[&str]) {

@@ -3,7 +3,7 @@
 //! Each family keeps one [`Totals`] in its wing; values entering the keyspace add their
 //! [`Footprint`] ([`Call::store`](super::call::Call::store), RDB load, COPY), freed values
 //! take it off, and a write command's change to a value in place is applied by the
-//! [`Tracked`] guard that `Call::lookup` hands out, so no command counts anything itself.
+//! [`Tracked`](super::tracked::Tracked) guard that `Call::lookup` hands out, so no command counts anything itself.
 //!
 //! Threads: commands, RDB loading and COPY run on the server's main thread; `free` may run on
 //! the lazy-free thread (UNLINK, FLUSHALL ASYNC, lazyfree-lazy-*). So each total is two

@@ -28,6 +28,7 @@ pub mod call;
 pub mod cf;
 pub mod cms;
 pub mod double;
+pub mod dump;
 pub mod errors;
 pub mod family;
 pub mod metrics;

@@ -6,6 +6,7 @@
 //! * [`cms`] — RedisBloom's Count-Min sketch, bit-exact;
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`dump`] — a value as the `DUMP` payload `RESTORE` takes (an AOF rewrite's `RESTORE`);
+//! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
 //! * [`window`] — Bloom filters that forget: the last N additions, or the last N milliseconds;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
@@ -35,6 +36,7 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod tdigest;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod topk;

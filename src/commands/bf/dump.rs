@@ -16,40 +16,12 @@ use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::spec::CommandSpec;
 use crate::core::bloom::encoding;
 
-pub static SCANDUMP: CommandSpec = CommandSpec {
-    name: "bf.scandump",
-    flags: "readonly",
-    arity: 3,
-    keys: Keys::One(KeyAccess::Read),
-    acl_categories: "read",
-    summary: "Begins an incremental save of the bloom filter",
-    complexity: "O(n), where n is the capacity",
-    since: "1.0.0",
-    tips: Some("nondeterministic_output"),
-    args: &[KEY_ARG, ArgSpec::new("iterator", ArgKind::Integer)],
-    run: scandump,
-};
+pub static SCANDUMP: CommandSpec = CommandSpec::scandump("bf.scandump", scandump);
 
-pub static LOADCHUNK: CommandSpec = CommandSpec {
-    name: "bf.loadchunk",
-    flags: "write deny-oom",
-    arity: 4,
-    keys: Keys::One(KeyAccess::Write),
-    acl_categories: "write",
-    summary: "Restores a filter previously saved using SCANDUMP",
-    complexity: "O(n), where n is the capacity",
-    since: "1.0.0",
-    tips: None,
-    args: &[
-        KEY_ARG,
-        ArgSpec::new("iterator", ArgKind::Integer),
-        ArgSpec::new("data", ArgKind::String),
-    ],
-    run: loadchunk,
-};
+pub static LOADCHUNK: CommandSpec = CommandSpec::loadchunk("bf.loadchunk", loadchunk);
 
 fn scandump(call: &Call) -> CommandResult {
     let key = call.open_for_read();

@@ -23,41 +23,13 @@ use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::spec::CommandSpec;
 use crate::core::cuckoo::encoding::{self, Dump, HEADER_LEN};
 use crate::core::Error;
 
-pub static SCANDUMP: CommandSpec = CommandSpec {
-    name: "cf.scandump",
-    flags: "readonly",
-    arity: 3,
-    keys: Keys::One(KeyAccess::Read),
-    acl_categories: "read",
-    summary: "Begins an incremental save of the bloom filter",
-    complexity: "O(n), where n is the capacity",
-    since: "1.0.0",
-    tips: Some("nondeterministic_output"),
-    args: &[KEY_ARG, ArgSpec::new("iterator", ArgKind::Integer)],
-    run: scandump,
-};
+pub static SCANDUMP: CommandSpec = CommandSpec::scandump("cf.scandump", scandump);
 
-pub static LOADCHUNK: CommandSpec = CommandSpec {
-    name: "cf.loadchunk",
-    flags: "write deny-oom",
-    arity: 4,
-    keys: Keys::One(KeyAccess::Write),
-    acl_categories: "write",
-    summary: "Restores a filter previously saved using SCANDUMP",
-    complexity: "O(n), where n is the capacity",
-    since: "1.0.0",
-    tips: None,
-    args: &[
-        KEY_ARG,
-        ArgSpec::new("iterator", ArgKind::Integer),
-        ArgSpec::new("data", ArgKind::String),
-    ],
-    run: loadchunk,
-};
+pub static LOADCHUNK: CommandSpec = CommandSpec::loadchunk("cf.loadchunk", loadchunk);
 
 /// The iterator of both commands (argument 2), if it is an integer `valid` accepts.
 fn iterator(call: &Call, valid: fn(&i64) -> bool) -> Result<i64, Failure> {

@@ -319,7 +319,6 @@ impl CuckooFilter {
         self.subs.iter().map(|sub| sub.bytes().len() as u64).sum()
     }
 
-
     /// The RDB fields in save order (`CFRdbSave`); the sub-filters follow from
     /// [`CuckooFilter::sub_filters`].
     pub fn saved_header(&self) -> SavedHeader {

@@ -20,63 +20,68 @@ pub static BLOOM: Registered = Registered {
     types: &[&CLASSIC_TYPE, &FAST_TYPE],
 };
 
-static CLASSIC_TYPE: DataType = DataType::of::<Classic>();
-static FAST_TYPE: DataType = DataType::of::<Fast>();
+static CLASSIC_TYPE: DataType = DataType::of::<Bloom<false>>();
+static FAST_TYPE: DataType = DataType::of::<Bloom<true>>();
 
-/// `MBbloom--`: classic filters.
-struct Classic;
-/// `bfblocked`: fast-layout filters.
-struct Fast;
+/// The data type of one layout: `Bloom<false>` is `MBbloom--` (classic filters), `Bloom<true>`
+/// is `bfblocked` (fast-layout filters).
+struct Bloom<const FAST: bool>;
 
-impl Format for Classic {
+impl<const FAST: bool> Format for Bloom<FAST> {
     type Value = Chain;
-    const NAME: &'static str = "MBbloom--";
-    const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
+    const NAME: &'static str = if FAST { "bfblocked" } else { "MBbloom--" };
+    const ENCODING_VERSION: i32 = if FAST {
+        rdb::FAST_ENCODING_VERSION
+    } else {
+        rdb::ENCODING_VERSION
+    };
 
     fn holds(chain: &Chain) -> bool {
-        chain.layout() == LayoutKind::Classic
+        (chain.layout() == LayoutKind::Fast) == FAST
     }
 
     fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
-        rdb::load_classic(io, encver)
+        if FAST {
+            rdb::load_fast(io, encver)
+        } else {
+            rdb::load_classic(io, encver)
+        }
     }
 
     fn save(chain: &Chain, io: &mut Io) {
         rdb::save(chain, io);
     }
 
+    /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
     fn rewrite(chain: &Chain, aof: &mut Aof) {
-        rewrite(chain, aof);
+        aof.chunk(c"BF.LOADCHUNK", 1, &encoding::encode_header(chain));
+        let mut iter = 1;
+        while let Some((next, data)) = encoding::chunk_at(chain, iter) {
+            aof.chunk(c"BF.LOADCHUNK", next, data);
+            iter = next;
+        }
     }
 
+    /// Every field and every bit, so any difference shows.
     fn digest(chain: &Chain, digest: &mut Digest) {
-        add_to_digest(chain, digest);
-    }
-}
-
-impl Format for Fast {
-    type Value = Chain;
-    const NAME: &'static str = "bfblocked";
-    const ENCODING_VERSION: i32 = rdb::FAST_ENCODING_VERSION;
-
-    fn holds(chain: &Chain) -> bool {
-        chain.layout() == LayoutKind::Fast
-    }
-
-    fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
-        rdb::load_fast(io, encver)
-    }
-
-    fn save(chain: &Chain, io: &mut Io) {
-        rdb::save(chain, io);
-    }
-
-    fn rewrite(chain: &Chain, aof: &mut Aof) {
-        rewrite(chain, aof);
-    }
-
-    fn digest(chain: &Chain, digest: &mut Digest) {
-        add_to_digest(chain, digest);
+        digest.numbers(&[
+            u64::from(chain.options()),
+            u64::from(chain.growth()),
+            chain.items(),
+        ]);
+        for link in chain.links() {
+            let shape = link.shape();
+            digest.numbers(&[
+                shape.entries(),
+                shape.error().to_bits(),
+                u64::from(shape.hashes()),
+                shape.bytes(),
+                link.items(),
+            ]);
+            for segment in link.segments() {
+                digest.bytes(segment);
+            }
+        }
     }
 }
 
@@ -91,37 +96,5 @@ impl StoredValue for Chain {
 
     fn try_clone(&self) -> Result<Chain, Error> {
         Chain::try_clone(self)
-    }
-}
-
-/// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
-fn rewrite(chain: &Chain, aof: &mut Aof) {
-    aof.chunk(c"BF.LOADCHUNK", 1, &encoding::encode_header(chain));
-    let mut iter = 1;
-    while let Some((next, data)) = encoding::chunk_at(chain, iter) {
-        aof.chunk(c"BF.LOADCHUNK", next, data);
-        iter = next;
-    }
-}
-
-/// Every field and every bit, so any difference shows.
-fn add_to_digest(chain: &Chain, digest: &mut Digest) {
-    digest.numbers(&[
-        u64::from(chain.options()),
-        u64::from(chain.growth()),
-        chain.items(),
-    ]);
-    for link in chain.links() {
-        let shape = link.shape();
-        digest.numbers(&[
-            shape.entries(),
-            shape.error().to_bits(),
-            u64::from(shape.hashes()),
-            shape.bytes(),
-            link.items(),
-        ]);
-        for segment in link.segments() {
-            digest.bytes(segment);
-        }
     }
 }

@@ -150,8 +150,8 @@ fn random_command_sequences_reply_identically() {
         for key in 0..5 {
             let key = format!("k{key}");
             assert_eq!(
-                scandump(&mut a, &key),
-                scandump(&mut b, &key),
+                bf::scandump(&mut a, &key),
+                bf::scandump(&mut b, &key),
                 "seed {seed}, {key}"
             );
         }
@@ -197,10 +197,10 @@ fn filters_move_both_ways_by_scandump() {
     let (mut a, mut b) = (ours.conn(), theirs.conn());
     both_ways(&mut a, &mut b, |from, to| {
         for key in build_filters(from) {
-            let chunks = scandump(from, key);
-            loadchunks(to, key, &chunks);
+            let chunks = bf::scandump(from, key);
+            bf::loadchunks(to, key, &chunks);
             assert_eq!(answers(to, key), answers(from, key), "{key}");
-            assert_eq!(scandump(to, key), chunks, "{key}");
+            assert_eq!(bf::scandump(to, key), chunks, "{key}");
         }
     });
     // And the same commands give the same bits on both.
@@ -208,7 +208,11 @@ fn filters_move_both_ways_by_scandump() {
     b.cmd("FLUSHALL");
     for key in build_filters(&mut a) {
         build_filters(&mut b);
-        assert_eq!(scandump(&mut a, key), scandump(&mut b, key), "{key}");
+        assert_eq!(
+            bf::scandump(&mut a, key),
+            bf::scandump(&mut b, key),
+            "{key}"
+        );
         let hits = answers(&mut a, key)[2]
             .array()
             .iter()
@@ -343,7 +347,7 @@ fn legacy_encodings_and_layouts_behave_identically() {
         let probe: Vec<&str> = probe.iter().map(String::as_str).collect();
         assert_eq!(a.call(&probe), b.call(&probe));
         assert_eq!(a.call(&["BF.DEBUG", &key]), b.call(&["BF.DEBUG", &key]));
-        assert_eq!(scandump(&mut a, &key), scandump(&mut b, &key));
+        assert_eq!(bf::scandump(&mut a, &key), bf::scandump(&mut b, &key));
         // Saved again, it is saved in today's encoding, which both read.
         let resaved = a.call(&["DUMP", &key]).bulk();
         assert_eq!(
@@ -351,7 +355,7 @@ fn legacy_encodings_and_layouts_behave_identically() {
             ok()
         );
         assert_eq!(b.cmd("BF.CARD resaved"), a.call(&["BF.CARD", &key]));
-        assert_eq!(scandump(&mut b, "resaved"), scandump(&mut a, &key));
+        assert_eq!(bf::scandump(&mut b, "resaved"), bf::scandump(&mut a, &key));
     }
     let debug = a.cmd("BF.DEBUG legacy-2-0").array();
     assert!(debug[1].text().contains("hashwidth:32"), "{debug:?}");
@@ -368,7 +372,7 @@ fn redisbloom_refuses_fast_filters_cleanly() {
         b.call_bytes(&[b"RESTORE", b"fast", b"0", &payload]),
         err("ERR Bad data format")
     );
-    let chunks = scandump(&mut a, "fast");
+    let chunks = bf::scandump(&mut a, "fast");
     let (iter, header) = &chunks[0];
     assert_eq!(
         b.call_bytes(&[

@@ -1,0 +1,52 @@
+//! One function per fuzz target (`fuzz_targets/<name>.rs` calls it), each checking
+//! invariants of what it decodes. A failed invariant panics, which libFuzzer reports as a
+//! crash with its input. Each filter family's targets are in its file (`bf`, `cf`); `args`
+//! checks the number parsers the families share.
+//!
+//! | target | input |
+//! |---|---|
+//! | `bf_rdb_classic` | a `DUMP` payload of `MBbloom--` (RedisBloom's type), encoding versions 1–4 |
+//! | `bf_rdb_fast` | a `DUMP` payload of `bfblocked` (the fast layout) |
+//! | `bf_scandump` | a BF.SCANDUMP stream (`stream`): header, then LOADCHUNK pairs |
+//! | `cf_rdb` | a `DUMP` payload of `MBbloomCF`, encoding versions 1–4 |
+//! | `cf_scandump` | a CF.SCANDUMP stream |
+//! | `args_numbers` | one argument: the integer, double, error-rate, range and layout parsers |
+//! | `bf_args` | a command line, one argument per line: BF.RESERVE and BF.INSERT options |
+//! | `cf_args` | a command line, one argument per line: CF.RESERVE and CF.INSERT options |
+
+mod args;
+mod bf;
+mod cf;
+
+pub use args::args_numbers;
+pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump};
+pub use cf::{cf_args, cf_rdb, cf_scandump};
+
+use crate::memory::LIMIT;
+
+/// The pieces one after another. Whole slices are copied, not byte by byte: under the
+/// fuzzer's instrumentation a per-byte loop over a filter costs more than the decoding.
+fn concatenated<'a>(pieces: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut flat = Vec::new();
+    for piece in pieces {
+        flat.extend_from_slice(piece);
+    }
+    flat
+}
+
+/// Whether every byte is zero, in one `memcmp` against zeroes rather than an instrumented
+/// loop (no filter within the bound is longer than [`LIMIT`]).
+fn all_zero(bytes: &[u8]) -> bool {
+    static ZEROES: [u8; LIMIT as usize] = [0; LIMIT as usize];
+    ZEROES.get(..bytes.len()) == Some(bytes)
+}
+
+/// Items to look up and add: fixed ones (the seeds' filters hold `item:0`, `item:1`, …) and
+/// some from the input.
+fn probe_items(data: &[u8]) -> Vec<Vec<u8>> {
+    let mut items: Vec<Vec<u8>> = (0..4).map(|i| format!("item:{i}").into_bytes()).collect();
+    items.push(Vec::new());
+    items.push(data.iter().take(16).copied().collect());
+    items.push(data.iter().rev().take(16).copied().collect());
+    items
+}
