@@ -18,10 +18,11 @@ use crate::{dump, stream, targets};
 type Target = fn(&[u8]);
 
 /// The targets by name, as `fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 12] = [
+pub const TARGETS: [(&str, Target); 13] = [
     ("bf_rdb_classic", targets::bf_rdb_classic),
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
+    ("bf_window", targets::bf_window),
     ("cf_rdb", targets::cf_rdb),
     ("cf_scandump", targets::cf_scandump),
     ("args_numbers", targets::args_numbers),

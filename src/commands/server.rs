@@ -35,8 +35,34 @@ pub trait Server {
     /// Replicates the command as it came and raises keyspace event `event` on its key
     /// (argument 1, the key it wrote).
     fn written(&self, event: &'static CStr);
+    /// Replicates `commands` instead of the command as it came (in order; the server wraps
+    /// several in one transaction), and raises keyspace event `event` on its key: for writes
+    /// whose outcome depends on more than their arguments, which must reach replicas and the
+    /// AOF as commands that repeat it exactly.
+    fn written_as(&self, event: &'static CStr, commands: &[Replicated]);
+    /// Whether the command was accepted once already and is being applied again: it came over
+    /// the replication link from the primary, or from an AOF being loaded.
+    fn replayed(&self) -> bool;
+    /// The server's clock, in milliseconds since the Unix epoch.
+    fn now_ms(&self) -> u64;
     /// A warning in the server log.
     fn log_warning(&self, text: &str);
+}
+
+/// A command to replicate: its name and its arguments, the key first.
+pub struct Replicated<'a> {
+    pub command: &'static CStr,
+    pub args: Vec<Arg<'a>>,
+}
+
+/// An argument of a replicated command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// The running command's own argument at this index, handed on as the server holds it
+    /// (no copy: a key, the items).
+    Own(usize),
+    /// New bytes.
+    Bytes(&'a [u8]),
 }
 
 /// What an open key holds, as the server's data type says.

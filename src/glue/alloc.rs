@@ -152,11 +152,9 @@ pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
     }
 }
 
-/// Where the arrays of a value being loaded (an RDB file, a replica's sync, `RESTORE`) come
-/// from: bounded by the machine's physical memory only. `bf-memory-usage-limit` governs what
-/// commands create, not what is loaded (a replica or a restart must take what its primary
-/// held), as for the values of every family.
-pub fn memory_for_load() -> Memory {
+/// Where a value being loaded (RDB, RESTORE) gets its arrays: bounded by the machine alone,
+/// as loading obeys no operator limit (`config::memory_limit`).
+pub fn loading_memory() -> Memory {
     Memory {
         zeroed: lazy_zeroed,
         available: physical_memory(),

@@ -103,11 +103,7 @@ pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
     if limit == 0 {
         return u64::MAX; // The default: no call to the server on the hot path.
     }
-    const OBEYED: u32 = raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
-    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
-    // RedisModule_Init.
-    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
-    if flags as u32 & OBEYED != 0 {
+    if super::context::replayed(ctx) {
         u64::MAX
     } else {
         limit

@@ -1,13 +1,14 @@
 //! One function per fuzz target (`fuzz_targets/<name>.rs` calls it), each checking
 //! invariants of what it decodes. A failed invariant panics, which libFuzzer reports as a
-//! crash with its input. Each family's targets are in its file (`bf`, `cf`, `cms`, `topk`); `args`
-//! checks the number parsers the families share.
+//! crash with its input. Each family's targets are in its file (`bf`, `window`, `cf`, `cms`,
+//! `topk`); `args` checks the number parsers the families share.
 //!
 //! | target | input |
 //! |---|---|
 //! | `bf_rdb_classic` | a `DUMP` payload of `MBbloom--` (RedisBloom's type), encoding versions 1–4 |
 //! | `bf_rdb_fast` | a `DUMP` payload of `bfblocked` (the fast layout) |
 //! | `bf_scandump` | a BF.SCANDUMP stream (`stream`): header, then LOADCHUNK pairs |
+//! | `bf_window` | a `DUMP` payload of `bf-window` (filters that forget), or its SCANDUMP stream |
 //! | `cf_rdb` | a `DUMP` payload of `MBbloomCF`, encoding versions 1–4 |
 //! | `cf_scandump` | a CF.SCANDUMP stream |
 //! | `args_numbers` | one argument: the integer, double, error-rate, range and layout parsers |
@@ -23,12 +24,14 @@ mod bf;
 mod cf;
 mod cms;
 mod topk;
+mod window;
 
 pub use args::args_numbers;
 pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump};
 pub use cf::{cf_args, cf_rdb, cf_scandump};
 pub use cms::{cms_args, cms_rdb};
 pub use topk::{topk_args, topk_rdb};
+pub use window::bf_window;
 
 use crate::memory::LIMIT;
 

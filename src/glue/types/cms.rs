@@ -26,7 +26,7 @@ impl Format for Sketch {
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
     fn load(io: &mut Io, encver: i32) -> Result<CountMinSketch, Error> {
-        rdb::load(io, encver, &alloc::memory_for_load())
+        rdb::load(io, encver, &alloc::loading_memory())
     }
 
     fn save(sketch: &CountMinSketch, io: &mut Io) {

@@ -28,7 +28,7 @@ impl Format for HeavyKeeper {
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
     fn load(io: &mut Io, encver: i32) -> Result<TopK, Error> {
-        rdb::load(io, encver, &alloc::memory_for_load())
+        rdb::load(io, encver, &alloc::loading_memory())
     }
 
     fn save(topk: &TopK, io: &mut Io) {
