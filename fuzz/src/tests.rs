@@ -18,7 +18,7 @@ use crate::{dump, stream, targets};
 type Target = fn(&[u8]);
 
 /// The targets by name, as `fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 9] = [
+pub const TARGETS: [(&str, Target); 13] = [
     ("bf_rdb_classic", targets::bf_rdb_classic),
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
@@ -28,6 +28,10 @@ pub const TARGETS: [(&str, Target); 9] = [
     ("args_numbers", targets::args_numbers),
     ("bf_args", targets::bf_args),
     ("cf_args", targets::cf_args),
+    ("cms_rdb", targets::cms_rdb),
+    ("cms_args", targets::cms_args),
+    ("topk_rdb", targets::topk_rdb),
+    ("topk_args", targets::topk_args),
 ];
 
 /// The files of `fuzz/<folder>/<target>/`, sorted.

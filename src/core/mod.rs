@@ -5,6 +5,7 @@
 //! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
 //! * [`cms`] — RedisBloom's Count-Min sketch, bit-exact;
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
+//! * [`dump`] — a value as the `DUMP` payload `RESTORE` takes (an AOF rewrite's `RESTORE`);
 //! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
 //! * [`window`] — Bloom filters that forget: the last N additions, or the last N milliseconds;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
@@ -30,6 +31,7 @@
 pub mod bloom;
 pub mod cms;
 pub mod cuckoo;
+pub mod dump;
 mod error;
 pub mod hash;
 pub mod le;

@@ -13,7 +13,12 @@ pub struct Registered {
 }
 
 /// Every family, in registration order.
-pub static FAMILIES: [&Registered; 2] = [&types::bloom::BLOOM, &types::cuckoo::CUCKOO];
+pub static FAMILIES: [&Registered; 4] = [
+    &types::bloom::BLOOM,
+    &types::cuckoo::CUCKOO,
+    &types::cms::COUNT_MIN,
+    &types::topk::TOP_K,
+];
 
 /// Every data type of every family, in one table: a command finds the type of its key's value
 /// in it.

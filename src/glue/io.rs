@@ -110,6 +110,30 @@ impl Aof {
 
     /// Emits `<command> key <iter> <data>` (a family's LOADCHUNK).
     pub fn chunk(&mut self, command: &CStr, iter: i64, data: &[u8]) {
+        self.emit(command, iter, data);
+    }
+
+    /// Emits `RESTORE key 0 <payload>`: the key, no expiry (the rewrite writes the key's
+    /// expiry after it), the value as the `DUMP` payload `payload`.
+    pub fn restore(&mut self, payload: &[u8]) {
+        self.emit(c"RESTORE", 0, payload);
+    }
+
+    /// Fails the whole rewrite, with `why` in the server log: the server keeps its current
+    /// AOF rather than write one without this key. The module API has no call for it; an
+    /// unknown command name is what makes `RedisModule_EmitAOF` mark the rewrite failed
+    /// (`RM_EmitAOF` in Redis's and Valkey's `src/module.c`), and the server logs that name.
+    pub fn fail(&mut self, why: &CStr) {
+        // SAFETY: `io` is what Redis passed to aof_rewrite; `why` is NUL-terminated and the
+        // format "" takes no arguments (the server returns before reading it).
+        unsafe {
+            if let Some(emit) = raw::RedisModule_EmitAOF {
+                emit(self.io, why.as_ptr(), c"".as_ptr());
+            }
+        }
+    }
+
+    fn emit(&mut self, command: &CStr, iter: i64, data: &[u8]) {
         // SAFETY: "slb" takes a RedisModuleString*, a long long and a (pointer, length)
         // buffer, exactly the arguments passed; `io` and `key` are what Redis passed to
         // aof_rewrite, and all of them outlive the call.
@@ -170,5 +194,20 @@ impl Digest {
             self.numbers(&[offset as u64]);
             self.bytes(run);
         }
+    }
+}
+
+/// A value's saved fields as its digest: a format's RDB save run into it adds every field.
+impl RdbWrite for Digest {
+    fn unsigned(&mut self, n: u64) {
+        self.numbers(&[n]);
+    }
+
+    fn double(&mut self, x: f64) {
+        self.numbers(&[x.to_bits()]);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        Digest::bytes(self, bytes);
     }
 }

@@ -3,4 +3,6 @@
 //! family with them (`glue/families.rs` lists it).
 
 pub mod bloom;
+pub mod cms;
 pub mod cuckoo;
+pub mod topk;
