@@ -3,7 +3,6 @@
 //! byte (the format is `core::cms::rdb`). RedisBloom's type has no digest or copy callbacks
 //! (DEBUG DIGEST-VALUE is one constant for every sketch, COPY fails); this one has both.
 
-use super::super::alloc;
 use super::super::data_type::{rewrite_as_restore, Aof, DataType, Digest, Format, Io, StoredValue};
 use super::super::families::Registered;
 use crate::commands::cms;
@@ -26,7 +25,8 @@ impl Format for Sketch {
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
     fn load(io: &mut Io, encver: i32) -> Result<CountMinSketch, Error> {
-        rdb::load(io, encver, &alloc::loading_memory())
+        let memory = io.memory();
+        rdb::load(io, encver, &memory)
     }
 
     fn save(sketch: &CountMinSketch, io: &mut Io) {

@@ -5,7 +5,6 @@
 //! RedisBloom's type has no digest or copy callbacks (DEBUG DIGEST-VALUE is one constant for
 //! every Top-K, COPY fails); this one has both.
 
-use super::super::alloc;
 use super::super::data_type::{rewrite_as_restore, Aof, DataType, Digest, Format, Io, StoredValue};
 use super::super::families::Registered;
 use crate::commands::topk;
@@ -28,7 +27,8 @@ impl Format for HeavyKeeper {
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
     fn load(io: &mut Io, encver: i32) -> Result<TopK, Error> {
-        rdb::load(io, encver, &alloc::loading_memory())
+        let memory = io.memory();
+        rdb::load(io, encver, &memory)
     }
 
     fn save(topk: &TopK, io: &mut Io) {
