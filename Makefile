@@ -32,7 +32,7 @@ MODULEDIR ?= $(PREFIX)/lib/redis/modules
 # The integration suites that run on every supported server: every suite in tests/ but these,
 # so a new suite joins the matrix (the compat suites and the soak pin redis-server, where
 # RedisBloom loads; allocations and huge_pages test the module on this machine).
-NONPORTABLE_SUITES := bf_compat cf_compat tdigest_compat soak allocations huge_pages
+NONPORTABLE_SUITES := bf_compat bf_window_compat cf_compat cms_compat tdigest_compat topk_compat soak allocations huge_pages
 PORTABLE_SUITES := $(foreach suite,$(sort $(filter-out $(NONPORTABLE_SUITES),$(basename $(notdir $(wildcard tests/*.rs))))),--test $(suite))
 # redis-py for tests/clients, installed into the build directory, not the system.
 PYTHON_DEPS := target/python

@@ -35,7 +35,7 @@ from harness import (BENCHMARK_PIN, MIB, MODULE_SO, REDIS_BENCHMARK, REDIS_SERVE
                      command_output, fast_layout_available, fetch_redisbloom, kill_all_servers,
                      START, log, module_version)
 from incommand import CELLS, CLIENTS, PIPELINE, Cell, CellResult, measure_incommand, requests_for
-from oneoff import measure_main_thread, measure_memory, measure_rdb
+from oneoff import measure_main_thread, measure_memory, measure_rdb, measure_sparse_walks
 from report import Row, render_incommand, render_table, write_chart, write_csv
 from throughput import load_data, measure_throughput, throughput_rows, workloads
 
@@ -126,6 +126,7 @@ def run_throughput(args: argparse.Namespace, workdir: Path, module: Module, redi
     rows += measure_memory(bf, rb, fast)
     if args.big:
         rows += measure_main_thread(bf, rb, fast)
+        rows += measure_sparse_walks(bf, rb, fast)
     bf.close()
     rb.close()
     bf_server.stop()  # frees its memory before the RDB servers start

@@ -19,7 +19,7 @@ from typing import Callable
 
 from harness import (BIG_MEMBERS, BenchError, Client, RespError, Server, add_all, command_exists,
                      command_stats, count_hits, cpu_seconds, log, make_big_filter, members,
-                     redis_benchmark)
+                     raise_errors, redis_benchmark)
 
 SERVERS = ("redis-bf", "RedisBloom")
 CLIENTS, PIPELINE = 20, 16  # redis-benchmark -c and -P
@@ -32,6 +32,8 @@ GET_SANITY = 0.05  # GET ÷ GET must be within 1 ± this, or the servers are not
 SMALL_ITEMS = 1_000
 F10M_ITEMS = 1_000_000
 CF_ITEMS = 1_000_000
+SKETCH_ITEMS = 1_000_000  # distinct items counted into the CMS and Top-K fixtures
+HEAVY_ITEMS = 1_000  # of which the first this many are counted 10 times more
 FRESH_CAPACITY = 20_000_000
 RANDOM_RANGE = 100_000_000  # -r for commands that add new items
 
@@ -47,6 +49,7 @@ class Cell:
     command: str
     keyspace: int = 1  # redis-benchmark -r
     items: int = 1  # the last word repeated this many times; times are then per item
+    item_words: int = 1  # words per item at the end (2: CMS.INCRBY's item and increment)
     target: float | None = None  # redis-bf ÷ RedisBloom (of the minimums) must be ≤ this
     fast: bool = False  # redis-bf runs it on the key's LAYOUT FAST twin, RedisBloom on classic
     sanity: bool = False  # the GET cell: the ratio must be within 1 ± GET_SANITY
@@ -62,7 +65,7 @@ class Cell:
         words = self.command.split()
         if self.fast and server == "redis-bf":
             words[1] += "_fast"
-        return (*words, *[words[-1]] * (self.items - 1))
+        return (*words, *words[-self.item_words:] * (self.items - 1))
 
     @property
     def unit(self) -> str:
@@ -111,6 +114,20 @@ CELLS = [
          target=0.90),
     Cell("CF.MEXISTS ×100, half members", "CF.MEXISTS cf __rand_int__", 2 * CF_ITEMS, 100,
          target=0.90),
+    # A 2000 × 7 sketch (CMS.INITBYPROB 0.001 0.01) that counted 1M items.
+    Cell("CMS.INCRBY 2000×7 sketch, 1 item", "CMS.INCRBY cms __rand_int__ 3", 2 * SKETCH_ITEMS,
+         target=0.90),
+    Cell("CMS.INCRBY ×100, 2000×7 sketch", "CMS.INCRBY cms __rand_int__ 3", 2 * SKETCH_ITEMS,
+         items=100, item_words=2, target=0.90),
+    Cell("CMS.QUERY 2000×7 sketch, 1 item", "CMS.QUERY cms __rand_int__", 2 * SKETCH_ITEMS,
+         target=0.90),
+    Cell("CMS.QUERY ×100, 2000×7 sketch", "CMS.QUERY cms __rand_int__", 2 * SKETCH_ITEMS,
+         items=100, target=0.90),
+    # TOPK.RESERVE topk 100 2000 7 0.9 that counted 1M items, the first 1000 of them 11 times.
+    Cell("TOPK.ADD k=100, 2000×7, decay 0.9", "TOPK.ADD topkadd __rand_int__",
+         2 * SKETCH_ITEMS, target=0.90),
+    Cell("TOPK.QUERY k=100, 2000×7", "TOPK.QUERY topk __rand_int__", SKETCH_ITEMS, target=0.90),
+    Cell("TOPK.LIST k=100 WITHCOUNT", "TOPK.LIST topk WITHCOUNT", target=0.90),
     Cell("TDIGEST.ADD 1 value (compression 100)", "TDIGEST.ADD tdadd __rand_int__", R,
          target=0.90),
     Cell("TDIGEST.ADD ×100 values (compression 100)", "TDIGEST.ADD tdadd __rand_int__", R, 100,
@@ -160,6 +177,23 @@ def cuckoo(capacity: int, items: int = 0):
         client.call("CF.RESERVE", key, capacity)
         cf_insert(client, "CF.INSERT", key, items)
     return build
+
+
+def sketch(client: Client, key: str, layout: tuple[str, ...]) -> None:
+    """CMS.INITBYPROB key 0.001 0.01 (2000 × 7), each member counted once, pipelined."""
+    client.call("CMS.INITBYPROB", key, "0.001", "0.01")
+    for reply in client.pipeline(["CMS.INCRBY", key, *[w for item in batch for w in (item, 1)]]
+                                 for batch in members(SKETCH_ITEMS)):
+        raise_errors(reply)
+
+
+def top_k(client: Client, key: str, layout: tuple[str, ...]) -> None:
+    """TOPK.RESERVE key 100 2000 7 0.9, each member added once, the first HEAVY_ITEMS ten
+    times more: a skewed stream, so the heap holds heavy hitters."""
+    client.call("TOPK.RESERVE", key, 100, 2000, 7, "0.9")
+    add_all(client, "TOPK.ADD", key, SKETCH_ITEMS)
+    for _ in range(10):
+        add_all(client, "TOPK.ADD", key, HEAVY_ITEMS)
 
 
 def big(client: Client, key: str, layout: tuple[str, ...]) -> None:
@@ -222,6 +256,11 @@ FIXTURES = {
     "cfdel": Fixture(cuckoo(2 * CF_ITEMS, CF_ITEMS),
                      refill=lambda client, key: cf_insert(client, "CF.INSERTNX", key, CF_ITEMS)),
     "cfadd": Fixture(cuckoo(FRESH_CAPACITY)),
+    "cms": Fixture(sketch),
+    "topk": Fixture(top_k),
+    # TOPK.ADD changes its Top-K: its own copy, so that TOPK.QUERY and LIST read the same one
+    # whatever order the probes run in.
+    "topkadd": Fixture(top_k),
     "tdadd": Fixture(tdigest(100, 0, compressed=False)),
     "td": Fixture(tdigest(100, TD_ITEMS)),
     "tdm": Fixture(tdigest_sources),

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzz targets' seed corpora (fuzz/seeds/<target>/) from real artefacts.
 
-The filters of RedisBloom's types (MBbloom--, MBbloomCF) and its t-digests (TDIS-TYPE) are
-made by RedisBloom itself, the
+The values of RedisBloom's types (MBbloom--, MBbloomCF, CMSk-TYPE, TopK-TYPE, TDIS-TYPE) are
+made by RedisBloom itself (Top-Ks with binary items by redis-bf too, which saves them whole), the
 fast layout's (bfblocked) by redis-bf, each on a redis-server of its own: their DUMP payloads
 seed the RDB targets, their SCANDUMP streams (in fuzz/src/stream.rs's format) the SCANDUMP
 targets. The argument targets get a few command lines and numbers written out here.
@@ -167,6 +167,39 @@ def cuckoo_filters(server):
     return made
 
 
+def sketches(server):
+    """Assorted Count-Min sketches, made on `server`: their keys."""
+    server("CMS.INITBYDIM", "small", 3, 2)
+    server("CMS.INCRBY", "small", "item:0", 1, "item:1", 4000000000)
+    server("CMS.INITBYPROB", "prob", "0.1", "0.05")
+    server("CMS.INITBYDIM", "wide", 64, 4)
+    for i in range(40):
+        for key in ("prob", "wide"):
+            server("CMS.INCRBY", key, f"item:{i}", i)
+    server("CMS.INITBYDIM", "merged", 64, 4)
+    server("CMS.MERGE", "merged", 2, "wide", "merged", "WEIGHTS", 3, 1)
+    server("CMS.INITBYDIM", "empty", 5, 5)
+    return ["small", "prob", "wide", "merged", "empty"]
+
+
+def top_ks(server, binary=False):
+    """Assorted Top-Ks, made on `server` at decay 1 and below: their keys."""
+    server("TOPK.RESERVE", "defaults", 4)
+    server("TOPK.RESERVE", "exact", 5, 8, 3, 1)
+    server("TOPK.RESERVE", "one", 1, 2, 1, 1)
+    server("TOPK.RESERVE", "empty", 3, 4, 2, "0.9")
+    for i in range(60):
+        for key in ("defaults", "exact", "one"):
+            server("TOPK.ADD", key, f"item:{i * i % 11}")
+    server("TOPK.INCRBY", "exact", "item:3", 500)
+    made = ["defaults", "exact", "one", "empty"]
+    if binary:
+        server("TOPK.RESERVE", "binary", 3, 8, 7, 1)
+        server("TOPK.INCRBY", "binary", b"", 1, b"x\0y", 2, b"item:0", 1)
+        made.append("binary")
+    return made
+
+
 ARGS_NUMBERS = [
     b"0", b"1", b"-1", b"100", b"9223372036854775807", b"-9223372036854775808", b"007",
     b"0.01", b"1e-3", b"0.25", b"0.9999", b"1e400", b"-0.0", b"inf", b"nan", b"0x1p-4",
@@ -235,6 +268,53 @@ TDIGEST_ARGS = [
 ]
 
 
+CMS_ARGS = [
+    "CMS.INITBYDIM k 10 5",
+    "CMS.INITBYDIM k 4294967296 65536",
+    "CMS.INITBYPROB k 0.01 0.001",
+    "CMS.INITBYPROB k 0.22 0.249999999",
+    "CMS.INCRBY k a 1 b 4294967296",
+    "CMS.INCRBY k a -1 b x",
+    "CMS.MERGE d 2 a b",
+    "CMS.MERGE d 2 a b WEIGHTS 2 -1",
+    "CMS.MERGE d 1 weights",
+]
+
+TOPK_ARGS = [
+    "TOPK.RESERVE k 10",
+    "TOPK.RESERVE k 5 8 7 0.9",
+    "TOPK.RESERVE k 4294967296 1 1 1",
+    "TOPK.INCRBY k a 1 b 100000",
+    "TOPK.INCRBY k a 1 b -1",
+    "TOPK.LIST k WITHCOUNT",
+    "TOPK.LIST k w",
+    "TOPK.LIST k",
+]
+
+
+def sketch_seeds(redisbloom, redis_bf):
+    """The CMS and Top-K targets' seeds."""
+    server = Server(redisbloom)
+    try:
+        for key in sketches(server):
+            write("cms_rdb", key, server("DUMP", key))
+        server("FLUSHALL")
+        for key in top_ks(server):
+            write("topk_rdb", key, server("DUMP", key))
+    finally:
+        server.close()
+    server = Server(redis_bf)
+    try:
+        for key in top_ks(server, binary=True):
+            write("topk_rdb", f"ours-{key}", server("DUMP", key))
+    finally:
+        server.close()
+    for i, line in enumerate(CMS_ARGS):
+        write("cms_args", f"{i:02}", line.replace(" ", "\n").encode())
+    for i, line in enumerate(TOPK_ARGS):
+        write("topk_args", f"{i:02}", line.replace(" ", "\n").encode())
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
@@ -272,6 +352,7 @@ def main():
         write("cf_args", f"{i:02}", line.replace(" ", "\n").encode())
     for i, line in enumerate(TDIGEST_ARGS):
         write("tdigest_args", f"{i:02}", line.replace(" ", "\n").encode())
+    sketch_seeds(redisbloom, redis_bf)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-//! Real client libraries against a real server: redis-py's `r.bf()`, `r.cf()` and `r.tdigest()` APIs, in
-//! RESP2 and RESP3 (tests/clients/redis_py.py). `make test` installs redis-py into
+//! Real client libraries against a real server: redis-py's `r.bf()` and `r.cf()` APIs
+//! (tests/clients/redis_py.py), and its `r.cms()` and `r.topk()` ones
+//! (tests/clients/redis_py_sketches.py), in RESP2 and RESP3. `make test` installs redis-py into
 //! target/python; elsewhere set `PYTHONPATH` to where it is installed.
 
 mod common;
@@ -11,8 +12,20 @@ use common::*;
 
 #[test]
 fn redis_py_bloom_and_cuckoo_apis() {
+    run_script("redis_py.py");
+}
+
+#[test]
+fn redis_py_count_min_and_top_k_apis() {
+    run_script("redis_py_sketches.py");
+}
+
+/// Runs tests/clients/`name` against a fresh server.
+fn run_script(name: &str) {
     let server = Server::start();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/redis_py.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/clients")
+        .join(name);
     // Before Redis 7.0 modules have no map reply: RESP3 clients get BF.INFO as a flat array
     // (from RedisBloom too), which the script then expects.
     let maps = if feature::module_resp3() {

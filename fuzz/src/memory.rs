@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use redis_bf::core::{eager_zeroed, Memory};
+use redis_bf::core::{eager_zeroed, Memory, EAGER};
 
 /// The most one filter may hold in a target (as `memory_usage` counts it). Small, so that
 /// every execution is fast; what the bound itself does is tested in the core.
@@ -29,6 +29,7 @@ pub fn bounded() -> Memory {
         zeroed: counting,
         available: LIMIT,
         limit: LIMIT,
+        ..EAGER
     }
 }
 

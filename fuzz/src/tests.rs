@@ -9,7 +9,7 @@ use redis_bf::core::cuckoo::encoding as cf_encoding;
 use redis_bf::core::cuckoo::filter::MAX_BUCKET_SIZE;
 use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
 use redis_bf::core::cuckoo::ItemHash;
-use redis_bf::core::Error;
+use redis_bf::core::{Error, EAGER};
 
 use crate::memory::bounded;
 use crate::{dump, stream, targets};
@@ -18,15 +18,20 @@ use crate::{dump, stream, targets};
 type Target = fn(&[u8]);
 
 /// The targets by name, as `fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 10] = [
+pub const TARGETS: [(&str, Target); 15] = [
     ("bf_rdb_classic", targets::bf_rdb_classic),
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
+    ("bf_window", targets::bf_window),
     ("cf_rdb", targets::cf_rdb),
     ("cf_scandump", targets::cf_scandump),
     ("args_numbers", targets::args_numbers),
     ("bf_args", targets::bf_args),
     ("cf_args", targets::cf_args),
+    ("cms_rdb", targets::cms_rdb),
+    ("cms_args", targets::cms_args),
+    ("topk_rdb", targets::topk_rdb),
+    ("topk_args", targets::topk_args),
     ("tdigest_rdb", targets::tdigest_rdb),
     ("tdigest_args", targets::tdigest_args),
 ];
@@ -75,8 +80,10 @@ fn holds_items(name: &str, contains: impl Fn(&[u8]) -> bool) -> bool {
 fn the_seeds_decode_into_filters_holding_what_was_added() {
     type Load = fn(&mut dump::DumpReader, i32) -> Result<Chain, Error>;
     let loads: [(&str, Load); 2] = [
-        ("bf_rdb_classic", |r, encver| rdb::load_classic(r, encver)),
-        ("bf_rdb_fast", |r, encver| rdb::load_fast(r, encver)),
+        ("bf_rdb_classic", |r, encver| {
+            rdb::load_classic(r, encver, &EAGER)
+        }),
+        ("bf_rdb_fast", |r, encver| rdb::load_fast(r, encver, &EAGER)),
     ];
     for (target, load) in loads {
         for (name, data) in inputs("seeds", target) {
@@ -101,7 +108,7 @@ fn the_seeds_decode_into_filters_holding_what_was_added() {
             max_iterations: 20,
             expansion: 1,
         };
-        let filter = cf_rdb::load(&mut reader, module.encver, legacy).expect(&name);
+        let filter = cf_rdb::load(&mut reader, module.encver, legacy, &EAGER).expect(&name);
         reader.finish().expect(&name);
         let holds = holds_items(&name, |item| filter.contains(&ItemHash::of(item)));
         assert!(holds, "{name}");

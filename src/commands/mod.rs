@@ -9,11 +9,12 @@
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
 //! `metrics` — the totals of the module's `INFO` sections.
 //!
-//! One folder per family (a wing): `bf/` (Bloom filters), `cf/` (Cuckoo filters). Each has a
-//! file per command family, its parameter rules, its configs, its wire texts (`errors.rs`) and
-//! its `FAMILY` record.
+//! One folder per family (a wing): `bf/` (Bloom filters), `cf/` (Cuckoo filters), `cms/`
+//! (Count-Min sketches), `topk/` (Top-K). Each has a file per command family, its parameter
+//! rules, its configs, its wire texts (`errors.rs`) and its `FAMILY` record.
 //!
-//! Argument errors always come before key errors, as in RedisBloom.
+//! Each family checks its arguments and its key in RedisBloom's order: for BF and CF the
+//! arguments first, for CMS and TOPK the key first.
 
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -25,6 +26,7 @@ pub mod args;
 pub mod bf;
 pub mod call;
 pub mod cf;
+pub mod cms;
 pub mod double;
 pub mod dump;
 pub mod errors;
@@ -35,4 +37,5 @@ pub mod server;
 pub mod setting;
 pub mod spec;
 pub mod tdigest;
+pub mod topk;
 pub mod tracked;

@@ -51,11 +51,13 @@ pub enum Reply {
 /// element): multi-item commands stream their arrays through it rather than build them. A
 /// command that writes through it returns [`Reply::Sent`].
 pub trait Out {
-    /// Begins an array of exactly `len` elements, each then given by [`Out::scalar`] or
-    /// [`Out::error`].
+    /// Begins an array of exactly `len` elements, each then given by [`Out::scalar`],
+    /// [`Out::bulk`] or [`Out::error`].
     fn array(&self, len: usize);
     /// A value: the next element of the array begun.
     fn scalar(&self, value: Scalar);
+    /// A binary-safe bulk string: the next element of the array begun.
+    fn bulk(&self, bytes: &[u8]);
     /// An error element of the array begun.
     fn error(&self, text: &'static CStr);
 }

@@ -35,14 +35,24 @@ pub trait Server {
     /// Replicates the command as it came and raises keyspace event `event` on its key
     /// (argument 1, the key it wrote).
     fn written(&self, event: &'static CStr);
+    /// Replicates `commands` instead of the command as it came (in order; the server wraps
+    /// several in one transaction), and raises keyspace event `event` on its key: for writes
+    /// whose outcome depends on more than their arguments, which must reach replicas and the
+    /// AOF as commands that repeat it exactly.
+    fn written_as(&self, event: &'static CStr, commands: &[Replicated]);
+    /// Whether the command was accepted once already and is being applied again: it came over
+    /// the replication link from the primary, or from an AOF being loaded.
+    fn replayed(&self) -> bool;
+    /// The server's clock, in milliseconds since the Unix epoch.
+    fn now_ms(&self) -> u64;
     /// A warning in the server log.
     fn log_warning(&self, text: &str);
     /// Where the running command comes from.
     fn origin(&self) -> Origin;
-    /// Replicates `command` with `args` (and appends it to the AOF), after whatever the
-    /// running command replicated before: for a change a command makes besides the one its
-    /// own arguments say.
-    fn replicate(&self, command: &'static CStr, args: &[&[u8]]);
+    /// Replicates `commands` besides whatever the running command replicates (in order, all
+    /// in one transaction), raising no event: for a change a command makes that its own
+    /// arguments do not say — a read that rewrites how a value is held.
+    fn also_replicate(&self, commands: &[Replicated]);
     /// How many child processes the server has forked since the module loaded (BGSAVE, full
     /// synchronisations, AOF rewrites): each wrote the keyspace as it stood, in the form the
     /// data types save.
@@ -60,6 +70,22 @@ pub enum Origin {
     Replay,
     /// A client of a replica: nothing may change that the primary did not send.
     Replica,
+}
+
+/// A command to replicate: its name and its arguments, the key first.
+pub struct Replicated<'a> {
+    pub command: &'static CStr,
+    pub args: Vec<Arg<'a>>,
+}
+
+/// An argument of a replicated command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// The running command's own argument at this index, handed on as the server holds it
+    /// (no copy: a key, the items).
+    Own(usize),
+    /// New bytes.
+    Bytes(&'a [u8]),
 }
 
 /// What an open key holds, as the server's data type says.

@@ -1,7 +1,12 @@
 //! How the core gets memory. Every allocation a user can cause is fallible, the bytes of new
-//! arrays come from the caller (who knows the server's allocator), and a filter's size is
-//! checked against two bounds before anything is allocated: what the machine can hold, and
-//! what the operator lets one filter hold.
+//! arrays come from the caller (who knows the server's allocator), and a value's size is
+//! checked before anything is allocated against what the operator lets one value hold and
+//! what the machine can hold: its physical memory, and the server's own bound (`maxmemory`).
+//!
+//! A value's size is always its whole reservation — every sub-filter it has and the one it is
+//! about to get, or everything a SCANDUMP header or an RDB payload announces — never one
+//! allocation alone: a key that grows a gigabyte at a time stops where the key as a whole
+//! would pass the bound.
 
 use super::Error;
 
@@ -10,17 +15,26 @@ use super::Error;
 /// serves where there is no server.
 pub type Zeroed = fn(usize) -> Option<Vec<u8>>;
 
-/// Where a filter's new arrays come from, and how large one filter may become (as its
+/// Where a value's new arrays come from, and how large one value may become (as its
 /// `memory_usage` counts it: arrays and their bookkeeping).
 #[derive(Debug, Clone, Copy)]
 pub struct Memory {
     /// The source of zero-filled arrays.
     pub zeroed: Zeroed,
-    /// The most bytes one filter may ever get on this machine (its physical memory): beyond
-    /// it a filter is [`Error::OutOfMemory`], instead of being granted by overcommit and then
+    /// The most bytes one value may ever get on this machine (its physical memory): beyond
+    /// it a value is [`Error::OutOfMemory`], instead of being granted by overcommit and then
     /// faulting the server to death as its bits are set.
     pub available: u64,
-    /// The most bytes the operator lets one filter hold: beyond it a filter is
+    /// The server's own bound on one value (its `maxmemory`, where set and where it applies),
+    /// as `server_bound(site)`: beyond it a value is [`Error::OutOfMemory`] too. Asked only
+    /// once a value passes the other two bounds, when it is sized — created, grown, or
+    /// announced by a header or payload — as the answer may cost a call into the server: the
+    /// commands that only add to existing arrays never ask.
+    pub server_bound: fn(usize) -> u64,
+    /// The caller's handle on the server, passed back untouched to `server_bound` (0 where
+    /// there is none).
+    pub site: usize,
+    /// The most bytes the operator lets one value hold: beyond it a value is
     /// [`Error::OverLimit`].
     pub limit: u64,
 }
@@ -29,15 +43,22 @@ pub struct Memory {
 pub const EAGER: Memory = Memory {
     zeroed: eager_zeroed,
     available: u64::MAX,
+    server_bound: no_server_bound,
+    site: 0,
     limit: u64::MAX,
 };
 
+/// A [`Memory::server_bound`] for where there is no server.
+pub fn no_server_bound(_site: usize) -> u64 {
+    u64::MAX
+}
+
 impl Memory {
-    /// Whether a filter may hold `filter_bytes` in all.
-    pub fn check(&self, filter_bytes: u64) -> Result<(), Error> {
-        if filter_bytes > self.limit {
+    /// Whether a value may hold `value_bytes` in all: its whole reservation, not one array.
+    pub fn check(&self, value_bytes: u64) -> Result<(), Error> {
+        if value_bytes > self.limit {
             Err(Error::OverLimit)
-        } else if filter_bytes > self.available {
+        } else if value_bytes > self.available || value_bytes > (self.server_bound)(self.site) {
             Err(Error::OutOfMemory)
         } else {
             Ok(())
@@ -88,6 +109,13 @@ mod tests {
             ..memory
         };
         assert_eq!(memory.check(101), Err(Error::OutOfMemory));
+        let server = Memory {
+            server_bound: |site| site as u64 * 10,
+            site: 7,
+            ..EAGER
+        };
+        assert_eq!(server.check(70), Ok(()));
+        assert_eq!(server.check(71), Err(Error::OutOfMemory));
         let refusing = Memory {
             zeroed: |_| None,
             ..EAGER

@@ -5,6 +5,7 @@
 //! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
 //! * [`cms`] — RedisBloom's Count-Min sketch, bit-exact;
 //! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
+//! * [`dump`] — a value as the `DUMP` payload `RESTORE` takes (an AOF rewrite's `RESTORE`);
 //! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
 //! * [`window`] — Bloom filters that forget: the last N additions, or the last N milliseconds;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
@@ -12,6 +13,7 @@
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format;
+//! * [`sparse`] — byte arrays that know which blocks were written, for work in proportion to data;
 //! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below.
 
 #![forbid(unsafe_code)]
@@ -29,11 +31,13 @@
 pub mod bloom;
 pub mod cms;
 pub mod cuckoo;
+pub mod dump;
 mod error;
 pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod sparse;
 pub mod tdigest;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -41,4 +45,4 @@ pub mod topk;
 pub mod window;
 
 pub use error::Error;
-pub use memory::{eager_zeroed, try_copy, Memory, Zeroed, EAGER};
+pub use memory::{eager_zeroed, no_server_bound, try_copy, Memory, Zeroed, EAGER};

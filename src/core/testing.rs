@@ -3,7 +3,8 @@
 //! with the CRC), so golden payloads captured from RedisBloom are read and written here byte for
 //! byte.
 
-use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::dump::{payload, DumpWriter};
+use crate::core::rdb::RdbRead;
 use crate::core::Error;
 
 /// Marsaglia's xorshift64 (13, 7, 17), seeded as the capture scripts seeded it.
@@ -109,74 +110,9 @@ impl RdbRead for DumpReader<'_> {
     }
 }
 
-/// Fields written as Redis 7.0 writes a module value into a `DUMP` payload.
-#[derive(Default)]
-pub(crate) struct DumpWriter(Vec<u8>);
-
-impl DumpWriter {
-    fn length(&mut self, n: u64) {
-        match n {
-            0..0x40 => self.0.push(n as u8),
-            0x40..0x4000 => self.0.extend_from_slice(&(n as u16 | 0x4000).to_be_bytes()),
-            0x4000..0x1_0000_0000 => {
-                self.0.push(0x80);
-                self.0.extend_from_slice(&(n as u32).to_be_bytes());
-            }
-            _ => {
-                self.0.push(0x81);
-                self.0.extend_from_slice(&n.to_be_bytes());
-            }
-        }
-    }
-}
-
-impl RdbWrite for DumpWriter {
-    fn unsigned(&mut self, n: u64) {
-        self.0.push(2);
-        self.length(n);
-    }
-
-    fn double(&mut self, x: f64) {
-        self.0.push(4);
-        self.0.extend_from_slice(&x.to_le_bytes());
-    }
-
-    fn bytes(&mut self, bytes: &[u8]) {
-        self.0.push(5);
-        self.length(bytes.len() as u64);
-        self.0.extend_from_slice(bytes);
-    }
-}
-
-/// CRC-64/Jones as Redis computes it (reflected, polynomial 0xad93d23594c935a9).
-fn crc64(data: &[u8]) -> u64 {
-    let mut crc = 0u64;
-    for &b in data {
-        crc ^= u64::from(b);
-        for _ in 0..8 {
-            crc = (crc >> 1)
-                ^ if crc & 1 == 1 {
-                    0x95ac_9329_ac4b_c9b5
-                } else {
-                    0
-                };
-        }
-    }
-    crc
-}
-
-/// The whole `DUMP` payload Redis 7.0 builds from a value's fields: type byte, type id,
-/// fields, end-of-value opcode, RDB version 10, CRC-64.
-pub(crate) fn dump_payload(type_id: u64, save: impl FnOnce(&mut DumpWriter)) -> Vec<u8> {
-    let mut out = DumpWriter::default();
-    out.0.push(0x07);
-    out.0.push(0x81);
-    out.0.extend_from_slice(&type_id.to_be_bytes());
-    save(&mut out);
-    out.0.extend_from_slice(&[0x00, 0x0a, 0x00]);
-    let crc = crc64(&out.0);
-    out.0.extend_from_slice(&crc.to_le_bytes());
-    out.0
+/// The whole `DUMP` payload Redis 7.0 builds from a value's fields (RDB version 10).
+pub(crate) fn dump_payload(type_id: u64, save: impl Fn(&mut DumpWriter)) -> Vec<u8> {
+    payload(type_id, 10, save).unwrap()
 }
 
 pub(crate) fn unhex(s: &str) -> Vec<u8> {
@@ -184,10 +120,4 @@ pub(crate) fn unhex(s: &str) -> Vec<u8> {
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
-}
-
-#[test]
-fn crc64_check_value() {
-    // Redis's own crc64 test vector.
-    assert_eq!(crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
 }

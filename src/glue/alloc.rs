@@ -20,7 +20,7 @@ use redis_module::raw;
 
 use super::huge_pages::{advise_huge_pages, unadvise_huge_pages, HUGE_PAGE};
 
-use crate::core::Memory;
+use crate::core::{no_server_bound, Memory};
 
 /// The module's global allocator.
 pub struct BloomAlloc;
@@ -138,27 +138,73 @@ unsafe impl GlobalAlloc for BloomAlloc {
     }
 }
 
-/// Where the arrays of the command running in `ctx` come from: lazily zeroed pages, each
-/// filter bounded by the machine's physical memory and by the operator's
-/// `bf-memory-usage-limit` (`config::memory_limit`). Servers before Redis 7.4 have no
-/// fallible calloc, and with the overcommit Redis recommends even an absurd size would be
-/// granted and then fault the server to death as its bits are set; a filter no machine of
-/// this one's memory can hold is refused instead (`ERR Insufficient memory to create filter`).
+/// Where the arrays of the command (or load) running in `ctx` come from: lazily zeroed pages,
+/// each value bounded as a whole by the machine's physical memory, by the server's
+/// `maxmemory` where set, and by the operator's `bf-memory-usage-limit`
+/// (`config::memory_limit`), the last two except where the write is replayed. Servers before Redis
+/// 7.4 have no fallible calloc, and with the overcommit Redis recommends even an absurd size
+/// would be granted and then fault the server to death as its bits are set; a value no
+/// machine of this one's memory can hold is refused instead (`ERR Insufficient memory to
+/// create filter`, or an item not added). `maxmemory` is read only when a value is sized.
 pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
     Memory {
         zeroed: lazy_zeroed,
         available: physical_memory(),
+        server_bound: maxmemory_bound,
+        site: ctx as usize,
         limit: super::config::memory_limit(ctx),
     }
 }
 
-/// The bound of a value being loaded (RDB, RESTORE): the machine's memory, not the operator's
-/// limit, which applies to clients' commands only (`config::memory_limit`).
-pub fn loading_memory() -> Memory {
+/// Lazily zeroed arrays bounded by the machine's physical memory alone: for COPY, whose copy
+/// has the size its original was allowed, and where the server gave no context.
+pub fn machine_memory() -> Memory {
     Memory {
         zeroed: lazy_zeroed,
         available: physical_memory(),
+        server_bound: no_server_bound,
+        site: 0,
         limit: u64::MAX,
+    }
+}
+
+/// [`Memory::server_bound`] of [`memory`]: the server's `maxmemory` (from `INFO memory`, which
+/// Redis 6.0 and later and Valkey give modules), or no bound where it is 0 or where the write
+/// is replayed (`context::replayed`: from the primary or an AOF, or an RDB file loading), as
+/// for `bf-memory-usage-limit`.
+fn maxmemory_bound(site: usize) -> u64 {
+    let ctx = site as *mut raw::RedisModuleCtx;
+    if ctx.is_null() || super::context::replayed(ctx) {
+        return u64::MAX;
+    }
+    // SAFETY: `ctx` is the context `memory` was built from, live for the command or load the
+    // Memory serves; the info data is freed with the same context before returning; the
+    // field name is NUL-terminated.
+    let maxmemory = unsafe {
+        let (Some(get), Some(field), Some(free)) = (
+            raw::RedisModule_GetServerInfo,
+            raw::RedisModule_ServerInfoGetFieldUnsigned,
+            raw::RedisModule_FreeServerInfo,
+        ) else {
+            return u64::MAX;
+        };
+        let info = get(ctx, c"memory".as_ptr());
+        if info.is_null() {
+            return u64::MAX;
+        }
+        let mut error = 0;
+        let value = field(info, c"maxmemory".as_ptr(), &mut error);
+        free(ctx, info);
+        if error != 0 {
+            0
+        } else {
+            value
+        }
+    };
+    if maxmemory == 0 {
+        u64::MAX
+    } else {
+        maxmemory
     }
 }
 

@@ -93,21 +93,17 @@ impl Naming {
     }
 }
 
-/// The most bytes one filter may hold in the command running in `ctx`: `bf-memory-usage-limit`
-/// (0 there: no limit) for clients' commands. What the master replicates and what the AOF
-/// replays were accepted once and must apply as they did, whatever this server's limit — as
-/// a replica ignores `maxmemory` for its master's writes — so they get no limit; nor does
-/// loading a value (RDB, RESTORE), which does not come through commands.
+/// The most bytes one value may hold in the command (or RESTORE) running in `ctx`:
+/// `bf-memory-usage-limit` (0 there: no limit). What the primary replicates, what the AOF
+/// replays and what an RDB file or a full resync loads were accepted once and must apply as
+/// they did, whatever this server's limit — as a replica ignores `maxmemory` for its
+/// primary's writes — so they get no limit (`context::replayed`).
 pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
     let limit = MEMORY_LIMIT.get();
     if limit == 0 {
         return u64::MAX; // The default: no call to the server on the hot path.
     }
-    const OBEYED: u32 = raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
-    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
-    // RedisModule_Init.
-    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
-    if flags as u32 & OBEYED != 0 {
+    if super::context::replayed(ctx) {
         u64::MAX
     } else {
         limit

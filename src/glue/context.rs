@@ -13,7 +13,7 @@ use redis_module::raw;
 
 use super::families::DATA_TYPES;
 use super::{alloc, ffi, forks};
-use crate::commands::server::{Held, OpenKey, Origin, Server, Stored};
+use crate::commands::server::{Arg, Held, OpenKey, Origin, Replicated, Server, Stored};
 use crate::core::Memory;
 
 /// One running command.
@@ -28,6 +28,75 @@ impl<'a> CommandContext<'a> {
     /// exists: the server's context and arguments of the running command.
     pub fn new(ctx: *mut raw::RedisModuleCtx, argv: &'a [*mut raw::RedisModuleString]) -> Self {
         CommandContext { ctx, argv }
+    }
+
+    /// Raises keyspace event `event` on the command's key (argument 1).
+    fn notify(&self, event: &'static CStr) {
+        let key = self.arg(1);
+        if key.is_null() {
+            return;
+        }
+        // SAFETY: `ctx` is the running command's context, `event` is NUL-terminated and
+        // static, `key` the command's argument; reading an API pointer set by RedisModule_Init.
+        unsafe {
+            if let Some(notify) = raw::RedisModule_NotifyKeyspaceEvent {
+                notify(
+                    self.ctx,
+                    raw::NotifyEvent::MODULE.bits(),
+                    event.as_ptr(),
+                    key,
+                );
+            }
+        }
+    }
+
+    /// Replicates one command: its arguments as server strings — the command's own, and new
+    /// ones for new bytes — handed over as a vector (`"v"`), which the server retains as it
+    /// queues the command; the new ones are freed after.
+    fn replicate(&self, command: &Replicated) {
+        // SAFETY: reading API pointers set by RedisModule_Init.
+        let api = unsafe {
+            (
+                raw::RedisModule_CreateString,
+                raw::RedisModule_FreeString,
+                raw::RedisModule_Replicate,
+            )
+        };
+        let (Some(create), Some(free), Some(replicate)) = api else {
+            return;
+        };
+        let strings: Vec<*mut raw::RedisModuleString> = command
+            .args
+            .iter()
+            .map(|arg| match *arg {
+                Arg::Own(index) => self.arg(index),
+                // SAFETY: `ctx` is the running command's context; the bytes outlive the call,
+                // which copies them into a new string.
+                Arg::Bytes(bytes) => unsafe {
+                    create(self.ctx, bytes.as_ptr().cast(), bytes.len())
+                },
+            })
+            .collect();
+        if strings.iter().all(|s| !s.is_null()) {
+            // SAFETY: the name is NUL-terminated and static; "v" takes a pointer to
+            // `strings.len()` live strings and their count, exactly what is passed.
+            unsafe {
+                replicate(
+                    self.ctx,
+                    command.command.as_ptr(),
+                    c"v".as_ptr(),
+                    strings.as_ptr(),
+                    strings.len(),
+                );
+            }
+        }
+        for (&string, arg) in strings.iter().zip(&command.args) {
+            if matches!(arg, Arg::Bytes(_)) && !string.is_null() {
+                // SAFETY: each new string was created above with this context and is freed
+                // once; the server took its own reference to it if it queued the command.
+                unsafe { free(self.ctx, string) };
+            }
+        }
     }
 
     /// The argument at `index`; null past the end.
@@ -133,25 +202,30 @@ impl Server for CommandContext<'_> {
     }
 
     fn written(&self, event: &'static CStr) {
-        let key = self.arg(1);
-        // SAFETY: `ctx` is the running command's context, `event` is NUL-terminated and
-        // static, `key` the command's argument; reading API pointers set by RedisModule_Init.
+        // SAFETY: `ctx` is the running command's context; reading an API pointer set by
+        // RedisModule_Init.
         unsafe {
             if let Some(replicate) = raw::RedisModule_ReplicateVerbatim {
                 replicate(self.ctx);
             }
-            if key.is_null() {
-                return;
-            }
-            if let Some(notify) = raw::RedisModule_NotifyKeyspaceEvent {
-                notify(
-                    self.ctx,
-                    raw::NotifyEvent::MODULE.bits(),
-                    event.as_ptr(),
-                    key,
-                );
-            }
         }
+        self.notify(event);
+    }
+
+    fn written_as(&self, event: &'static CStr, commands: &[Replicated]) {
+        self.also_replicate(commands);
+        self.notify(event);
+    }
+
+    fn replayed(&self) -> bool {
+        replayed(self.ctx)
+    }
+
+    fn now_ms(&self) -> u64 {
+        // SAFETY: reading an API pointer set by RedisModule_Init, and calling it: it takes no
+        // arguments and only reads the clock.
+        let now = unsafe { raw::RedisModule_Milliseconds.map_or(0, |now| now()) };
+        u64::try_from(now).unwrap_or(0)
     }
 
     fn log_warning(&self, text: &str) {
@@ -160,55 +234,39 @@ impl Server for CommandContext<'_> {
 
     /// From the context's flags: a command sent by the primary, or replayed from the AOF
     /// while loading (the only commands that run then), is a replay.
+    /// A command replayed from the primary or the AOF, else one from a replica's client (the
+    /// context says the server is a replica), else a primary's.
     fn origin(&self) -> Origin {
         // SAFETY: `ctx` is the running command's context; reading an API pointer set by
         // RedisModule_Init.
         let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(self.ctx)) };
-        let flags = flags as u32;
-        if flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) != 0
-        {
+        if replayed(self.ctx) {
             Origin::Replay
-        } else if flags & raw::REDISMODULE_CTX_FLAGS_SLAVE != 0 {
+        } else if flags as u32 & raw::REDISMODULE_CTX_FLAGS_SLAVE != 0 {
             Origin::Replica
         } else {
             Origin::Primary
         }
     }
 
-    fn replicate(&self, command: &'static CStr, args: &[&[u8]]) {
-        // SAFETY: reading API pointers set by RedisModule_Init.
-        let (Some(create), Some(free), Some(replicate)) = (unsafe {
-            (
-                raw::RedisModule_CreateString,
-                raw::RedisModule_FreeString,
-                raw::RedisModule_Replicate,
-            )
-        }) else {
-            return;
-        };
-        // SAFETY: `ctx` is the running command's context and each buffer outlives the call
-        // that copies it into a new string. "v" takes an array of strings and its length,
-        // exactly what is passed; the server takes its own references to them, so ours are
-        // freed after, once each.
-        unsafe {
-            let strings: Vec<*mut raw::RedisModuleString> = args
-                .iter()
-                .map(|arg| create(self.ctx, arg.as_ptr().cast(), arg.len()))
-                .collect();
-            replicate(
-                self.ctx,
-                command.as_ptr(),
-                c"v".as_ptr(),
-                strings.as_ptr(),
-                strings.len(),
-            );
-            for string in strings {
-                free(self.ctx, string);
-            }
+    fn also_replicate(&self, commands: &[Replicated]) {
+        for command in commands {
+            self.replicate(command);
         }
     }
 
     fn snapshots(&self) -> u64 {
         forks::count()
     }
+}
+
+/// Whether the command running in `ctx` replays a write accepted once already: sent by the
+/// primary over the replication link, or read from an AOF being loaded.
+pub fn replayed(ctx: *mut raw::RedisModuleCtx) -> bool {
+    const REPLAYED: u32 =
+        raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
+    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
+    // RedisModule_Init.
+    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
+    flags as u32 & REPLAYED != 0
 }

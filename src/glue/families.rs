@@ -13,9 +13,11 @@ pub struct Registered {
 }
 
 /// Every family, in registration order.
-pub static FAMILIES: [&Registered; 3] = [
+pub static FAMILIES: [&Registered; 5] = [
     &types::bloom::BLOOM,
     &types::cuckoo::CUCKOO,
+    &types::cms::COUNT_MIN,
+    &types::topk::TOP_K,
     &types::tdigest::TDIGEST,
 ];
 

@@ -8,9 +8,11 @@ use std::os::raw::{c_char, c_longlong};
 
 use redis_module::raw;
 
+use super::alloc;
 use super::huge_pages::advise_huge_pages;
 use crate::core::rdb::{RdbRead, RdbWrite};
-use crate::core::Error;
+use crate::core::sparse::Sparse;
+use crate::core::{Error, Memory};
 
 /// The server's RDB I/O handle as the core's field reader and writer. Read errors
 /// (truncated payloads) show as `BadEncoding`: the module asks the server to report I/O
@@ -21,6 +23,22 @@ impl Io {
     /// The handle Redis passed to `rdb_load` or `rdb_save`.
     pub fn new(io: *mut raw::RedisModuleIO) -> Io {
         Io(io)
+    }
+
+    /// The bounds of a value being loaded (`alloc::memory` of the load's context): a format
+    /// checks what a payload announces against them before reading its arrays, so that
+    /// RESTORE obeys the limits a command would.
+    pub fn memory(&self) -> Memory {
+        // SAFETY: `self.0` is the I/O handle Redis passed to rdb_load; the context it gives
+        // lives as long as the handle.
+        let ctx = unsafe {
+            raw::RedisModule_GetContextFromIO.map_or(std::ptr::null_mut(), |get| get(self.0))
+        };
+        if ctx.is_null() {
+            alloc::machine_memory()
+        } else {
+            alloc::memory(ctx)
+        }
     }
 }
 
@@ -92,6 +110,30 @@ impl Aof {
 
     /// Emits `<command> key <iter> <data>` (a family's LOADCHUNK).
     pub fn chunk(&mut self, command: &CStr, iter: i64, data: &[u8]) {
+        self.emit(command, iter, data);
+    }
+
+    /// Emits `RESTORE key 0 <payload>`: the key, no expiry (the rewrite writes the key's
+    /// expiry after it), the value as the `DUMP` payload `payload`.
+    pub fn restore(&mut self, payload: &[u8]) {
+        self.emit(c"RESTORE", 0, payload);
+    }
+
+    /// Fails the whole rewrite, with `why` in the server log: the server keeps its current
+    /// AOF rather than write one without this key. The module API has no call for it; an
+    /// unknown command name is what makes `RedisModule_EmitAOF` mark the rewrite failed
+    /// (`RM_EmitAOF` in Redis's and Valkey's `src/module.c`), and the server logs that name.
+    pub fn fail(&mut self, why: &CStr) {
+        // SAFETY: `io` is what Redis passed to aof_rewrite; `why` is NUL-terminated and the
+        // format "" takes no arguments (the server returns before reading it).
+        unsafe {
+            if let Some(emit) = raw::RedisModule_EmitAOF {
+                emit(self.io, why.as_ptr(), c"".as_ptr());
+            }
+        }
+    }
+
+    fn emit(&mut self, command: &CStr, iter: i64, data: &[u8]) {
         // SAFETY: "slb" takes a RedisModuleString*, a long long and a (pointer, length)
         // buffer, exactly the arguments passed; `io` and `key` are what Redis passed to
         // aof_rewrite, and all of them outlive the call.
@@ -107,47 +149,6 @@ impl Aof {
                     data.len(),
                 );
             }
-        }
-    }
-}
-
-impl Aof {
-    /// Emits `RESTORE key 0 <payload>`, the payload being the key's own `DUMP` — the value as
-    /// its RDB format saves it, which a data type whose values no command sequence rebuilds
-    /// uses (RedisBloom's `RMUtil_DefaultAofRewrite`, `deps/rmutil/util.c`).
-    pub fn restore_from_dump(&mut self) {
-        // SAFETY: `io` and `key` are what Redis passed to aof_rewrite; the context it gives
-        // for `io` serves `RedisModule_Call`. "s" takes the key string, "slb" a string, a long
-        // long and a (pointer, length) buffer, exactly what is passed. The reply is read while
-        // alive (the payload points into it) and freed once.
-        unsafe {
-            let (Some(context), Some(call), Some(string_ptr), Some(free), Some(emit)) = (
-                raw::RedisModule_GetContextFromIO,
-                raw::RedisModule_Call,
-                raw::RedisModule_CallReplyStringPtr,
-                raw::RedisModule_FreeCallReply,
-                raw::RedisModule_EmitAOF,
-            ) else {
-                return;
-            };
-            let reply = call(context(self.io), c"DUMP".as_ptr(), c"s".as_ptr(), self.key);
-            if reply.is_null() {
-                return;
-            }
-            let mut len = 0usize;
-            let payload = string_ptr(reply, &mut len);
-            if !payload.is_null() {
-                emit(
-                    self.io,
-                    c"RESTORE".as_ptr(),
-                    c"slb".as_ptr(),
-                    self.key,
-                    0 as c_longlong,
-                    payload,
-                    len,
-                );
-            }
-            free(reply);
         }
     }
 }
@@ -181,5 +182,32 @@ impl Digest {
                 add(self.0, bytes.as_ptr().cast::<c_char>(), bytes.len());
             }
         }
+    }
+
+    /// Adds an array as what it holds: its length, then each run of blocks with a set byte,
+    /// as its offset and bytes. Blocks never written are not read, so the digest of a huge
+    /// sparse value costs its data; two arrays with the same bytes give the same digest,
+    /// whatever their history.
+    pub fn sparse(&mut self, array: &Sparse) {
+        self.numbers(&[array.len() as u64]);
+        for (offset, run) in array.nonzero_runs() {
+            self.numbers(&[offset as u64]);
+            self.bytes(run);
+        }
+    }
+}
+
+/// A value's saved fields as its digest: a format's RDB save run into it adds every field.
+impl RdbWrite for Digest {
+    fn unsigned(&mut self, n: u64) {
+        self.numbers(&[n]);
+    }
+
+    fn double(&mut self, x: f64) {
+        self.numbers(&[x.to_bits()]);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        Digest::bytes(self, bytes);
     }
 }

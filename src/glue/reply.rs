@@ -92,6 +92,12 @@ impl Out for Writer {
         }
     }
 
+    fn bulk(&self, bytes: &[u8]) {
+        if self.take_element() {
+            bulk(self.ctx, bytes);
+        }
+    }
+
     fn error(&self, text: &'static CStr) {
         if self.take_element() {
             error(self.ctx, text);

@@ -1,6 +1,6 @@
 //! Test harness: a real server with the module loaded (`server`), a client that keeps every
 //! RESP distinction (`resp`), the server features tests depend on (`feature`), differential
-//! tests against RedisBloom (`diff`), and helpers per filter family (`bf`, `cf`).
+//! tests against RedisBloom (`diff`), and helpers per family (`bf`, `cf`, `cms`, `topk`).
 //!
 //! Environment: `BF_TEST_SERVER` picks the server binary for the module under test
 //! (default `redis-server`; set it to a `valkey-server` to run the suite there, or to a
@@ -12,11 +12,13 @@
 
 pub mod bf;
 pub mod cf;
+pub mod cms;
 mod diff;
 pub mod feature;
 mod resp;
 mod server;
 pub mod tdigest;
+pub mod topk;
 
 // Only the differential suites use it.
 #[allow(unused_imports)]

@@ -11,7 +11,7 @@ use redis_bf::core::bloom::filter::Link;
 use redis_bf::core::bloom::rdb;
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
-use redis_bf::core::Error;
+use redis_bf::core::{Error, EAGER};
 
 use super::{all_zero, concatenated, probe_items};
 use crate::dump::{self, DumpReader, Recording};
@@ -27,7 +27,7 @@ pub fn bf_rdb_classic(data: &[u8]) {
         data,
         *b"MBbloom--",
         rdb::ENCODING_VERSION,
-        |input, encver| rdb::load_classic(input, encver),
+        |input, encver| rdb::load_classic(input, encver, &bounded()),
     );
 }
 
@@ -37,7 +37,7 @@ pub fn bf_rdb_fast(data: &[u8]) {
         data,
         *b"bfblocked",
         rdb::FAST_ENCODING_VERSION,
-        |input, encver| rdb::load_fast(input, encver),
+        |input, encver| rdb::load_fast(input, encver, &bounded()),
     );
 }
 
@@ -212,9 +212,10 @@ fn check_bloom(chain: &Chain, data: &[u8]) {
 
     // RDB: it saves, and loads back equal, to the same fields.
     let fields = saved_bloom(chain);
+    let mut input = LeReader(&fields);
     let again = match chain.layout() {
-        LayoutKind::Classic => rdb::load_classic(&mut LeReader(&fields), rdb::ENCODING_VERSION),
-        LayoutKind::Fast => rdb::load_fast(&mut LeReader(&fields), rdb::FAST_ENCODING_VERSION),
+        LayoutKind::Classic => rdb::load_classic(&mut input, rdb::ENCODING_VERSION, &EAGER),
+        LayoutKind::Fast => rdb::load_fast(&mut input, rdb::FAST_ENCODING_VERSION, &EAGER),
     };
     let again = again.expect("a decoded filter does not load from what it saves");
     assert_eq!(&again, chain);
@@ -255,7 +256,7 @@ fn check_bloom(chain: &Chain, data: &[u8]) {
     }
 
     // Adds: whatever is added is found; growth stays within the bound.
-    let Ok(mut chain) = chain.try_clone() else {
+    let Ok(mut chain) = chain.try_clone(&EAGER) else {
         return;
     };
     take_granted();

@@ -10,6 +10,7 @@ use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
 use redis_bf::core::cuckoo::{CuckooFilter, ItemHash, Params as CfParams};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
+use redis_bf::core::EAGER;
 
 use super::{all_zero, concatenated, probe_items};
 use crate::dump::{self, Recording};
@@ -36,7 +37,7 @@ pub fn cf_rdb(data: &[u8]) {
         return;
     }
     let mut input = Recording::new(reader);
-    let Ok(filter) = cf_rdb::load(&mut input, module.encver, LEGACY) else {
+    let Ok(filter) = cf_rdb::load(&mut input, module.encver, LEGACY, &bounded()) else {
         return;
     };
     // Its size is its bookkeeping and the strings it was read from, nothing else.
@@ -195,8 +196,13 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8], from_header: bool) {
 
     // RDB: it saves, and loads back equal, to the same fields.
     let fields = saved_cuckoo(filter);
-    let again = cf_rdb::load(&mut LeReader(&fields), cf_rdb::ENCODING_VERSION, LEGACY)
-        .expect("a decoded filter does not load from what it saves");
+    let again = cf_rdb::load(
+        &mut LeReader(&fields),
+        cf_rdb::ENCODING_VERSION,
+        LEGACY,
+        &EAGER,
+    )
+    .expect("a decoded filter does not load from what it saves");
     assert_eq!(&again, filter);
     assert_eq!(saved_cuckoo(&again), fields);
 
@@ -273,7 +279,7 @@ fn check_cuckoo(filter: &CuckooFilter, data: &[u8], from_header: bool) {
     // Updates: no panics, growth within the bound, no false negatives where the kick loop is
     // exact (power-of-two bucket counts).
     let decoded_usage = filter.memory_usage();
-    let Ok(mut filter) = filter.try_clone() else {
+    let Ok(mut filter) = filter.try_clone(&EAGER) else {
         return;
     };
     let bound = LIMIT.max(decoded_usage);

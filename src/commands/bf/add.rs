@@ -6,9 +6,10 @@
 //! the last element, ending the array there; a sub-filter that cannot be allocated gives
 //! `ERR problem inserting into filter` for that item and the rest go on (RedisBloom's
 //! `bfInsertCommon`). `WRONGTYPE` on other types. Replicated verbatim; keyspace event `bf.add`.
+//! On a filter that forgets, an item found is written again all the same, which renews it
+//! (the reply is still 0), and the write is replicated with its time (`window.rs`).
 
-use super::errors;
-use super::{config, existing_or_created};
+use super::{config, errors, existing_or_created, window, Bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -47,19 +48,34 @@ pub static MADD: CommandSpec = CommandSpec {
 
 fn add(call: &Call) -> CommandResult {
     let key = call.open_for_write();
-    let mut chain = existing_or_created(call, &key, config::params)?;
-    let added = chain
-        .add(call.arg(2), &call.memory())
-        .map_err(errors::fail)?;
-    call.finish_write(c"bf.add");
+    let added = match existing_or_created(call, &key, config::params)? {
+        Bloom::Chain(mut chain) => {
+            let added = chain
+                .add(call.arg(2), &call.memory())
+                .map_err(errors::fail)?;
+            call.finish_write(c"bf.add");
+            added
+        }
+        Bloom::Window(mut filter) => {
+            let mut added = false;
+            window::add(call, &mut filter, 2, None, None, |new| added = new);
+            added
+        }
+    };
     Ok(Reply::bool(added))
 }
 
 fn madd(call: &Call) -> CommandResult {
     let key = call.open_for_write();
-    let mut chain = existing_or_created(call, &key, config::params)?;
-    let reply = add_items(call, &mut chain, call.args.get(2..).unwrap_or(&[]));
-    call.finish_write(c"bf.add");
+    let items = call.args.get(2..).unwrap_or(&[]);
+    let reply = match existing_or_created(call, &key, config::params)? {
+        Bloom::Chain(mut chain) => {
+            let reply = add_items(call, &mut chain, items);
+            call.finish_write(c"bf.add");
+            reply
+        }
+        Bloom::Window(mut filter) => window::add_items(call, &mut filter, 2, None, None),
+    };
     Ok(reply)
 }
 

@@ -2,10 +2,11 @@
 //!
 //! An array of bulk strings: `size:<items>`, then one line per sub-filter, oldest first,
 //! `bytes:<n> bits:<n> hashes:<k> hashwidth:<64|32> capacity:<n> size:<n> ratio:<error %g>`
-//! (hashwidth 128 for the fast layout).
+//! (hashwidth 128 for the fast layout). A filter that forgets lists its shape and its
+//! generations instead (`window.rs`).
 //! `ERR not found` / `WRONGTYPE`.
 
-use super::lookup_read;
+use super::{lookup_read, window, Bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
@@ -28,7 +29,10 @@ pub static DEBUG: CommandSpec = CommandSpec {
 
 fn debug(call: &Call) -> CommandResult {
     let key = call.open_for_read();
-    let chain = lookup_read(call, &key).existing()?;
+    let chain = match lookup_read(call, &key).existing()? {
+        Bloom::Chain(chain) => chain,
+        Bloom::Window(filter) => return Ok(window::debug(filter, window::read_time(call, filter))),
+    };
     let hashwidth = match chain.hash_kind() {
         HashKind::Murmur64 => 64,
         HashKind::Murmur32 => 32,

@@ -9,15 +9,18 @@
 //! `ERR invalid offset - no link found`, `ERR invalid chunk - Too big for current filter`.
 //! LOADCHUNK replies `+OK`, is replicated verbatim and raises keyspace event `bf.loadchunk`.
 //! It is also what AOF rewrites emit.
+//!
+//! A filter that forgets dumps in its own format (`core::window::encoding`): a header that
+//! RedisBloom and older redis-bf refuse, then its bits; LOADCHUNK tells the two headers apart.
 
-use super::errors;
-use super::{lookup, lookup_read};
+use super::{errors, lookup, lookup_read, Bloom};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
 use crate::core::bloom::encoding;
+use crate::core::window::encoding as window_encoding;
 
 pub static SCANDUMP: CommandSpec = CommandSpec::scandump("bf.scandump", scandump);
 
@@ -25,15 +28,18 @@ pub static LOADCHUNK: CommandSpec = CommandSpec::loadchunk("bf.loadchunk", loadc
 
 fn scandump(call: &Call) -> CommandResult {
     let key = call.open_for_read();
-    let chain = lookup_read(call, &key).existing()?;
+    let filter = lookup_read(call, &key).existing()?;
     let iter = parse_integer(call.arg(2))
         .ok_or(Failure::Message(errors::SCANDUMP_ITERATOR_NOT_NUMERIC))?;
-    let (next, data) = if iter == 0 {
-        (1, encoding::encode_header(chain))
-    } else {
-        encoding::chunk_at(chain, iter)
-            .map_or((0, Vec::new()), |(next, data)| (next, data.to_vec()))
+    let chunk = match filter {
+        Bloom::Chain(chain) if iter == 0 => Some((1, encoding::encode_header(chain))),
+        Bloom::Window(filter) if iter == 0 => Some((1, window_encoding::encode_header(filter))),
+        Bloom::Chain(chain) => encoding::chunk_at(chain, iter).map(|(n, d)| (n, d.to_vec())),
+        Bloom::Window(filter) => {
+            window_encoding::chunk_at(filter, iter).map(|(n, d)| (n, d.to_vec()))
+        }
     };
+    let (next, data) = chunk.unwrap_or((0, Vec::new()));
     Ok(Reply::Array(vec![Reply::integer(next), Reply::Bulk(data)]))
 }
 
@@ -43,11 +49,20 @@ fn loadchunk(call: &Call) -> CommandResult {
     let data = call.arg(3);
     let key = call.open_for_write();
     match lookup(call, &key) {
+        Lookup::Missing if iter == 1 && window_encoding::is_header(data) => {
+            let filter =
+                window_encoding::decode_header(data, &call.memory()).map_err(errors::fail)?;
+            call.store(&key, filter)?;
+        }
         Lookup::Missing if iter == 1 => {
             let chain = encoding::decode_header(data, &call.memory()).map_err(errors::fail)?;
             call.store(&key, chain)?;
         }
-        found => encoding::load_chunk(&mut *found.existing()?, iter, data).map_err(errors::fail)?,
+        found => match found.existing()? {
+            Bloom::Chain(mut chain) => encoding::load_chunk(&mut chain, iter, data),
+            Bloom::Window(mut filter) => window_encoding::load_chunk(&mut filter, iter, data),
+        }
+        .map_err(errors::fail)?,
     }
     call.finish_write(c"bf.loadchunk");
     Ok(Reply::OK)

@@ -24,6 +24,19 @@ pub const INSERT_BAD_EXPANSION: &CStr = c"Bad expansion";
 /// Ours: RedisBloom has no layouts.
 pub const BAD_LAYOUT: &CStr = c"ERR layout must be CLASSIC or FAST";
 
+/// Ours: the window filters' options (`WINDOW`, `TIMESPAN ms`) and their replicated time
+/// (`AT ms`, see `window.rs`).
+pub const WINDOW_AND_TIMESPAN: &CStr = c"ERR WINDOW and TIMESPAN cannot be combined";
+pub const WINDOW_TAKES_NO_SCALING: &CStr =
+    c"ERR WINDOW and TIMESPAN filters take no EXPANSION, NONSCALING or LAYOUT";
+pub const TIMESPAN_RANGE: &CStr =
+    c"ERR timespan must be an integer number of milliseconds in the range [1, 1099511627776]";
+pub const OTHER_KIND: &CStr =
+    c"ERR the key holds a filter of another kind than WINDOW or TIMESPAN asks for";
+pub const BAD_TIME: &CStr = c"ERR AT must be a time in milliseconds since the Unix epoch";
+pub const AT_NOT_REPLAYED: &CStr =
+    c"ERR AT is accepted only from the primary's replication stream or the AOF";
+
 /// What CONFIG SET answers (inside Redis's `ERR CONFIG SET failed …`) for bad `bf-*` values,
 /// worded as RedisBloom's configs (the layout is ours).
 pub const CONFIG_BAD_ERROR_RATE: &CStr = c"Invalid value for `bf-error-rate`";

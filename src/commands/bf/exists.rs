@@ -2,9 +2,10 @@
 //!
 //! Whether items may have been added: a boolean (`:1`/`:0` in RESP2), or an array of them.
 //! A missing key — and, as in RedisBloom, a key of another type — answers 0 for every item
-//! rather than an error. Read-only.
+//! rather than an error. Read-only: a filter that forgets is read at the clock's time (its
+//! own, on a replica: `window.rs`), and nothing in it changes.
 
-use super::lookup_read;
+use super::{lookup_read, window, Bloom};
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -41,7 +42,10 @@ pub static MEXISTS: CommandSpec = CommandSpec {
 fn exists(call: &Call) -> CommandResult {
     let key = call.open_for_read();
     let found = match lookup_read(call, &key) {
-        Lookup::Found(chain) => chain.contains(call.arg(2)),
+        Lookup::Found(Bloom::Chain(chain)) => chain.contains(call.arg(2)),
+        Lookup::Found(Bloom::Window(filter)) => {
+            filter.contains(call.arg(2), window::read_time(call, filter))
+        }
         Lookup::Missing | Lookup::WrongType => false,
     };
     Ok(Reply::bool(found))
@@ -53,7 +57,13 @@ fn mexists(call: &Call) -> CommandResult {
     call.out.array(items.len());
     let found = |found| call.out.scalar(Scalar::Bool(found));
     match lookup_read(call, &key) {
-        Lookup::Found(chain) => chain.contains_each(items.iter().copied(), found),
+        Lookup::Found(Bloom::Chain(chain)) => chain.contains_each(items.iter().copied(), found),
+        Lookup::Found(Bloom::Window(filter)) => {
+            let now = window::read_time(call, filter);
+            items
+                .iter()
+                .for_each(|item| found(filter.contains(item, now)));
+        }
         Lookup::Missing | Lookup::WrongType => items.iter().for_each(|_| found(false)),
     }
     Ok(Reply::Sent)

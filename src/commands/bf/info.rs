@@ -6,12 +6,15 @@
 //! replies with that value alone: a one-element array in RESP2, a one-pair map in RESP3.
 //! `ERR not found` / `WRONGTYPE` come before `Invalid information value` (no ERR).
 //! BF.CARD replies with the number of items added; 0 for a missing key, `WRONGTYPE` otherwise.
+//!
+//! A filter that forgets shows the same five fields first (one filter, `Expansion rate` null,
+//! its items those added within the window, as BF.CARD counts them), then its own
+//! (`window.rs`); its `LAYOUT` is `window`. Both read it at the clock's time.
 
 use std::ffi::CStr;
 
-use super::errors;
-use super::lookup_read;
 use super::rules::layout_name;
+use super::{errors, lookup_read, window, Bloom};
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
@@ -75,24 +78,34 @@ const FIELDS: [(&str, &CStr); 6] = [
 fn info(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() <= 3)?;
     let key = call.open_for_read();
-    let chain = lookup_read(call, &key).existing()?;
+    let filter = match lookup_read(call, &key).existing()? {
+        Bloom::Chain(chain) => Bloom::Chain(chain),
+        Bloom::Window(filter) => Bloom::Window(filter.info(window::read_time(call, filter))),
+    };
+    let value = |word: &str| match &filter {
+        Bloom::Chain(chain) => field(chain, word),
+        Bloom::Window(info) => window::field(info, word),
+    };
     let Some(asked) = call.args.get(2) else {
-        let shown = if chain.layout() == LayoutKind::Fast {
-            FIELDS.len()
-        } else {
-            FIELDS.len() - 1
+        let shown = match filter {
+            Bloom::Chain(chain) if chain.layout() == LayoutKind::Fast => FIELDS.len(),
+            _ => FIELDS.len() - 1,
         };
-        let pairs = FIELDS
+        let mut pairs: Vec<_> = FIELDS
             .iter()
             .take(shown)
-            .map(|(word, name)| (*name, Reply::Scalar(field(chain, word))));
-        return Ok(Reply::Map(pairs.collect()));
+            .map(|(word, name)| (*name, Reply::Scalar(value(word))))
+            .collect();
+        if let Bloom::Window(info) = &filter {
+            pairs.extend(window::window_fields(info));
+        }
+        return Ok(Reply::Map(pairs));
     };
     let (word, name) = FIELDS
         .iter()
         .find(|(word, _)| asked.eq_ignore_ascii_case(word.as_bytes()))
         .ok_or(Failure::Message(errors::INVALID_INFO_FIELD))?;
-    Ok(Reply::Field(name, field(chain, word)))
+    Ok(Reply::Field(name, value(word)))
 }
 
 fn field(chain: &Chain, word: &str) -> Scalar {
@@ -111,7 +124,10 @@ fn field(chain: &Chain, word: &str) -> Scalar {
 fn card(call: &Call) -> CommandResult {
     let key = call.open_for_read();
     match lookup_read(call, &key) {
-        Lookup::Found(chain) => Ok(Reply::count(chain.items())),
+        Lookup::Found(Bloom::Chain(chain)) => Ok(Reply::count(chain.items())),
+        Lookup::Found(Bloom::Window(filter)) => {
+            Ok(Reply::count(filter.card(window::read_time(call, filter))))
+        }
         Lookup::Missing => Ok(Reply::integer(0)),
         Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
     }

@@ -9,19 +9,26 @@
 //! NONSCALING with a non-zero EXPANSION is accepted (NONSCALING wins), unlike BF.RESERVE.
 //! `LAYOUT CLASSIC|FAST` (ours) picks the layout of a new filter.
 //! Replicated verbatim; keyspace event `bf.add`.
+//!
+//! Ours: `WINDOW` or `TIMESPAN ms` (whole words, any case) make a new filter one that forgets
+//! (`window.rs`); with EXPANSION, NONSCALING or LAYOUT, or together, they are errors (see
+//! BF.RESERVE), and on an existing filter of another kind `ERR the key holds a filter of
+//! another kind …` — otherwise, like CAPACITY and ERROR, they are ignored for an existing
+//! filter. Writes to a window filter are replicated as `BF.INSERT key NOCREATE [AT ms] ITEMS
+//! …`; `AT ms`, the time of the write, is accepted only from the primary or the AOF.
 
 use super::add::add_items;
-use super::config;
-use super::errors;
-use super::existing_or_created;
-use super::lookup;
-use super::rules::{capped_error_rate, error_rate, log_capped, parse_layout, CAPACITY, EXPANSION};
-use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG};
+use super::rules::{
+    capped_error_rate, error_rate, log_capped, parse_layout, time_ms, timespan, CAPACITY, EXPANSION,
+};
+use super::{config, errors, existing_or_created, lookup, window, Bloom};
+use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
 use crate::commands::args::integer_in;
-use crate::commands::call::Call;
+use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::chain::Params;
+use crate::core::window::Window;
 
 pub static INSERT: CommandSpec = CommandSpec {
     name: "bf.insert",
@@ -48,6 +55,7 @@ pub static INSERT: CommandSpec = CommandSpec {
             .optional(),
         NONSCALING_ARG,
         LAYOUT_ARG,
+        WINDOW_ARG,
         ArgSpec::new("items", ArgKind::PureToken).token("ITEMS"),
         ArgSpec::new("item", ArgKind::String).multiple(),
     ],
@@ -65,26 +73,62 @@ pub struct Insert {
     pub first_item: usize,
     /// Whether an `ERROR` asked for was above the cap (RedisBloom logs it).
     pub capped: bool,
+    /// `WINDOW` or `TIMESPAN`: a new filter forgets, and an existing one must be of that kind.
+    pub window: Option<Window>,
+    /// `AT`: the time of a replayed write to a window filter.
+    pub at: Option<u64>,
 }
 
 fn insert(call: &Call) -> CommandResult {
     let parsed = parse(call.args, config::params())?;
+    if parsed.at.is_some() && !call.server.replayed() {
+        return Err(Failure::Message(errors::AT_NOT_REPLAYED));
+    }
     if parsed.capped {
         log_capped(call);
     }
+    let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
     let key = call.open_for_write();
-    let mut chain = if parsed.nocreate {
-        lookup(call, &key).existing()?
-    } else {
-        existing_or_created(call, &key, || parsed.params)?
+    let filter = match (lookup(call, &key), parsed.window) {
+        (Lookup::Missing, Some(asked)) if !parsed.nocreate => {
+            let (mut filter, header) = window::created(call, &key, parsed.params, asked)?;
+            return Ok(window::add_items(
+                call,
+                &mut filter,
+                parsed.first_item,
+                parsed.at,
+                Some(&header),
+            ));
+        }
+        (Lookup::Missing, None) if !parsed.nocreate => {
+            existing_or_created(call, &key, || parsed.params)?
+        }
+        (found, _) => found.existing()?,
     };
-    let reply = add_items(
-        call,
-        &mut chain,
-        call.args.get(parsed.first_item..).unwrap_or(&[]),
-    );
-    call.finish_write(c"bf.add");
-    Ok(reply)
+    match filter {
+        Bloom::Chain(_) if parsed.window.is_some() => Err(Failure::Message(errors::OTHER_KIND)),
+        Bloom::Chain(mut chain) => {
+            let reply = add_items(call, &mut chain, items);
+            call.finish_write(c"bf.add");
+            Ok(reply)
+        }
+        Bloom::Window(mut filter) => {
+            let existing = filter.shape().window;
+            if parsed
+                .window
+                .is_some_and(|asked| !window::same_kind(asked, existing))
+            {
+                return Err(Failure::Message(errors::OTHER_KIND));
+            }
+            Ok(window::add_items(
+                call,
+                &mut filter,
+                parsed.first_item,
+                parsed.at,
+                None,
+            ))
+        }
+    }
 }
 
 /// BF.INSERT's arguments (`args`, the command name first, arity checked) with the `bf-*`
@@ -97,6 +141,10 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
     let mut nonscaling = false;
     let mut nocreate = false;
     let mut layout = defaults.layout;
+    // Options a filter that forgets takes none of (EXPANSION, NONSCALING, LAYOUT).
+    let mut scaling_options = false;
+    let (mut count_window, mut time_window) = (false, None);
+    let mut at = None;
     let mut i = 2;
     let first_item = loop {
         let Some(option) = args.get(i) else {
@@ -105,7 +153,21 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
         // Options are told apart by their first three letters, in any case; no lowered copy.
         let letter = |n: usize| option.get(n).map(u8::to_ascii_lowercase);
         let value = || args.get(i + 1).copied().ok_or(Failure::WrongArity);
+        let is = |word: &str| option.eq_ignore_ascii_case(word.as_bytes());
         match (letter(0), letter(1), letter(2)) {
+            // Ours, whole words: no RedisBloom option starts with these letters.
+            _ if is("WINDOW") => {
+                count_window = true;
+                i += 1;
+            }
+            _ if is("TIMESPAN") => {
+                time_window = Some(timespan(value()?)?);
+                i += 2;
+            }
+            _ if is("AT") => {
+                at = Some(time_ms(value()?)?);
+                i += 2;
+            }
             (Some(b'i'), _, _) => break i + 1,
             (Some(b'e'), Some(b'r'), _) => {
                 let rate = error_rate(value()?)
@@ -119,6 +181,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
                 let factor = integer_in(value()?, &EXPANSION)
                     .map_err(|_| Failure::Message(errors::INSERT_BAD_EXPANSION))?;
                 expansion = factor as u32;
+                scaling_options = true;
                 i += 2;
             }
             (Some(b'c'), _, _) => {
@@ -129,6 +192,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
             }
             (Some(b'l'), _, _) => {
                 layout = parse_layout(value()?)?;
+                scaling_options = true;
                 i += 2;
             }
             (Some(b'n'), _, Some(b'c')) => {
@@ -137,6 +201,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
             }
             (Some(b'n'), _, _) => {
                 nonscaling = true;
+                scaling_options = true;
                 i += 1;
             }
             _ => return Err(Failure::Message(errors::UNKNOWN_ARGUMENT)),
@@ -144,6 +209,14 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
     };
     if first_item >= args.len() {
         return Err(Failure::WrongArity);
+    }
+    let window = match (count_window, time_window) {
+        (true, Some(_)) => return Err(Failure::Message(errors::WINDOW_AND_TIMESPAN)),
+        (true, None) => Some(Window::Count),
+        (false, ms) => ms.map(Window::Time),
+    };
+    if window.is_some() && scaling_options {
+        return Err(Failure::Message(errors::WINDOW_TAKES_NO_SCALING));
     }
     let params = Params {
         capacity,
@@ -157,6 +230,8 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
         nocreate,
         first_item,
         capped,
+        window,
+        at,
     })
 }
 
@@ -196,6 +271,51 @@ mod tests {
         assert_eq!(
             parsed("BF.INSERT k FOO ITEMS a").err(),
             Some(Failure::Message(errors::UNKNOWN_ARGUMENT))
+        );
+    }
+
+    #[test]
+    fn windows_and_replayed_times() {
+        let i = parsed("BF.INSERT k CAPACITY 1000 ERROR 0.01 window ITEMS a").unwrap();
+        assert_eq!(
+            (i.window, i.at, i.first_item),
+            (Some(Window::Count), None, 8)
+        );
+        let i = parsed("BF.INSERT k NOCREATE AT 1700000000000 ITEMS a b").unwrap();
+        assert_eq!(
+            (i.window, i.at, i.nocreate),
+            (None, Some(1_700_000_000_000), true)
+        );
+        let i = parsed("BF.INSERT k TIMESPAN 5 TIMESPAN 7 ITEMS a").unwrap();
+        assert_eq!(i.window, Some(Window::Time(7)));
+        for (line, error) in [
+            (
+                "BF.INSERT k WINDOW TIMESPAN 5 ITEMS a",
+                errors::WINDOW_AND_TIMESPAN,
+            ),
+            (
+                "BF.INSERT k WINDOW EXPANSION 2 ITEMS a",
+                errors::WINDOW_TAKES_NO_SCALING,
+            ),
+            (
+                "BF.INSERT k NONSCALING TIMESPAN 5 ITEMS a",
+                errors::WINDOW_TAKES_NO_SCALING,
+            ),
+            (
+                "BF.INSERT k LAYOUT FAST WINDOW ITEMS a",
+                errors::WINDOW_TAKES_NO_SCALING,
+            ),
+            ("BF.INSERT k TIMESPAN 0 ITEMS a", errors::TIMESPAN_RANGE),
+            ("BF.INSERT k TIMESPAN -5 ITEMS a", errors::TIMESPAN_RANGE),
+            ("BF.INSERT k TIMESPAN abc ITEMS a", errors::TIMESPAN_RANGE),
+            ("BF.INSERT k AT -1 ITEMS a", errors::BAD_TIME),
+            ("BF.INSERT k WINDOWS ITEMS a", errors::UNKNOWN_ARGUMENT),
+        ] {
+            assert_eq!(parsed(line).err(), Some(Failure::Message(error)), "{line}");
+        }
+        assert_eq!(
+            parsed("BF.INSERT k TIMESPAN").err(),
+            Some(Failure::WrongArity)
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The Bloom-filter commands (`BF.*`), one file per command family, and what they share: the
 //! parameter rules (also used by the `bf-*` configs), the layout names, the argument docs,
-//! and the lookup of a key that may hold either of the two Bloom data types.
+//! and the lookup of a key that may hold a scalable filter (either of the two layouts' data
+//! types) or a filter that forgets (`window`).
 
 mod add;
 mod config;
@@ -12,6 +13,7 @@ mod info;
 mod insert;
 mod reserve;
 pub mod rules;
+mod window;
 
 pub use add::{ADD, MADD};
 pub use debug::DEBUG;
@@ -35,6 +37,7 @@ use super::metrics::{Footprint, Measured, Totals};
 use super::spec::{ArgKind, ArgSpec};
 use super::tracked::Tracked;
 use crate::core::bloom::chain::{Chain, Params};
+use crate::core::window::WindowFilter;
 
 /// The Bloom-filter family, as the glue registers it.
 pub static FAMILY: Family = Family {
@@ -98,6 +101,25 @@ impl Measured for Chain {
     }
 }
 
+/// A window filter counts as one filter; its items are those added within its window (as
+/// `BF.CARD` counts them) at the newest time it holds, so its totals change only with writes.
+impl Measured for WindowFilter {
+    fn footprint(&self) -> Footprint {
+        let mut counts = [0; 4];
+        counts[SUB_FILTERS] = 1;
+        counts[ITEMS] = self.card(self.newest_ms());
+        counts[CAPACITY_COUNT] = self.shape().capacity;
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
+    }
+}
+
 /// Options BF.RESERVE and BF.INSERT share.
 const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
     .token("EXPANSION")
@@ -108,26 +130,67 @@ const NONSCALING_ARG: ArgSpec = ArgSpec::new("nonscaling", ArgKind::PureToken)
 const LAYOUT_ARG: ArgSpec = ArgSpec::new("layout", ArgKind::String)
     .token("LAYOUT")
     .optional();
+/// Ours: what a filter that forgets forgets by (`window.rs`).
+const WINDOW_ARG: ArgSpec = ArgSpec::new(
+    "window",
+    ArgKind::OneOf(&[
+        ArgSpec::new("count", ArgKind::PureToken).token("WINDOW"),
+        ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
+    ]),
+)
+.optional();
 
-/// What a key opened for writing holds.
-fn lookup<'k>(call: &Call, key: &'k WriteKey) -> Lookup<Tracked<'k, Chain>> {
-    call.lookup(key)
+/// What a Bloom-family key holds: a scalable filter, or a filter that forgets.
+enum Bloom<C, W> {
+    Chain(C),
+    Window(W),
 }
 
-/// What a key opened for reading holds.
-fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<&'k Chain> {
-    call.lookup_read(key)
+/// A Bloom-family value opened for writing.
+type Writing<'k> = Bloom<Tracked<'k, Chain>, Tracked<'k, WindowFilter>>;
+
+/// What a key opened for writing holds. The key is asked for a chain first, then for a
+/// window filter: a refused downcast keeps no reference, so the value is borrowed once.
+fn lookup<'k>(call: &Call, key: &'k WriteKey) -> Lookup<Writing<'k>> {
+    match call.lookup(key) {
+        Lookup::Found(chain) => Lookup::Found(Bloom::Chain(chain)),
+        Lookup::Missing => Lookup::Missing,
+        Lookup::WrongType => match call.lookup(key) {
+            Lookup::Found(window) => Lookup::Found(Bloom::Window(window)),
+            Lookup::Missing => Lookup::Missing,
+            Lookup::WrongType => Lookup::WrongType,
+        },
+    }
 }
 
-/// The filter at the key, created with `params` (asked only then) when the key is empty.
+/// What a key opened for reading holds (as [`lookup`]).
+fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<Bloom<&'k Chain, &'k WindowFilter>> {
+    match call.lookup_read(key) {
+        Lookup::Found(chain) => Lookup::Found(Bloom::Chain(chain)),
+        Lookup::Missing => Lookup::Missing,
+        Lookup::WrongType => match call.lookup_read(key) {
+            Lookup::Found(window) => Lookup::Found(Bloom::Window(window)),
+            Lookup::Missing => Lookup::Missing,
+            Lookup::WrongType => Lookup::WrongType,
+        },
+    }
+}
+
+/// The filter at the key, or a scalable one created with `params` (asked only then) when the
+/// key is empty.
 fn existing_or_created<'k>(
     call: &Call,
     key: &'k WriteKey,
     params: impl FnOnce() -> Params,
-) -> Result<Tracked<'k, Chain>, Failure> {
-    call.existing_or_created(key, || {
-        Chain::new(params(), &call.memory()).map_err(errors::fail)
-    })
+) -> Result<Writing<'k>, Failure> {
+    match lookup(call, key) {
+        Lookup::Missing => {
+            let chain = Chain::new(params(), &call.memory()).map_err(errors::fail)?;
+            call.store(key, chain)?;
+            lookup(call, key).existing()
+        }
+        found => found.existing(),
+    }
 }
 
 /// What the argument-parser tests of BF.RESERVE and BF.INSERT share.

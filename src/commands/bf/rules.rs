@@ -1,15 +1,17 @@
 //! The Bloom filter's parameter rules, shared by BF.RESERVE, BF.INSERT and the `bf-*`
-//! configs (RedisBloom 8's `src/rebloom.c`, `src/config.c`), and the layout names.
+//! configs (RedisBloom 8's `src/rebloom.c`, `src/config.c`), the layout names, and the
+//! window filters' timespan and replicated time.
 
 use std::ops::RangeInclusive;
 
 use super::errors;
-use crate::commands::args::Bad;
+use crate::commands::args::{integer_in, parse_integer, Bad};
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
 use crate::core::bloom::chain::LayoutKind;
 use crate::core::bloom::sizing::is_error_rate;
+use crate::core::window::params::MAX_TIMESPAN_MS;
 
 /// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
 pub const ERROR_RATE_CAP: f64 = 0.25;
@@ -17,6 +19,23 @@ pub const ERROR_RATE_CAP: f64 = 0.25;
 pub const CAPACITY: RangeInclusive<i64> = 1..=1 << 30;
 /// The expansions BF.RESERVE, BF.INSERT and `bf-expansion-factor` accept.
 pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
+
+/// The timespans of time-window filters, in milliseconds (2^40 ms is about 35 years).
+pub const TIMESPAN: RangeInclusive<i64> = 1..=MAX_TIMESPAN_MS as i64;
+
+/// A `TIMESPAN` value.
+pub fn timespan(text: &[u8]) -> Result<u64, Failure> {
+    integer_in(text, &TIMESPAN)
+        .map(|ms| ms as u64)
+        .map_err(|_| Failure::Message(errors::TIMESPAN_RANGE))
+}
+
+/// An `AT` value: milliseconds since the Unix epoch.
+pub fn time_ms(text: &[u8]) -> Result<u64, Failure> {
+    parse_integer(text)
+        .and_then(|ms| u64::try_from(ms).ok())
+        .ok_or(Failure::Message(errors::BAD_TIME))
+}
 
 /// An error rate: a double strictly between 0 and 1.
 pub fn error_rate(text: &[u8]) -> Result<f64, Bad> {

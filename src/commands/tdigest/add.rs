@@ -11,10 +11,11 @@
 //! nothing though it kept the values before it (and may have merged its buffer on the way):
 //! here those values are replicated as an ADD of their own, and that merge after them.
 
-use super::{errors, existing, parse, replicate_compression, settle};
+use super::{compression_of, errors, existing, parse, settle};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
+use crate::commands::server::{Arg, Replicated};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 
 pub static ADD: CommandSpec = CommandSpec {
@@ -43,7 +44,7 @@ fn add(call: &Call) -> CommandResult {
         if digest.add(value).is_err() {
             let compressed = digest.info().total_compressions != compressions;
             stored.note_buffer(call.server.snapshots());
-            replicate_partial(call, texts.get(..added).unwrap_or_default(), compressed);
+            replicate_partial(call, added, compressed);
             return Err(errors::fail(errors::OVERFLOW));
         }
     }
@@ -52,16 +53,18 @@ fn add(call: &Call) -> CommandResult {
     Ok(Reply::OK)
 }
 
-/// What an ADD that overflowed did: the `added` values before the one refused, then the merge
-/// that the refused one may have run first.
-fn replicate_partial(call: &Call, added: &[&[u8]], compressed: bool) {
-    if !added.is_empty() {
-        let mut args = Vec::with_capacity(added.len() + 1);
-        args.push(call.arg(1));
-        args.extend_from_slice(added);
-        call.server.replicate(c"TDIGEST.ADD", &args);
+/// What an ADD that overflowed did, replicated instead of it: the `added` values before the
+/// one refused, then the merge that the refused one may have run first.
+fn replicate_partial(call: &Call, added: usize, compressed: bool) {
+    let mut commands = Vec::new();
+    if added > 0 {
+        commands.push(Replicated {
+            command: c"TDIGEST.ADD",
+            args: (1..2 + added).map(Arg::Own).collect(),
+        });
     }
     if compressed {
-        replicate_compression(call, 1);
+        commands.push(compression_of(1));
     }
+    call.server.written_as(c"tdigest.add", &commands);
 }

@@ -76,7 +76,7 @@ use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::metrics::Totals;
-use super::server::Origin;
+use super::server::{Arg, Origin, Replicated};
 use super::tracked::Tracked;
 use crate::core::tdigest::TDigest;
 use crate::core::Error;
@@ -138,10 +138,17 @@ pub const COMPRESS_COMMAND: &CStr = c"TDIGEST.QUANTILE";
 /// (`readonly may-replicate` in Redis's own table) may replicate its cache.
 const COMPRESSING_READ: &str = "readonly may-replicate";
 
+/// The command that compresses the digest at argument `key_index`, as replicated.
+fn compression_of(key_index: usize) -> Replicated<'static> {
+    Replicated {
+        command: COMPRESS_COMMAND,
+        args: vec![Arg::Own(key_index), Arg::Bytes(b"0")],
+    }
+}
+
 /// Replicates the compression of the digest at argument `key_index`.
 fn replicate_compression(call: &Call, key_index: usize) {
-    call.server
-        .replicate(COMPRESS_COMMAND, &[call.arg(key_index), b"0"]);
+    call.server.also_replicate(&[compression_of(key_index)]);
 }
 
 /// The digest at a key opened for writing, or `ERR T-Digest: key does not exist` /

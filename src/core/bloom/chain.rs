@@ -120,14 +120,17 @@ impl Chain {
         })
     }
 
-    /// A deep copy (for COPY), or `OutOfMemory` instead of aborting the server.
-    pub fn try_clone(&self) -> Result<Chain, Error> {
+    /// A deep copy (for COPY), its bits from `memory` and written only where this one's were
+    /// (in time proportional to the data, not the reservation), or `OutOfMemory` instead of
+    /// aborting the server. The copy has this filter's size, which was checked when it was
+    /// made.
+    pub fn try_clone(&self, memory: &Memory) -> Result<Chain, Error> {
         let mut links = Vec::new();
         links
             .try_reserve_exact(self.links.len())
             .map_err(|_| Error::OutOfMemory)?;
         for link in &self.links {
-            links.push(link.try_clone()?);
+            links.push(link.try_clone(memory)?);
         }
         Ok(Chain {
             links,

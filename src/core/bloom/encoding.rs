@@ -5,6 +5,11 @@
 //!   later iterators are `1 + byte offset` into the concatenated bit arrays, oldest link
 //!   first, in chunks that never cross a link. LOADCHUNK replays each `(iter, data)` pair.
 //!
+//! One deliberate difference: a chunk of 64 KiB or more that holds only zeros is skipped — the
+//! walk goes on to the next chunk with a set bit — where RedisBloom sends it. A filter made from
+//! the header is zeroed, so the chunks sent rebuild it exactly, on either module; and a 1 GiB
+//! filter holding a few items is a few chunks, not 64 of 16 MiB.
+//!
 //! The RDB format is in `rdb.rs`.
 
 use super::blocked::BLOCK_BYTES;
@@ -12,12 +17,17 @@ use super::chain::{self, Chain, LayoutKind};
 use super::filter::Link;
 use super::shape::StoredShape;
 use crate::core::le::LeReader;
+use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 
 /// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
 /// segment, so its chunks are its segments.
 pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
 const _: () = assert!(MAX_CHUNK as u64 == super::blocked::SEGMENT_BYTES);
+
+/// How many bytes of written blocks one SCANDUMP call may read to find that chunks hold only
+/// zeros (blocks never written cost nothing): past it the chunk at hand is sent as it is.
+const ZERO_CHECK_BUDGET: usize = 4 * MAX_CHUNK;
 
 const HEADER_LEN: usize = 8 + 4 + 4 + 4;
 const LINK_LEN: usize = 8 + 8 + 8 + 8 + 8 + 4 + 8 + 1;
@@ -130,16 +140,24 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
 
 /// The data chunk at SCANDUMP iterator `iter` (≥ 1) and the iterator after it, or `None`
 /// past the end. Chunks never cross a sub-filter's end (RedisBloom's rule) nor a segment's.
+/// Chunks of 64 KiB or more holding only zeros are passed over (see the module docs),
+/// reading at most [`ZERO_CHECK_BUDGET`] bytes of written blocks to find them.
 pub fn chunk_at(chain: &Chain, iter: i64) -> Option<(i64, &[u8])> {
-    let (index, offset) = locate(chain, iter)?;
-    let rest = chain
-        .links()
-        .iter()
-        .flat_map(Link::segments)
-        .nth(index)?
-        .get(offset..)?;
-    let data = rest.get(..rest.len().min(MAX_CHUNK))?;
-    Some((iter + data.len() as i64, data))
+    let (index, mut offset) = locate(chain, iter)?;
+    let mut iter = iter;
+    let mut budget = ZERO_CHECK_BUDGET;
+    for array in chain.links().iter().flat_map(Link::arrays).skip(index) {
+        while offset < array.len() {
+            let range = offset..array.len().min(offset + MAX_CHUNK);
+            let next = iter.checked_add(range.len() as i64)?;
+            if !array.is_skipped_chunk(range.clone(), &mut budget) {
+                return Some((next, array.get(range)?));
+            }
+            (iter, offset) = (next, range.end);
+        }
+        offset = 0;
+    }
+    None
 }
 
 /// Writes a chunk that SCANDUMP returned as `(iter, data)`.
@@ -149,17 +167,13 @@ pub fn load_chunk(chain: &mut Chain, iter: i64, data: &[u8]) -> Result<(), Error
     }
     let start = iter - data.len() as i64;
     let (index, offset) = locate(chain, start).ok_or(Error::NoLinkAtOffset)?;
-    let segment = chain
+    let segment: &mut Sparse = chain
         .links_mut()
         .iter_mut()
-        .flat_map(Link::segments_mut)
+        .flat_map(Link::arrays_mut)
         .nth(index)
         .ok_or(Error::NoLinkAtOffset)?;
-    let target = segment
-        .get_mut(offset..)
-        .and_then(|rest| rest.get_mut(..data.len()));
-    target.ok_or(Error::ChunkTooBig)?.copy_from_slice(data);
-    Ok(())
+    segment.write(offset, data).ok_or(Error::ChunkTooBig)
 }
 
 /// Which segment (counted over all sub-filters, oldest first) holds byte `iter - 1` of the
@@ -285,8 +299,7 @@ mod tests {
         }
         let memory = Memory {
             zeroed: no_allocation,
-            available: u64::MAX,
-            limit: u64::MAX,
+            ..EAGER
         };
         let header = encode_header(&docs_example());
         let corrupt = |at: usize, bytes: &[u8]| {
@@ -356,5 +369,41 @@ mod tests {
                 Some(Error::BadEncoding)
             );
         }
+    }
+
+    #[test]
+    fn chunks_holding_only_zeros_are_skipped() {
+        // A non-scaling classic filter of ~24 MB: two chunks on RedisBloom's grid.
+        let params = Params {
+            capacity: 20_000_000,
+            error_rate: 0.01,
+            expansion: 2,
+            nonscaling: true,
+            layout: LayoutKind::Classic,
+        };
+        let mut chain = Chain::new(params, &EAGER).unwrap();
+        let size = chain.links()[0].shape().bytes() as i64;
+        assert_eq!(chunk_at(&chain, 1), None, "nothing set: nothing to send");
+        let second = MAX_CHUNK as i64 + 1;
+        load_chunk(&mut chain, second + 1, &[3]).unwrap();
+        let (next, data) = chunk_at(&chain, 1).unwrap();
+        assert_eq!(
+            (next, data.len() as i64),
+            (size + 1, size - MAX_CHUNK as i64)
+        );
+        assert_eq!(data[0], 3);
+        // Emptied again, it is skipped again: what is sent depends on the bits alone.
+        load_chunk(&mut chain, second + 1, &[0]).unwrap();
+        assert_eq!(chunk_at(&chain, 1), None);
+        // Links under 64 KiB are sent even when empty, as RedisBloom sends them.
+        let small = Chain::new(
+            Params {
+                capacity: 100,
+                ..params
+            },
+            &EAGER,
+        )
+        .unwrap();
+        assert!(chunk_at(&small, 1).is_some());
     }
 }

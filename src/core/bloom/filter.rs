@@ -4,13 +4,18 @@
 //! over the whole array, bits numbered LSB-first within each byte (RedisBloom's
 //! `buf[x >> 3] & (1 << (x % 8))`), so the raw bytes are the SCANDUMP and
 //! RDB bytes. The blocked one is the fast layout (see `blocked`).
+//!
+//! The bytes are [`Sparse`]: each add marks the 64 KiB block it writes (a classic add when it
+//! sets the first bit of a byte), so COPY, DEBUG DIGEST and SCANDUMP of a huge filter holding a
+//! few items visit a few blocks.
 
 use super::blocked::{Blocked, BLOCK_BYTES};
 use super::probes::ProbeRule;
 use super::shape::Shape;
 use super::sizing::Layout;
 use crate::core::hash::HashPair;
-use crate::core::{try_copy, Error, Memory};
+use crate::core::sparse::Sparse;
+use crate::core::{Error, Memory};
 
 /// One sub-filter: its bits in their shape, and how many items were added to it.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,11 +35,11 @@ enum Bits {
         layout: Layout,
         /// How probes are computed, prepared once.
         rule: ProbeRule,
-        bytes: Vec<u8>,
+        bytes: Sparse,
     },
     Blocked {
         blocked: Blocked,
-        segments: Vec<Vec<u8>>,
+        segments: Vec<Sparse>,
     },
 }
 
@@ -59,7 +64,7 @@ impl Link {
     pub fn new(shape: Shape, memory: &Memory) -> Result<Link, Error> {
         let parts = shape
             .segment_lengths()
-            .map(|len| memory.array(len))
+            .map(|len| Sparse::zeroed(len, memory))
             .collect::<Result<Vec<_>, _>>()?;
         Link::assemble(shape, parts, 0)
     }
@@ -69,6 +74,10 @@ impl Link {
     ///
     /// [`StoredShape`]: super::shape::StoredShape
     pub fn from_saved(shape: Shape, parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
+        let parts = parts
+            .into_iter()
+            .map(Sparse::loaded)
+            .collect::<Result<Vec<_>, _>>()?;
         Link::assemble(shape, parts, items)
     }
 
@@ -83,7 +92,7 @@ impl Link {
         })
     }
 
-    fn assemble(shape: Shape, mut parts: Vec<Vec<u8>>, items: u64) -> Result<Link, Error> {
+    fn assemble(shape: Shape, mut parts: Vec<Sparse>, items: u64) -> Result<Link, Error> {
         let lengths: Vec<u64> = shape.segment_lengths().collect();
         let sizes_match = parts.len() == lengths.len()
             && parts
@@ -97,7 +106,7 @@ impl Link {
             Shape::Classic(layout) => Bits::Classic {
                 layout,
                 rule: ProbeRule::new(layout.modulus(), layout.hashes),
-                bytes: parts.pop().unwrap_or_default(),
+                bytes: parts.pop().ok_or(Error::BadEncoding)?,
             },
             Shape::Blocked(blocked) => Bits::Blocked {
                 blocked,
@@ -107,11 +116,12 @@ impl Link {
         Ok(Link { bits, items })
     }
 
-    /// A deep copy, or `OutOfMemory` instead of aborting the server.
-    pub fn try_clone(&self) -> Result<Link, Error> {
+    /// A deep copy, its bytes from `memory` and written only where this one's were, or
+    /// `OutOfMemory` instead of aborting the server.
+    pub fn try_clone(&self, memory: &Memory) -> Result<Link, Error> {
         let parts = self
-            .segments()
-            .map(try_copy)
+            .arrays()
+            .map(|array| array.try_clone(memory))
             .collect::<Result<Vec<_>, _>>()?;
         Link::assemble(self.shape(), parts, self.items)
     }
@@ -132,22 +142,26 @@ impl Link {
 
     /// Its bytes, in order, as saved to RDB (one string per segment) and SCANDUMP.
     pub fn segments(&self) -> impl Iterator<Item = &[u8]> {
-        let (whole, parts): (Option<&[u8]>, &[Vec<u8>]) = match &self.bits {
+        self.arrays().map(|array| &array[..])
+    }
+
+    /// Its bytes as [`Sparse`] arrays, one per segment, in order: for the walks that visit
+    /// only what was written (COPY, DEBUG DIGEST, SCANDUMP).
+    pub fn arrays(&self) -> impl Iterator<Item = &Sparse> {
+        let (whole, parts): (Option<&Sparse>, &[Sparse]) = match &self.bits {
             Bits::Classic { bytes, .. } => (Some(bytes), &[]),
             Bits::Blocked { segments, .. } => (None, segments),
         };
-        whole.into_iter().chain(parts.iter().map(Vec::as_slice))
+        whole.into_iter().chain(parts)
     }
 
-    /// Its bytes, in order, for loading SCANDUMP chunks.
-    pub fn segments_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
-        let (whole, parts): (Option<&mut [u8]>, &mut [Vec<u8>]) = match &mut self.bits {
+    /// Its bytes, one array per segment, in order, for loading SCANDUMP chunks.
+    pub fn arrays_mut(&mut self) -> impl Iterator<Item = &mut Sparse> {
+        let (whole, parts): (Option<&mut Sparse>, &mut [Sparse]) = match &mut self.bits {
             Bits::Classic { bytes, .. } => (Some(bytes), &mut []),
             Bits::Blocked { segments, .. } => (None, segments),
         };
-        whole
-            .into_iter()
-            .chain(parts.iter_mut().map(Vec::as_mut_slice))
+        whole.into_iter().chain(parts)
     }
 
     /// True when it holds as many items as it was sized for.
@@ -203,11 +217,8 @@ impl Link {
                 if let Some(done) = decide(all_set) {
                     return done;
                 }
-                let mut any_new = false;
-                for &bit in bits.get(..layout.hashes as usize).unwrap_or_default() {
-                    any_new |= set_bit(bytes, bit);
-                }
-                any_new
+                let probes = bits.get(..layout.hashes as usize).unwrap_or_default();
+                bytes.set_bits(probes.iter().copied())
             }
             // Classic filters with more probes than are saved check, then insert.
             Bits::Classic { .. } => {
@@ -220,7 +231,7 @@ impl Link {
                 let (segment, offset) = blocked.locate(hash);
                 let Some(block) = segments
                     .get_mut(segment)
-                    .and_then(|p| p.get_mut(offset..offset + BLOCK_BYTES as usize))
+                    .and_then(|p| p.slice_mut(offset, BLOCK_BYTES as usize))
                 else {
                     return Added::Absent;
                 };
@@ -263,18 +274,12 @@ impl Link {
     /// Sets every bit of `hash`; true when at least one bit was new, counting the item.
     pub fn insert(&mut self, hash: HashPair) -> bool {
         let any_new = match &mut self.bits {
-            Bits::Classic { rule, bytes, .. } => {
-                let mut any_new = false;
-                for bit in rule.probes(hash) {
-                    any_new |= set_bit(bytes, bit);
-                }
-                any_new
-            }
+            Bits::Classic { rule, bytes, .. } => bytes.set_bits(rule.probes(hash)),
             Bits::Blocked { blocked, segments } => {
                 let (segment, offset) = blocked.locate(hash);
                 let block = segments
                     .get_mut(segment)
-                    .and_then(|p| p.get_mut(offset..offset + BLOCK_BYTES as usize));
+                    .and_then(|p| p.slice_mut(offset, BLOCK_BYTES as usize));
                 block.is_some_and(|block| blocked.block_insert(block, hash))
             }
         };
@@ -286,7 +291,7 @@ impl Link {
 }
 
 /// The 64-byte block at `offset` of segment `segment`.
-fn block_of(parts: &[Vec<u8>], segment: usize, offset: usize) -> Option<&[u8]> {
+fn block_of(parts: &[Sparse], segment: usize, offset: usize) -> Option<&[u8]> {
     parts
         .get(segment)?
         .get(offset..offset + BLOCK_BYTES as usize)
@@ -297,16 +302,6 @@ fn block_of(parts: &[Vec<u8>], segment: usize, offset: usize) -> Option<&[u8]> {
 #[inline]
 fn is_set(bytes: &[u8], bit: usize) -> bool {
     bytes.get(bit >> 3).is_some_and(|b| b & bit_mask(bit) != 0)
-}
-
-/// Sets bit `bit`; true when it was clear.
-#[inline]
-fn set_bit(bytes: &mut [u8], bit: usize) -> bool {
-    bytes.get_mut(bit >> 3).is_some_and(|byte| {
-        let was_clear = *byte & bit_mask(bit) == 0;
-        *byte |= bit_mask(bit);
-        was_clear
-    })
 }
 
 #[inline]

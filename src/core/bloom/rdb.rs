@@ -10,14 +10,15 @@
 //!   adopts each string as a segment, never copying the bits.
 //!
 //! Every field is checked before the next is trusted: a link's layout before its bits are
-//! read, the chain's invariants before it is returned.
+//! read — and the bits announced so far against [`Memory`], so that a payload cannot make the
+//! server read more than one value may hold — the chain's invariants before it is returned.
 
 use super::blocked::BLOCK_BYTES;
-use super::chain::Chain;
+use super::chain::{self, Chain};
 use super::filter::Link;
 use super::shape::{Shape, StoredShape};
 use crate::core::rdb::{RdbRead, RdbWrite};
-use crate::core::Error;
+use crate::core::{Error, Memory};
 
 /// The encoding version of `MBbloom--` written, RedisBloom's `BF_MIN_GROWTH_ENC`.
 pub const ENCODING_VERSION: i32 = 4;
@@ -64,8 +65,13 @@ pub fn save(chain: &Chain, out: &mut impl RdbWrite) {
     }
 }
 
-/// Loads a `MBbloom--` value of encoding version `encver`.
-pub fn load_classic(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> {
+/// Loads a `MBbloom--` value of encoding version `encver`. `OverLimit` or `OutOfMemory` when
+/// the links announced so far pass `memory`'s bounds, before the next one's bits are read.
+pub fn load_classic(
+    input: &mut impl RdbRead,
+    encver: i32,
+    memory: &Memory,
+) -> Result<Chain, Error> {
     if !(OLDEST_ENCODING_VERSION..=ENCODING_VERSION).contains(&encver) {
         return Err(Error::BadEncoding);
     }
@@ -82,12 +88,14 @@ pub fn load_classic(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Erro
         DEFAULT_GROWTH
     };
     let mut links = Vec::new();
+    let mut announced = Announced::default();
     for _ in 0..nfilters {
         let stored = stored_shape(input)?;
         let bpe = input.double()?;
         let bits = input.unsigned()?;
         let n2 = u8::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)?;
         let shape = stored.classic(bpe, bits, n2)?;
+        announced.link(shape, memory)?;
         let bits = input.bytes()?;
         let link_items = input.unsigned()?;
         links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
@@ -96,8 +104,9 @@ pub fn load_classic(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Erro
     Chain::from_links(items, options, growth, links)
 }
 
-/// Loads a `bfblocked` value of encoding version `encver`.
-pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> {
+/// Loads a `bfblocked` value of encoding version `encver`, with the checks of
+/// [`load_classic`].
+pub fn load_fast(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Chain, Error> {
     if encver != FAST_ENCODING_VERSION {
         return Err(Error::BadEncoding);
     }
@@ -106,11 +115,13 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> 
     let options = narrow(input.unsigned()?)?;
     let growth = narrow(input.unsigned()?)?;
     let mut links = Vec::new();
+    let mut announced = Announced::default();
     for _ in 0..nfilters {
         let stored = stored_shape(input)?;
         let blocks = input.unsigned()?;
         let link_items = input.unsigned()?;
         let shape = stored.blocked(blocks)?;
+        announced.link(shape, memory)?;
         let mut segments = Vec::new();
         for _ in shape.segment_lengths() {
             segments.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
@@ -120,6 +131,25 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32) -> Result<Chain, Error> 
         links.push(Link::from_saved(shape, segments, link_items)?);
     }
     Chain::from_links(items, options, growth, links)
+}
+
+/// The links a payload has announced so far, as their count and bytes.
+#[derive(Default)]
+struct Announced {
+    links: u64,
+    bytes: u64,
+}
+
+impl Announced {
+    /// Counts one more link, and checks the chain so far against `memory`.
+    fn link(&mut self, shape: Shape, memory: &Memory) -> Result<(), Error> {
+        self.links += 1;
+        self.bytes = self
+            .bytes
+            .checked_add(shape.bytes())
+            .ok_or(Error::BadEncoding)?;
+        memory.check(chain::memory_usage(self.links, self.bytes).ok_or(Error::BadEncoding)?)
+    }
 }
 
 /// The fields a link of either type starts with: entries, error rate and probes.
@@ -142,6 +172,7 @@ mod tests {
     use crate::core::bloom::chain::{scaling_test_chain, LayoutKind};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
+    use crate::core::EAGER;
 
     fn saved(chain: &Chain) -> Vec<u8> {
         let mut out = FieldWriter::default();
@@ -153,38 +184,79 @@ mod tests {
     fn both_formats_round_trip() {
         let classic = scaling_test_chain(50, 400, LayoutKind::Classic);
         let fields = saved(&classic);
-        let loaded = load_classic(&mut LeReader(&fields), ENCODING_VERSION).unwrap();
+        let loaded = load_classic(&mut LeReader(&fields), ENCODING_VERSION, &EAGER).unwrap();
         assert_eq!(loaded, classic);
         let fast = scaling_test_chain(50, 400, LayoutKind::Fast);
         let fields = saved(&fast);
-        let loaded = load_fast(&mut LeReader(&fields), FAST_ENCODING_VERSION).unwrap();
+        let loaded = load_fast(&mut LeReader(&fields), FAST_ENCODING_VERSION, &EAGER).unwrap();
         assert_eq!(loaded, fast);
     }
 
     #[test]
     fn unknown_versions_and_the_other_format_are_refused() {
         let classic = saved(&scaling_test_chain(50, 10, LayoutKind::Classic));
-        assert!(load_classic(&mut LeReader(&classic), 0).is_err());
-        assert!(load_classic(&mut LeReader(&classic), 5).is_err());
-        assert!(load_fast(&mut LeReader(&classic), FAST_ENCODING_VERSION).is_err());
+        assert!(load_classic(&mut LeReader(&classic), 0, &EAGER).is_err());
+        assert!(load_classic(&mut LeReader(&classic), 5, &EAGER).is_err());
+        assert!(load_fast(&mut LeReader(&classic), FAST_ENCODING_VERSION, &EAGER).is_err());
         let fast = saved(&scaling_test_chain(50, 10, LayoutKind::Fast));
-        assert!(load_classic(&mut LeReader(&fast), ENCODING_VERSION).is_err());
+        assert!(load_classic(&mut LeReader(&fast), ENCODING_VERSION, &EAGER).is_err());
     }
 
     #[test]
     fn every_truncation_and_byte_flip_loads_or_fails_without_panicking() {
         let fields = saved(&scaling_test_chain(50, 200, LayoutKind::Classic));
         for len in 0..fields.len() {
-            assert!(load_classic(&mut LeReader(&fields[..len]), ENCODING_VERSION).is_err());
+            assert!(load_classic(&mut LeReader(&fields[..len]), ENCODING_VERSION, &EAGER).is_err());
         }
         for at in 0..fields.len() {
             let mut corrupt = fields.clone();
             corrupt[at] ^= 0x5a;
-            if let Ok(chain) = load_classic(&mut LeReader(&corrupt), ENCODING_VERSION) {
+            if let Ok(chain) = load_classic(&mut LeReader(&corrupt), ENCODING_VERSION, &EAGER) {
                 // Whatever loads is a filter that answers and saves as it loaded.
                 chain.contains(b"probe");
                 assert_eq!(saved(&chain), corrupt);
             }
+        }
+    }
+
+    #[test]
+    fn a_payload_is_checked_against_the_bounds_before_its_bits_are_read() {
+        for chain in [
+            scaling_test_chain(50, 400, LayoutKind::Classic),
+            scaling_test_chain(50, 400, LayoutKind::Fast),
+        ] {
+            let fields = saved(&chain);
+            let load = |memory: &Memory, fields: &[u8]| match chain.layout() {
+                LayoutKind::Classic => {
+                    load_classic(&mut LeReader(fields), ENCODING_VERSION, memory)
+                }
+                LayoutKind::Fast => load_fast(&mut LeReader(fields), FAST_ENCODING_VERSION, memory),
+            };
+            let exact = Memory {
+                limit: chain.memory_usage(),
+                ..EAGER
+            };
+            assert_eq!(load(&exact, &fields).as_ref(), Ok(&chain));
+            // One byte less: refused as the last link is announced, before its bits (here
+            // cut off) are read — the answer is the bound, not the truncation.
+            let tight = Memory {
+                limit: chain.memory_usage() - 1,
+                ..EAGER
+            };
+            // The last link's bits (one string: a length and the bytes), and for the
+            // classic format the item count after them.
+            let last_bits = chain.links().last().unwrap().shape().bytes() as usize;
+            let after = match chain.layout() {
+                LayoutKind::Classic => 8,
+                LayoutKind::Fast => 0,
+            };
+            let cut = &fields[..fields.len() - after - last_bits - 4];
+            assert_eq!(load(&tight, cut), Err(Error::OverLimit));
+            let machine = Memory {
+                available: chain.memory_usage() - 1,
+                ..EAGER
+            };
+            assert_eq!(load(&machine, cut), Err(Error::OutOfMemory));
         }
     }
 }

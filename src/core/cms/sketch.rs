@@ -5,7 +5,7 @@
 //! RDB save writes them without a copy and load adopts the buffer it read.
 
 use crate::core::hash::murmur2_32;
-use crate::core::{Error, Memory};
+use crate::core::{try_copy, Error, Memory};
 
 /// Bytes of one counter.
 const COUNTER_BYTES: u64 = 4;
@@ -154,7 +154,7 @@ pub struct Weighted<'a> {
 }
 
 /// RedisBloom's Count-Min sketch (`CMSketch`). Not `Clone`: a copy of a user-sized array
-/// must be fallible, and no command copies one.
+/// must be fallible ([`CountMinSketch::try_clone`], for `COPY`).
 #[derive(Debug, PartialEq, Eq)]
 pub struct CountMinSketch {
     width: u64,
@@ -197,6 +197,16 @@ impl CountMinSketch {
             depth,
             count,
             counters,
+        })
+    }
+
+    /// An independent copy (`COPY`), or `OutOfMemory` instead of aborting the server.
+    pub fn try_clone(&self) -> Result<CountMinSketch, Error> {
+        Ok(CountMinSketch {
+            width: self.width,
+            depth: self.depth,
+            count: self.count,
+            counters: try_copy(&self.counters)?,
         })
     }
 

@@ -31,6 +31,7 @@ use super::header::SavedHeader;
 pub use super::params::MAX_BUCKET_SIZE;
 use super::params::{Params, MAX_BUCKETS, MAX_TOTAL_BYTES};
 use super::sub_filter::{sub_filter_buckets, SubFilter};
+use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 
 /// RedisBloom's `sizeof(CuckooFilter)` and `sizeof(SubCF)` on 64-bit machines: `MEMORY USAGE`
@@ -108,7 +109,7 @@ impl CuckooFilter {
             {
                 return Err(Error::BadEncoding);
             }
-            subs.push(SubFilter::new(num_buckets, data));
+            subs.push(SubFilter::new(num_buckets, Sparse::loaded(data)?));
         }
         CuckooFilter::from_header(&header, subs)
     }
@@ -165,13 +166,16 @@ impl CuckooFilter {
         })
     }
 
-    /// A deep copy (for `COPY`), or `OutOfMemory` instead of aborting the server.
-    pub fn try_clone(&self) -> Result<CuckooFilter, Error> {
+    /// A deep copy (for `COPY`), its arrays from `memory` and written only where this one's
+    /// were (in time proportional to the data, not the reservation), or `OutOfMemory` instead
+    /// of aborting the server. The copy has this filter's size, which was checked when it was
+    /// made.
+    pub fn try_clone(&self, memory: &Memory) -> Result<CuckooFilter, Error> {
         let mut subs = Vec::new();
         subs.try_reserve_exact(self.subs.len())
             .map_err(|_| Error::OutOfMemory)?;
         for sub in &self.subs {
-            subs.push(sub.try_clone()?);
+            subs.push(sub.try_clone(memory)?);
         }
         Ok(CuckooFilter { subs, ..*self })
     }
@@ -336,11 +340,19 @@ impl CuckooFilter {
     /// The sub-filters as `(bucket count, bytes)`, oldest first: bucket `b` is bytes
     /// `b × bucket_size .. (b + 1) × bucket_size`, one fingerprint per byte, 0 when empty.
     pub fn sub_filters(&self) -> impl ExactSizeIterator<Item = (u64, &[u8])> {
-        self.subs.iter().map(|sub| (sub.num_buckets(), sub.bytes()))
+        self.subs
+            .iter()
+            .map(|sub| (sub.num_buckets(), &sub.bytes()[..]))
+    }
+
+    /// The sub-filters' bytes as [`Sparse`] arrays, oldest first: for the walks that visit
+    /// only what was written (DEBUG DIGEST, SCANDUMP).
+    pub fn sub_filter_arrays(&self) -> impl ExactSizeIterator<Item = &Sparse> {
+        self.subs.iter().map(SubFilter::bytes)
     }
 
     /// The sub-filters' bytes, oldest first, for LOADCHUNK to write into.
-    pub(super) fn sub_filter_bytes_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
+    pub(super) fn sub_filter_bytes_mut(&mut self) -> impl Iterator<Item = &mut Sparse> {
         self.subs.iter_mut().map(|sub| sub.bytes_mut())
     }
 

@@ -12,11 +12,13 @@
 //! The header is checked before any sub-filter is read, and the geometry — counts, sizes and
 //! every buffer's length — before the filter is returned: what disagrees is `BadEncoding`
 //! (RESTORE answers `ERR Bad data format`), where RedisBloom asserts and aborts the server.
+//! Before each buffer is read, the sizes announced so far are checked against [`Memory`], so
+//! a payload cannot make the server read more than one value may hold.
 
-use super::filter::CuckooFilter;
+use super::filter::{memory_usage, CuckooFilter};
 use super::header::SavedHeader;
 use crate::core::rdb::{RdbRead, RdbWrite};
-use crate::core::Error;
+use crate::core::{Error, Memory};
 
 /// The encoding version written (RedisBloom's `CF_MIN_EXPANSION_VERSION`).
 pub const ENCODING_VERSION: i32 = 4;
@@ -45,11 +47,13 @@ pub fn save(filter: &CuckooFilter, out: &mut impl RdbWrite) {
     }
 }
 
-/// Loads a `MBbloomCF` value of encoding version `encver`.
+/// Loads a `MBbloomCF` value of encoding version `encver`. `OverLimit` or `OutOfMemory` when
+/// the sub-filters announced so far pass `memory`'s bounds, before the next one is read.
 pub fn load(
     input: &mut impl RdbRead,
     encver: i32,
     legacy: LegacyDefaults,
+    memory: &Memory,
 ) -> Result<CuckooFilter, Error> {
     if !(OLDEST_ENCODING_VERSION..=ENCODING_VERSION).contains(&encver) {
         return Err(Error::BadEncoding);
@@ -84,12 +88,18 @@ pub fn load(
     let mut subs = Vec::new();
     subs.try_reserve_exact(count)
         .map_err(|_| Error::OutOfMemory)?;
+    let mut announced = 0u64;
     for _ in 0..count {
         let buckets = if is_legacy {
             num_buckets
         } else {
             input.unsigned()?
         };
+        announced = buckets
+            .checked_mul(header.bucket_size)
+            .and_then(|bytes| announced.checked_add(bytes))
+            .ok_or(Error::BadEncoding)?;
+        memory.check(memory_usage(num_filters, announced).ok_or(Error::BadEncoding)?)?;
         subs.push((buckets, input.bytes()?));
     }
     CuckooFilter::from_saved(header, subs)
@@ -136,7 +146,13 @@ mod tests {
     fn round_trips_with_several_sub_filters() {
         for expansion in [0, 1, 2, 4] {
             let f = filled(if expansion == 0 { 6 } else { 120 }, expansion);
-            let loaded = load(&mut LeReader(&saved(&f)), ENCODING_VERSION, DEFAULTS).unwrap();
+            let loaded = load(
+                &mut LeReader(&saved(&f)),
+                ENCODING_VERSION,
+                DEFAULTS,
+                &EAGER,
+            )
+            .unwrap();
             assert_eq!(loaded, f);
         }
     }
@@ -170,7 +186,7 @@ mod tests {
         old.bytes(&[0, 7, 0, 0, 0, 0, 0, 0]);
         old.bytes(&[1, 0, 0, 0, 0, 0, 9, 0]);
         for encver in [1, 2, 3] {
-            let f = load(&mut LeReader(&old.0), encver, DEFAULTS).unwrap();
+            let f = load(&mut LeReader(&old.0), encver, DEFAULTS, &EAGER).unwrap();
             assert_eq!((f.num_filters(), f.items(), f.deletes()), (2, 3, 0));
             assert_eq!(
                 (f.bucket_size(), f.max_iterations(), f.expansion()),
@@ -183,7 +199,9 @@ mod tests {
             ..DEFAULTS
         };
         assert_eq!(
-            load(&mut LeReader(&old.0), 3, rounded).unwrap().expansion(),
+            load(&mut LeReader(&old.0), 3, rounded, &EAGER)
+                .unwrap()
+                .expansion(),
             4
         );
         // 2-slot buffers do not fit another configured bucket size.
@@ -192,11 +210,11 @@ mod tests {
             ..DEFAULTS
         };
         assert_eq!(
-            load(&mut LeReader(&old.0), 3, wide),
+            load(&mut LeReader(&old.0), 3, wide, &EAGER),
             Err(Error::BadEncoding)
         );
         // Version 4 reads more fields than a legacy value has.
-        assert!(load(&mut LeReader(&old.0), 4, DEFAULTS).is_err());
+        assert!(load(&mut LeReader(&old.0), 4, DEFAULTS, &EAGER).is_err());
     }
 
     #[test]
@@ -204,7 +222,7 @@ mod tests {
         let fields = saved(&filled(10, 1));
         for encver in [-1, 0, 5, 1000] {
             assert_eq!(
-                load(&mut LeReader(&fields), encver, DEFAULTS),
+                load(&mut LeReader(&fields), encver, DEFAULTS, &EAGER),
                 Err(Error::BadEncoding)
             );
         }
@@ -219,7 +237,7 @@ mod tests {
                 out.unsigned(n);
             }
             assert_eq!(
-                load(&mut LeReader(&out.0), ENCODING_VERSION, DEFAULTS),
+                load(&mut LeReader(&out.0), ENCODING_VERSION, DEFAULTS, &EAGER),
                 Err(Error::BadEncoding)
             );
         }
@@ -229,13 +247,20 @@ mod tests {
     fn every_truncation_and_byte_flip_loads_or_fails_without_panicking() {
         let fields = saved(&filled(60, 2));
         for len in 0..fields.len() {
-            assert!(load(&mut LeReader(&fields[..len]), ENCODING_VERSION, DEFAULTS).is_err());
+            assert!(load(
+                &mut LeReader(&fields[..len]),
+                ENCODING_VERSION,
+                DEFAULTS,
+                &EAGER
+            )
+            .is_err());
         }
         for at in 0..fields.len() {
             for flip in [0x01, 0x80, 0xff] {
                 let mut corrupt = fields.clone();
                 corrupt[at] ^= flip;
-                if let Ok(mut f) = load(&mut LeReader(&corrupt), ENCODING_VERSION, DEFAULTS) {
+                if let Ok(mut f) = load(&mut LeReader(&corrupt), ENCODING_VERSION, DEFAULTS, &EAGER)
+                {
                     // Whatever loads answers, takes items and saves as it loaded.
                     assert_eq!(saved(&f), corrupt);
                     let h = ItemHash::of(b"probe");
@@ -247,5 +272,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_payload_is_checked_against_the_bounds_before_its_buffers_are_read() {
+        let f = filled(120, 2);
+        let fields = saved(&f);
+        let bounded = |limit| Memory { limit, ..EAGER };
+        let exact = bounded(f.memory_usage());
+        assert_eq!(
+            load(&mut LeReader(&fields), ENCODING_VERSION, DEFAULTS, &exact).as_ref(),
+            Ok(&f)
+        );
+        // One byte less: refused as the last sub-filter is announced, before its buffer
+        // (here cut off) is read.
+        let last = f.sub_filters().last().unwrap().1.len();
+        let cut = &fields[..fields.len() - last - 4];
+        let tight = bounded(f.memory_usage() - 1);
+        assert_eq!(
+            load(&mut LeReader(cut), ENCODING_VERSION, DEFAULTS, &tight),
+            Err(Error::OverLimit)
+        );
+        // A header announcing a huge legacy value is refused before any buffer.
+        let mut out = FieldWriter::default();
+        for n in [65535, 1 << 40, 1] {
+            out.unsigned(n);
+        }
+        let machine = Memory {
+            available: 1 << 30,
+            ..EAGER
+        };
+        assert_eq!(
+            load(&mut LeReader(&out.0), 3, DEFAULTS, &machine),
+            Err(Error::OutOfMemory)
+        );
     }
 }

@@ -1,9 +1,11 @@
 //! One sub-filter of a Cuckoo filter (RedisBloom's `SubCF`, `src/cuckoo.c`): its buckets,
 //! the lookups, writes and kicks inside them, and the bucket count each sub-filter of a chain
-//! gets.
+//! gets. Its bytes are [`Sparse`]: a write into a bucket marks its block, so compaction,
+//! COPY, DEBUG DIGEST and SCANDUMP visit only the blocks that were written.
 
 use super::hash::{alt_index, ItemHash};
 use super::params::{MAX_BUCKETS, MAX_TOTAL_BYTES};
+use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 
 /// One sub-filter: `num_buckets` buckets of the filter's bucket size, one byte per slot.
@@ -13,12 +15,12 @@ pub(super) struct SubFilter {
     /// `num_buckets − 1` when it is a power of two, so that reduction is a mask.
     mask: u64,
     pow2: bool,
-    data: Vec<u8>,
+    data: Sparse,
 }
 
 impl SubFilter {
     /// Wraps `data`, which the caller has checked holds `num_buckets × bucket size` bytes.
-    pub(super) fn new(num_buckets: u64, data: Vec<u8>) -> SubFilter {
+    pub(super) fn new(num_buckets: u64, data: Sparse) -> SubFilter {
         SubFilter {
             num_buckets,
             mask: num_buckets.wrapping_sub(1),
@@ -38,7 +40,7 @@ impl SubFilter {
             .checked_mul(u64::from(bucket_size))
             .filter(|len| *len <= MAX_TOTAL_BYTES)
             .ok_or(Error::OutOfMemory)?;
-        Ok(SubFilter::new(num_buckets, memory.array(len)?))
+        Ok(SubFilter::new(num_buckets, Sparse::zeroed(len, memory)?))
     }
 
     /// Its bucket count.
@@ -47,12 +49,12 @@ impl SubFilter {
     }
 
     /// Its slots, bucket by bucket: one fingerprint per byte, 0 when empty.
-    pub(super) fn bytes(&self) -> &[u8] {
+    pub(super) fn bytes(&self) -> &Sparse {
         &self.data
     }
 
     /// Its slots, for LOADCHUNK and compaction to write into.
-    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
+    pub(super) fn bytes_mut(&mut self) -> &mut Sparse {
         &mut self.data
     }
 
@@ -78,11 +80,11 @@ impl SubFilter {
             .unwrap_or_default()
     }
 
+    /// The slots of bucket `index`, to write into: its block is marked.
     #[inline]
     fn bucket_mut(&mut self, index: u64, bucket_size: usize) -> &mut [u8] {
-        let start = index as usize * bucket_size;
         self.data
-            .get_mut(start..start + bucket_size)
+            .slice_mut(index as usize * bucket_size, bucket_size)
             .unwrap_or_default()
     }
 
@@ -105,35 +107,42 @@ impl SubFilter {
             .sum()
     }
 
-    /// Writes `new` into the first slot holding `old` in bucket `h1`, else in bucket `h2`;
-    /// false when neither holds it. An empty slot holds 0.
+    /// Writes `fp` into the first empty slot of bucket `h1`, else of bucket `h2`
+    /// (`Filter_FindAvailable`); false when both are full.
     #[inline]
-    fn replace_first(&mut self, old: u8, new: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
+    pub(super) fn place(&mut self, fp: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
         for h in [h1, h2] {
             let index = self.index(h);
             if let Some(slot) = self
                 .bucket_mut(index, bucket_size)
                 .iter_mut()
-                .find(|slot| **slot == old)
+                .find(|slot| **slot == 0)
             {
-                *slot = new;
+                *slot = fp;
                 return true;
             }
         }
         false
     }
 
-    /// Writes `fp` into the first empty slot of bucket `h1`, else of bucket `h2`
-    /// (`Filter_FindAvailable`); false when both are full.
-    #[inline]
-    pub(super) fn place(&mut self, fp: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
-        self.replace_first(0, fp, h1, h2, bucket_size)
-    }
-
     /// Clears the first slot holding `fp` in bucket `h1`, else in bucket `h2`
-    /// (`Filter_Delete`); false when neither holds it.
+    /// (`Filter_Delete`); false when neither holds it. Clearing marks nothing, so deleting
+    /// absent items cannot make the walks of an empty filter long.
     pub(super) fn remove(&mut self, fp: u8, h1: u64, h2: u64, bucket_size: usize) -> bool {
-        self.replace_first(fp, 0, h1, h2, bucket_size)
+        for h in [h1, h2] {
+            let start = self.index(h) as usize * bucket_size;
+            if let Some(slot) = self
+                .data
+                .slice_to_clear(start, bucket_size)
+                .unwrap_or_default()
+                .iter_mut()
+                .find(|slot| **slot == fp)
+            {
+                *slot = 0;
+                return true;
+            }
+        }
+        false
     }
 
     /// Exchanges `fp` with slot `victim` (< bucket size) of bucket `index` (`swapFPs`).
@@ -175,12 +184,12 @@ impl SubFilter {
         false
     }
 
-    pub(super) fn try_clone(&self) -> Result<SubFilter, Error> {
-        let mut data = Vec::new();
-        data.try_reserve_exact(self.data.len())
-            .map_err(|_| Error::OutOfMemory)?;
-        data.extend_from_slice(&self.data);
-        Ok(SubFilter::new(self.num_buckets, data))
+    /// A copy with its bytes from `memory`, written only where this one was.
+    pub(super) fn try_clone(&self, memory: &Memory) -> Result<SubFilter, Error> {
+        Ok(SubFilter::new(
+            self.num_buckets,
+            self.data.try_clone(memory)?,
+        ))
     }
 }
 

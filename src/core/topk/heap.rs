@@ -8,7 +8,7 @@
 //! them, each followed by one NUL as RedisBloom's copy is, so that save writes them without a
 //! copy too.
 
-use crate::core::{Error, Memory};
+use crate::core::{try_copy, Error, Memory};
 
 /// Bytes of one slot (`sizeof(HeapBucket)`).
 pub(super) const SLOT_BYTES: u64 = 24;
@@ -93,6 +93,21 @@ impl Heap {
             *slot = record(fp_and_count.0, len, fp_and_count.1);
         }
         Ok(Heap { slots, items })
+    }
+
+    /// An independent copy, or `OutOfMemory`.
+    pub(super) fn try_clone(&self) -> Result<Heap, Error> {
+        let mut items = Vec::new();
+        items
+            .try_reserve_exact(self.items.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        for item in &self.items {
+            items.push(item.as_deref().map(try_copy).transpose()?);
+        }
+        Ok(Heap {
+            slots: try_copy(&self.slots)?,
+            items,
+        })
     }
 
     /// The slots as RedisBloom saves them.

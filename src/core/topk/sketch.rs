@@ -9,7 +9,7 @@ use super::decay::{self, Attempt, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
 use crate::core::hash::murmur2_32;
-use crate::core::{Error, Memory};
+use crate::core::{try_copy, Error, Memory};
 
 /// The seed of an item's fingerprint (RedisBloom's `GA`).
 const FINGERPRINT_SEED: u32 = 1919;
@@ -19,8 +19,8 @@ const BUCKET_BYTES: u64 = 8;
 /// struct, 256 doubles of decay table included.
 const STRUCT_BYTES: u64 = 2088;
 
-/// RedisBloom's Top-K (`TopK`). Not `Clone`: a copy of user-sized arrays must be fallible,
-/// and no command copies one.
+/// RedisBloom's Top-K (`TopK`). Not `Clone`: a copy of user-sized arrays must be fallible
+/// ([`TopK::try_clone`], for `COPY`).
 #[derive(Debug, PartialEq)]
 pub struct TopK {
     params: Params,
@@ -52,6 +52,15 @@ impl TopK {
             heap,
             table: DecayTable::new(params.decay)?,
         })
+    }
+
+    /// An independent copy (`COPY`), or `OutOfMemory` instead of aborting the server.
+    pub fn try_clone(&self) -> Result<TopK, Error> {
+        TopK::from_parts(
+            self.params,
+            try_copy(&self.buckets)?,
+            self.heap.try_clone()?,
+        )
     }
 
     /// `TOPK.ADD` (increment 1) or one pair of `TOPK.INCRBY` (`TopK_Add`): counts the item in

@@ -85,6 +85,12 @@ pub fn encode_header(filter: &WindowFilter) -> Vec<u8> {
     out.0
 }
 
+/// Whether `data` is meant as a window filter's SCANDUMP header (begins with its magic): what
+/// LOADCHUNK looks at to tell it from a classic filter's header before decoding either.
+pub fn is_header(data: &[u8]) -> bool {
+    data.starts_with(&HEADER_MAGIC)
+}
+
 /// A filter with zeroed bits (from `memory`) from a SCANDUMP header; chunks fill the bits in.
 pub fn decode_header(data: &[u8], memory: &Memory) -> Result<WindowFilter, Error> {
     let fields = data

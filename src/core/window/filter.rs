@@ -69,6 +69,19 @@ pub struct Info {
     pub memory: u64,
 }
 
+/// One opened generation, as `BF.DEBUG` lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generation {
+    /// Its position: 0 is the newest, being filled.
+    pub position: u32,
+    /// The physical slice it started in (its place in the bits, RDB and SCANDUMP).
+    pub slice: u32,
+    /// Its additions that were not found before (what `BF.CARD` sums).
+    pub fresh: u64,
+    /// Time windows: when its latest item was added.
+    pub latest_ms: Option<u64>,
+}
+
 impl WindowFilter {
     /// A new, empty filter for `capacity` items at `error_rate` in `window`; its size is
     /// checked against `memory` before anything is allocated.
@@ -154,10 +167,31 @@ impl WindowFilter {
 
     /// Items added within the window at `now_ms` that were not found when added (`BF.CARD`).
     pub fn card(&self, now_ms: u64) -> u64 {
-        let live = self.live_run_starts(self.effective_now(now_ms));
-        (0..live)
-            .filter_map(|position| self.fresh.get(self.physical(position) as usize))
+        let live = self.live_run_starts(self.effective_now(now_ms)) as usize;
+        // Positions 0.. are physical slices `newest..`, wrapping to 0: two runs of the ring,
+        // summed without a division per position (the totals take this around every write).
+        let (wrapped, unwrapped) = self
+            .fresh
+            .split_at_checked(self.newest as usize)
+            .unwrap_or((&[], &self.fresh));
+        let tail = unwrapped.get(..live.min(unwrapped.len())).unwrap_or(&[]);
+        let head = wrapped.get(..live - tail.len()).unwrap_or(&[]);
+        tail.iter()
+            .chain(head)
             .fold(0u64, |sum, n| sum.saturating_add(*n))
+    }
+
+    /// The generations opened so far, newest first, down to the oldest whose slices remain.
+    pub fn generations(&self) -> impl Iterator<Item = Generation> + '_ {
+        (0..self.opened).map(|position| {
+            let slice = self.physical(position);
+            Generation {
+                position,
+                slice,
+                fresh: self.fresh.get(slice as usize).copied().unwrap_or(0),
+                latest_ms: self.latest.get(slice as usize).copied(),
+            }
+        })
     }
 
     /// Its shape.
@@ -300,16 +334,25 @@ impl WindowFilter {
     }
 
     /// How many positions, from the newest, may start a run at `now`: the opened ones up to l,
-    /// and for time windows only while their generation is alive (ages grow with position, so
-    /// the live ones are a prefix).
+    /// and for time windows only while their generation is alive. Ages grow with position, so
+    /// the live ones are a prefix, found by bisection: a lookup checks a handful of
+    /// generations' times, not all of them.
     pub(super) fn live_run_starts(&self, now: u64) -> u32 {
         let opened = self.opened.min(self.shape.l + 1);
-        match self.shape.window {
-            Window::Count => opened,
-            Window::Time(ms) => (0..opened)
-                .find(|&position| !self.is_alive(position, ms, now))
-                .unwrap_or(opened),
+        let Window::Time(ms) = self.shape.window else {
+            return opened;
+        };
+        // Positions below `live` are alive, those from `dead` on are not.
+        let (mut live, mut dead) = (0, opened);
+        while live < dead {
+            let middle = live + (dead - live) / 2;
+            if self.is_alive(middle, ms, now) {
+                live = middle + 1;
+            } else {
+                dead = middle;
+            }
         }
+        live
     }
 
     /// Whether the generation at `position` was opened and still holds an item younger than
@@ -335,9 +378,17 @@ impl WindowFilter {
         latest.map_or(ms, |latest| now.saturating_sub(latest).min(ms))
     }
 
-    /// The physical slice at `position` (0 = newest).
+    /// The physical slice at `position` (0 = newest). Every caller's positions are below the
+    /// ring's size, and so is `newest`, so one subtraction wraps it: no division on every probe
+    /// (a position past the ring would give a slice past it, whose bits `get` refuses).
     pub(super) fn physical(&self, position: u32) -> u32 {
-        (self.newest + position) % self.shape.slices()
+        let slices = self.shape.slices();
+        let slice = self.newest + position;
+        if slice < slices {
+            slice
+        } else {
+            slice - slices
+        }
     }
 
     /// The byte and bit of an item in physical slice `slice`: the item's pair, stepped to the

@@ -35,5 +35,5 @@ pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use filter::{Info, WindowFilter};
+pub use filter::{Generation, Info, WindowFilter};
 pub use params::{Shape, Window};

@@ -6,26 +6,37 @@
 //!   refuses them cleanly instead of misreading them.
 //!
 //! A filter's layout decides its type; saving writes the format of that layout.
+//!
+//! * `bf-window`, encoding version 0: filters that forget (`core::window`), by count or by
+//!   time (a kind field in the value). The name clashes with no RedisBloom type, released
+//!   (`MBbloom*`, `CMSk-TYPE`, `TopK-TYPE`, `TDIS-TYPE`) or not (`APBFcTYPE`, `APBFtTYPE` of
+//!   its unreleased age-partitioned branch), so RedisBloom refuses such a value by its name.
 
+use super::super::alloc;
 use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
 use super::super::families::Registered;
 use crate::commands::bf;
 use crate::core::bloom::chain::{Chain, LayoutKind};
 use crate::core::bloom::{encoding, rdb};
+use crate::core::window::{encoding as window_encoding, WindowFilter};
 use crate::core::Error;
 
 /// The Bloom-filter family and its data types.
 pub static BLOOM: Registered = Registered {
     family: &bf::FAMILY,
-    types: &[&CLASSIC_TYPE, &FAST_TYPE],
+    types: &[&CLASSIC_TYPE, &FAST_TYPE, &WINDOW_TYPE],
 };
 
 static CLASSIC_TYPE: DataType = DataType::of::<Bloom<false>>();
 static FAST_TYPE: DataType = DataType::of::<Bloom<true>>();
+static WINDOW_TYPE: DataType = DataType::of::<Window>();
 
 /// The data type of one layout: `Bloom<false>` is `MBbloom--` (classic filters), `Bloom<true>`
 /// is `bfblocked` (fast-layout filters).
 struct Bloom<const FAST: bool>;
+
+/// `bf-window`: filters that forget.
+struct Window;
 
 impl<const FAST: bool> Format for Bloom<FAST> {
     type Value = Chain;
@@ -41,10 +52,11 @@ impl<const FAST: bool> Format for Bloom<FAST> {
     }
 
     fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
+        let memory = io.memory();
         if FAST {
-            rdb::load_fast(io, encver)
+            rdb::load_fast(io, encver, &memory)
         } else {
-            rdb::load_classic(io, encver)
+            rdb::load_classic(io, encver, &memory)
         }
     }
 
@@ -54,15 +66,13 @@ impl<const FAST: bool> Format for Bloom<FAST> {
 
     /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
     fn rewrite(chain: &Chain, aof: &mut Aof) {
-        aof.chunk(c"BF.LOADCHUNK", 1, &encoding::encode_header(chain));
-        let mut iter = 1;
-        while let Some((next, data)) = encoding::chunk_at(chain, iter) {
-            aof.chunk(c"BF.LOADCHUNK", next, data);
-            iter = next;
-        }
+        rewrite_chunks(aof, &encoding::encode_header(chain), |iter| {
+            encoding::chunk_at(chain, iter)
+        });
     }
 
-    /// Every field and every bit, so any difference shows.
+    /// Every field and every bit, so any difference shows (blocks never written are known to
+    /// be zero, and skipped).
     fn digest(chain: &Chain, digest: &mut Digest) {
         digest.numbers(&[
             u64::from(chain.options()),
@@ -78,10 +88,55 @@ impl<const FAST: bool> Format for Bloom<FAST> {
                 shape.bytes(),
                 link.items(),
             ]);
-            for segment in link.segments() {
-                digest.bytes(segment);
+            for array in link.arrays() {
+                digest.sparse(array);
             }
         }
+    }
+}
+
+impl Format for Window {
+    type Value = WindowFilter;
+    const NAME: &'static str = "bf-window";
+    const ENCODING_VERSION: i32 = window_encoding::ENCODING_VERSION;
+
+    fn load(io: &mut Io, encver: i32) -> Result<WindowFilter, Error> {
+        let memory = io.memory();
+        window_encoding::load(io, encver, &memory)
+    }
+
+    fn save(filter: &WindowFilter, io: &mut Io) {
+        window_encoding::save(filter, io);
+    }
+
+    /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
+    fn rewrite(filter: &WindowFilter, aof: &mut Aof) {
+        rewrite_chunks(aof, &window_encoding::encode_header(filter), |iter| {
+            window_encoding::chunk_at(filter, iter)
+        });
+    }
+
+    /// Every field (the header holds them all) and every bit, so any difference shows.
+    fn digest(filter: &WindowFilter, digest: &mut Digest) {
+        digest.bytes(&window_encoding::encode_header(filter));
+        for segment in filter.bits().chunks(window_encoding::MAX_CHUNK) {
+            digest.bytes(segment);
+        }
+    }
+}
+
+impl StoredValue for WindowFilter {
+    fn memory_usage(&self) -> u64 {
+        WindowFilter::memory_usage(self)
+    }
+
+    /// The bits, and the per-generation counts and times.
+    fn arrays(&self) -> usize {
+        3
+    }
+
+    fn try_clone(&self) -> Result<WindowFilter, Error> {
+        WindowFilter::try_clone(self)
     }
 }
 
@@ -95,6 +150,20 @@ impl StoredValue for Chain {
     }
 
     fn try_clone(&self) -> Result<Chain, Error> {
-        Chain::try_clone(self)
+        Chain::try_clone(self, &alloc::machine_memory())
+    }
+}
+
+/// BF.LOADCHUNK of `header`, then of each chunk `chunk_at` gives, from iterator 1 on.
+fn rewrite_chunks<'a>(
+    aof: &mut Aof,
+    header: &[u8],
+    chunk_at: impl Fn(i64) -> Option<(i64, &'a [u8])>,
+) {
+    aof.chunk(c"BF.LOADCHUNK", 1, header);
+    let mut iter = 1;
+    while let Some((next, data)) = chunk_at(iter) {
+        aof.chunk(c"BF.LOADCHUNK", next, data);
+        iter = next;
     }
 }

@@ -3,6 +3,7 @@
 //! `core::cuckoo::rdb`). RedisBloom's type has no digest, copy or free-effort callbacks; this
 //! one has all three.
 
+use super::super::alloc;
 use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
 use super::super::families::Registered;
 use crate::commands::cf;
@@ -27,7 +28,8 @@ impl Format for Cuckoo {
     /// Values saved before encoding version 4 take today's `cf-*` configs for what they
     /// lack, as RedisBloom 8 does.
     fn load(io: &mut Io, encver: i32) -> Result<CuckooFilter, Error> {
-        rdb::load(io, encver, cf::config::defaults().legacy())
+        let memory = io.memory();
+        rdb::load(io, encver, cf::config::defaults().legacy(), &memory)
     }
 
     fn save(filter: &CuckooFilter, io: &mut Io) {
@@ -43,12 +45,13 @@ impl Format for Cuckoo {
         }
     }
 
-    /// Every field and every fingerprint, so any difference shows.
+    /// Every field and every fingerprint, so any difference shows (blocks never written are
+    /// known to be empty, and skipped).
     fn digest(filter: &CuckooFilter, digest: &mut Digest) {
         digest.numbers(&filter.saved_header().fields());
-        for (num_buckets, data) in filter.sub_filters() {
+        for ((num_buckets, _), array) in filter.sub_filters().zip(filter.sub_filter_arrays()) {
             digest.numbers(&[num_buckets]);
-            digest.bytes(data);
+            digest.sparse(array);
         }
     }
 }
@@ -64,6 +67,6 @@ impl StoredValue for CuckooFilter {
     }
 
     fn try_clone(&self) -> Result<CuckooFilter, Error> {
-        CuckooFilter::try_clone(self)
+        CuckooFilter::try_clone(self, &alloc::machine_memory())
     }
 }

@@ -3,5 +3,7 @@
 //! family with them (`glue/families.rs` lists it).
 
 pub mod bloom;
+pub mod cms;
 pub mod cuckoo;
 pub mod tdigest;
+pub mod topk;

@@ -8,8 +8,8 @@
 //! * A loaded value owes it too: its peers may hold the digest it was saved from, buffer and
 //!   all.
 //! * AOF rewrite (without the RDB preamble) writes `RESTORE key 0 <payload>`, as RedisBloom
-//!   does — a DUMP payload of the compressed digest, so exactly what the preamble or a DUMP
-//!   would load. No sequence of RedisBloom's commands rebuilds a buffer: ADD adds weight 1 only,
+//!   does — a payload of the compressed digest, so exactly what the preamble or a DUMP would
+//!   load. No sequence of RedisBloom's commands rebuilds a buffer: ADD adds weight 1 only,
 //!   and MERGE and the reads compress. The rewrite is made in a child, while the primary keeps
 //!   its buffer; the primary compresses that buffer at the digest's next command and replicates
 //!   the compression into the new AOF (see the family's docs), so the AOF replays to the
@@ -17,9 +17,9 @@
 //! * DEBUG DIGEST covers every field and every node, the buffer included, so two servers
 //!   holding different buffers differ.
 
-use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
+use super::super::data_type::{rewrite_as_restore, Aof, DataType, Digest, Format, Io, StoredValue};
 use super::super::families::Registered;
-use super::super::{alloc, forks};
+use super::super::forks;
 use crate::commands::tdigest::{self, StoredDigest};
 use crate::core::tdigest::rdb;
 use crate::core::Error;
@@ -40,7 +40,8 @@ impl Format for TDigestType {
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
     fn load(io: &mut Io, encver: i32) -> Result<StoredDigest, Error> {
-        let digest = rdb::load(io, encver, &alloc::loading_memory())?;
+        let memory = io.memory();
+        let digest = rdb::load(io, encver, &memory)?;
         Ok(StoredDigest::loaded(digest, forks::count()))
     }
 
@@ -48,8 +49,8 @@ impl Format for TDigestType {
         stored.save(io);
     }
 
-    fn rewrite(_: &StoredDigest, aof: &mut Aof) {
-        aof.restore_from_dump();
+    fn rewrite(stored: &StoredDigest, aof: &mut Aof) {
+        rewrite_as_restore::<TDigestType>(aof, |out| stored.save(out));
     }
 
     /// Every field and every node as held.

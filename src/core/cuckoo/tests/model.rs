@@ -263,7 +263,7 @@ fn the_filter_matches_the_naive_model_byte_for_byte() {
                         assert_eq!(scandump_round_trip(&f), f, "{context}");
                     }
                     assert_eq!(rdb_round_trip(&f), f, "{context}");
-                    assert_eq!(f.try_clone().unwrap(), f, "{context}");
+                    assert_eq!(f.try_clone(&EAGER).unwrap(), f, "{context}");
                 }
             }
             m.assert_same(&f, &context);

@@ -4,7 +4,9 @@
 use super::{count_window, item, saved};
 use crate::core::bloom::encoding as bloom_encoding;
 use crate::core::le::LeReader;
-use crate::core::window::encoding::{self, chunk_at, decode_header, encode_header, load_chunk};
+use crate::core::window::encoding::{
+    self, chunk_at, decode_header, encode_header, is_header, load_chunk,
+};
 use crate::core::window::{Window, WindowFilter};
 use crate::core::{Error, Memory, EAGER};
 
@@ -46,6 +48,7 @@ fn hostile_rdb_streams_never_panic_nor_over_allocate() {
         zeroed: small,
         available: 1 << 20,
         limit: 1 << 20,
+        ..crate::core::EAGER
     };
     for filter in busy_filters() {
         let fields = saved(&filter);
@@ -89,6 +92,7 @@ fn hostile_rdb_streams_never_panic_nor_over_allocate() {
 fn scandump_round_trips_and_classic_loaders_refuse_the_header() {
     for filter in busy_filters() {
         let header = encode_header(&filter);
+        assert!(is_header(&header));
         let mut copy = decode_header(&header, &EAGER).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chunk_at(&filter, iter) {

@@ -127,6 +127,10 @@ fn a_burst_in_a_time_window_is_found_for_the_whole_span_then_forgotten() {
         );
         assert_eq!(filter.card(start + at), 500);
     }
+    let generations: Vec<_> = filter.generations().collect();
+    assert_eq!(generations.iter().map(|g| g.fresh).sum::<u64>(), 500);
+    assert_eq!(generations[0].position, 0);
+    assert!(generations.iter().all(|g| g.latest_ms == Some(start)));
     // With no writes, nothing is found once ms·(1 + 1/a) has passed, and reads changed nothing.
     let before = saved(&filter);
     assert!((0..500).all(|n| !filter.contains(&item(n), start + 2500)));
@@ -261,6 +265,7 @@ fn reserving_a_huge_window_is_fast_and_sizes_are_checked_first() {
         zeroed: no_allocation,
         available: 1 << 30,
         limit: 1 << 20,
+        ..crate::core::EAGER
     };
     for window in [Window::Count, Window::Time(1000)] {
         let refused = WindowFilter::new(0.01, 1_000_000, window, &limited);
@@ -296,5 +301,42 @@ fn the_skipping_run_scan_answers_as_checking_every_run() {
                 assert_eq!(filter.contains_hashed(hash, now), any_run);
             }
         }
+    }
+}
+
+#[test]
+fn the_live_generations_are_found_by_bisection_as_by_a_scan() {
+    let mut filter = WindowFilter::new(0.01, 640, Window::Time(1000), &EAGER).unwrap();
+    let start = 1_000_000;
+    for n in 0..3000u64 {
+        filter.insert(&item(n), start + n * 3);
+    }
+    let scanned = |filter: &WindowFilter, now: u64| {
+        let opened = filter.opened.min(filter.shape.l + 1);
+        let ms = filter.shape.timespan_ms();
+        (0..opened)
+            .find(|&p| {
+                let latest = filter.latest[filter.physical(p) as usize];
+                latest + ms <= now
+            })
+            .unwrap_or(opened)
+    };
+    for now in (start + 8997..start + 11_000).step_by(7) {
+        let live = scanned(&filter, now);
+        assert_eq!(filter.live_run_starts(now), live, "{now}");
+        let summed: u64 = filter
+            .generations()
+            .take(live as usize)
+            .map(|g| g.fresh)
+            .sum();
+        assert_eq!(filter.card(now), summed, "{now}");
+    }
+    // Count windows, the ring turned many times.
+    let mut filter = count_window(0.01, 500);
+    for n in 0..5_000 {
+        filter.insert(&item(n), 0);
+        let live = filter.opened.min(filter.shape.l + 1) as usize;
+        let summed: u64 = filter.generations().take(live).map(|g| g.fresh).sum();
+        assert_eq!(filter.card(0), summed);
     }
 }

@@ -1,0 +1,61 @@
+//! The Count-Min sketch family's wire texts, byte for byte as RedisBloom 8 sends them
+//! (`src/rm_cms.c`), and the text of each core error in a CMS command. None carries an `ERR`
+//! code: RedisBloom writes them so, and clients match on the text.
+
+use std::ffi::CStr;
+
+use crate::commands::errors::Failure;
+use crate::core;
+use crate::core::cms::{InitError, MergeError};
+
+pub use crate::commands::errors::WRONG_TYPE;
+
+pub const KEY_EXISTS: &CStr = c"CMS: key already exists";
+pub const NOT_FOUND: &CStr = c"CMS: key does not exist";
+pub const INVALID_WIDTH: &CStr = c"CMS: invalid width";
+pub const INVALID_DEPTH: &CStr = c"CMS: invalid depth";
+pub const INVALID_OVERESTIMATION: &CStr = c"CMS: invalid overestimation value";
+pub const INVALID_PROBABILITY: &CStr = c"CMS: invalid prob value";
+pub const INVALID_INIT_ARGUMENTS: &CStr = c"CMS: invalid init arguments";
+pub const CANNOT_PARSE_NUMBER: &CStr = c"CMS: Cannot parse number";
+pub const NEGATIVE_NUMBER: &CStr = c"CMS: Number cannot be negative";
+/// The error element of a CMS.INCRBY pair whose estimate is `u32::MAX`.
+pub const INCRBY_OVERFLOW: &CStr = c"CMS: INCRBY overflow";
+pub const INVALID_NUMKEYS: &CStr = c"CMS: invalid numkeys";
+pub const NUMKEYS_NOT_POSITIVE: &CStr = c"CMS: Number of keys must be positive";
+pub const WRONG_NUMBER_OF_KEYS: &CStr = c"CMS: wrong number of keys";
+pub const WRONG_NUMBER_OF_KEYS_WEIGHTS: &CStr = c"CMS: wrong number of keys/weights";
+pub const INVALID_WEIGHT: &CStr = c"CMS: invalid weight value";
+const DIMENSIONS_DIFFER: &CStr = c"CMS: width/depth is not equal";
+const MERGE_OVERFLOW: &CStr = c"CMS: MERGE overflow";
+
+const INSUFFICIENT_MEMORY: &CStr = c"CMS: Insufficient memory to create the key";
+/// Ours, worded as valkey-bloom words its per-object limit (`bf-memory-usage-limit`).
+const OVER_LIMIT: &CStr = c"ERR operation exceeds count-min sketch object memory limit";
+
+/// The wire text of a core error in a CMS command: only creating a sketch allocates.
+pub fn fail(error: core::Error) -> Failure {
+    Failure::Message(match error {
+        core::Error::OverLimit => OVER_LIMIT,
+        _ => INSUFFICIENT_MEMORY,
+    })
+}
+
+/// Why CMS.INITBYDIM or CMS.INITBYPROB refused its arguments.
+pub fn init(error: InitError) -> Failure {
+    Failure::Message(match error {
+        InitError::Width => INVALID_WIDTH,
+        InitError::Depth => INVALID_DEPTH,
+        InitError::Overestimation => INVALID_OVERESTIMATION,
+        InitError::Probability => INVALID_PROBABILITY,
+        InitError::Arguments => INVALID_INIT_ARGUMENTS,
+    })
+}
+
+/// Why CMS.MERGE refused its sources.
+pub fn merge(error: MergeError) -> Failure {
+    Failure::Message(match error {
+        MergeError::DimensionsDiffer => DIMENSIONS_DIFFER,
+        MergeError::Overflow => MERGE_OVERFLOW,
+    })
+}

@@ -1,0 +1,37 @@
+//! `CMS.INFO key`
+//!
+//! `width`, `depth` and `count` (the sum of every increment taken, wrapping at 2^64 and sent
+//! as a signed 64-bit integer, as RedisBloom sends it): a map in RESP3, a flat array of 6 in
+//! RESP2. Errors: `CMS: key does not exist`, `WRONGTYPE`.
+
+use super::sketch_to_read;
+use crate::commands::call::Call;
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::Reply;
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
+
+pub static INFO: CommandSpec = CommandSpec {
+    name: "cms.info",
+    flags: "readonly",
+    arity: 2,
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read fast",
+    summary: "Returns information about a sketch",
+    complexity: "O(1)",
+    since: "2.0.0",
+    tips: Some("dont_cache"),
+    args: &[KEY_ARG],
+    run: info,
+};
+
+fn info(call: &Call) -> CommandResult {
+    let key = call.open_for_read();
+    let sketch = sketch_to_read(call, &key)?;
+    // Dimensions fit an i64 (their product does); the count is a wrapped u64, shown signed.
+    let int = |n: u64| Reply::integer(n as i64);
+    Ok(Reply::Map(vec![
+        (c"width", int(sketch.width())),
+        (c"depth", int(sketch.depth())),
+        (c"count", int(sketch.count())),
+    ]))
+}

@@ -1,0 +1,187 @@
+//! `CMS.MERGE destination numKeys source [source ...] [WEIGHTS weight [weight ...]]`
+//!
+//! Replaces every counter of the destination, which must exist, by the weighted sum of the
+//! sources' counters, and its count by the weighted sum of theirs (weights 1 without
+//! WEIGHTS). The destination may be one of the sources, and a source may be listed twice.
+//! Reply `+OK`. Errors, in RedisBloom's order (`src/rm_cms.c`), none with ERR, all before
+//! anything changes: arity; `CMS: key does not exist` / `WRONGTYPE` (the destination);
+//! `CMS: invalid numkeys`; `CMS: Number of keys must be positive`; `CMS: wrong number of
+//! keys` (no WEIGHTS) or `CMS: wrong number of keys/weights` (WEIGHTS — the first argument
+//! after numKeys spelled so, in any case — not right after the sources, or not one weight
+//! per source); then source by source: `CMS: invalid weight value` (not an integer),
+//! `CMS: key does not exist` / `WRONGTYPE`, `CMS: width/depth is not equal`; last
+//! `CMS: MERGE overflow` (a weighted sum outside [0, 4294967295] for a counter, or outside
+//! [0, 2^63) for the count, or any partial sum or product past a signed 64-bit integer).
+//! Replicated verbatim; keyspace event `cms.merge` on the destination.
+//!
+//! Each key is opened once: a value is handed over as a mutable reference while its key is
+//! open, so the destination listed as a source is read through the destination itself
+//! (`MergeSource::Destination`), and a source listed twice is opened once. Two names are the
+//! same key when their bytes are equal. The sources are declared as keys (a key spec for
+//! those numKeys counts), so a cluster refuses sources in other slots.
+
+use std::collections::HashMap;
+
+use super::{errors, sketch_to_read, sketch_to_write};
+use crate::commands::args::parse_integer;
+use crate::commands::call::{Call, ReadKey};
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::reply::Reply;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
+use crate::core::cms::{CountMinSketch, MergeError, MergeSource, Weighted};
+
+pub static MERGE: CommandSpec = CommandSpec {
+    name: "cms.merge",
+    flags: "write deny-oom",
+    arity: -4,
+    keys: Keys::DestinationAndSources,
+    acl_categories: "write",
+    summary: "Merges several sketches into one sketch",
+    complexity: "O(n) where n is the number of sketches",
+    since: "2.0.0",
+    tips: None,
+    args: &[
+        KEY_ARG,
+        ArgSpec::new("numKeys", ArgKind::Integer),
+        ArgSpec::new("source", ArgKind::Key).multiple(),
+        ArgSpec::new(
+            "weights",
+            ArgKind::Block(&[
+                ArgSpec::new("weights", ArgKind::PureToken).token("WEIGHTS"),
+                ArgSpec::new("weight", ArgKind::Double).multiple(),
+            ]),
+        )
+        .optional(),
+    ],
+    run: merge,
+};
+
+/// The index of the first source.
+const FIRST_SOURCE: usize = 3;
+
+/// Where the sources and the weights are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// How many sources there are (numKeys), from argument 3 on.
+    pub sources: usize,
+    /// Whether WEIGHTS follows them, with one weight per source.
+    pub weighted: bool,
+}
+
+/// Where a source's sketch is read.
+#[derive(Clone, Copy)]
+enum Source {
+    /// The destination, which is also listed as a source.
+    Destination,
+    /// A key not listed before: the next of the opened keys.
+    First,
+    /// A key listed before: the sketch found at this place among the opened keys.
+    Again(usize),
+}
+
+fn merge(call: &Call) -> CommandResult {
+    let key = call.open_for_write();
+    let mut destination = sketch_to_write(call, &key)?;
+    let shape = parse(call.args)?;
+    let names = call
+        .args
+        .get(FIRST_SOURCE..FIRST_SOURCE + shape.sources)
+        .unwrap_or(&[]);
+    // Every distinct source but the destination is opened first, so that each is then looked
+    // up once, while the list of open keys no longer changes.
+    let mut sources = Vec::new();
+    let mut opened: Vec<ReadKey> = Vec::new();
+    let mut places: HashMap<&[u8], usize> = HashMap::new();
+    reserve(&mut sources, names.len())?;
+    for (i, name) in names.iter().enumerate() {
+        let source = if *name == call.arg(1) {
+            Source::Destination
+        } else if let Some(&at) = places.get(name) {
+            Source::Again(at)
+        } else {
+            reserve(&mut opened, 1)?;
+            places.try_reserve(1).map_err(|_| out_of_memory())?;
+            places.insert(name, opened.len());
+            opened.push(call.open_read_at(FIRST_SOURCE + i));
+            Source::First
+        };
+        sources.push(source);
+    }
+    // Source by source, in RedisBloom's order: its weight, its key, its dimensions.
+    let mut unread = opened.iter();
+    let mut found: Vec<&CountMinSketch> = Vec::new();
+    reserve(&mut found, opened.len())?;
+    let mut weighted = Vec::new();
+    reserve(&mut weighted, sources.len())?;
+    let dimensions = (destination.width(), destination.depth());
+    for (i, source) in sources.into_iter().enumerate() {
+        let weight = weight(call.args, shape, i)?;
+        let sketch = match source {
+            Source::Destination => None,
+            Source::First => {
+                let sketch = sketch_to_read(call, unread.next().ok_or_else(internal)?)?;
+                if (sketch.width(), sketch.depth()) != dimensions {
+                    return Err(errors::merge(MergeError::DimensionsDiffer));
+                }
+                found.push(sketch);
+                Some(sketch)
+            }
+            Source::Again(at) => Some(*found.get(at).ok_or_else(internal)?),
+        };
+        let source = sketch.map_or(MergeSource::Destination, MergeSource::Other);
+        weighted.push(Weighted { source, weight });
+    }
+    destination.merge(&weighted).map_err(errors::merge)?;
+    call.finish_write(c"cms.merge");
+    Ok(Reply::OK)
+}
+
+/// What cannot happen: the sources' places are counted above.
+fn internal() -> Failure {
+    Failure::Message(crate::commands::errors::INTERNAL_ERROR)
+}
+
+/// Room for `more` elements, or the memory error (a client can send millions of sources).
+fn reserve<T>(list: &mut Vec<T>, more: usize) -> Result<(), Failure> {
+    list.try_reserve(more).map_err(|_| out_of_memory())
+}
+
+fn out_of_memory() -> Failure {
+    errors::fail(crate::core::Error::OutOfMemory)
+}
+
+/// Where CMS.MERGE's sources and weights are (`args`, the command name first, arity checked):
+/// a pure function of them, so it is fuzzed without a server.
+pub fn parse(args: &[&[u8]]) -> Result<Shape, Failure> {
+    let count = parse_integer(args.get(2).copied().unwrap_or_default())
+        .ok_or(Failure::Message(errors::INVALID_NUMKEYS))?;
+    if count <= 0 {
+        return Err(Failure::Message(errors::NUMKEYS_NOT_POSITIVE));
+    }
+    let rest = args.get(FIRST_SOURCE..).unwrap_or(&[]);
+    let len = rest.len() as u64;
+    let count = count.unsigned_abs();
+    match rest.iter().position(|a| a.eq_ignore_ascii_case(b"WEIGHTS")) {
+        None if count == len => Ok(Shape {
+            sources: rest.len(),
+            weighted: false,
+        }),
+        None => Err(Failure::Message(errors::WRONG_NUMBER_OF_KEYS)),
+        Some(at) if at as u64 == count && Some(len) == count.checked_mul(2).map(|n| n + 1) => {
+            Ok(Shape {
+                sources: at,
+                weighted: true,
+            })
+        }
+        Some(_) => Err(Failure::Message(errors::WRONG_NUMBER_OF_KEYS_WEIGHTS)),
+    }
+}
+
+/// The weight of source `i`: its WEIGHTS value, an integer as Redis parses one, or 1.
+pub fn weight(args: &[&[u8]], shape: Shape, i: usize) -> Result<i64, Failure> {
+    if !shape.weighted {
+        return Ok(1);
+    }
+    let text = args.get(FIRST_SOURCE + shape.sources + 1 + i);
+    parse_integer(text.copied().unwrap_or_default()).ok_or(Failure::Message(errors::INVALID_WEIGHT))
+}

@@ -1,0 +1,106 @@
+//! The Count-Min sketch commands (`CMS.*`), one file per command family, and what they share:
+//! the family record, its `INFO` totals, and the lookup of a sketch with RedisBloom's key
+//! errors.
+//!
+//! RedisBloom checks a CMS command's key before its other arguments (`src/rm_cms.c`), unlike
+//! the BF and CF commands: these do the same. Every write is replicated verbatim and raises a
+//! keyspace event named after the command (`cms.incrby`, …), as the other families' writes
+//! do; RedisBloom raises none for CMS keys.
+
+mod errors;
+mod incrby;
+mod info;
+mod init;
+mod merge;
+mod query;
+
+pub use incrby::INCRBY;
+pub use info::INFO;
+pub use init::{INITBYDIM, INITBYPROB};
+pub use merge::MERGE;
+pub use query::QUERY;
+/// The argument parsers, pure functions of the arguments (fuzzed).
+pub use {
+    incrby::parse as parse_incrby,
+    init::parse as parse_init,
+    merge::{parse as parse_merge, weight as merge_weight, Shape as MergeShape},
+};
+
+use std::ffi::CStr;
+
+use super::call::{Call, Lookup, ReadKey, WriteKey};
+use super::errors::Failure;
+use super::family::{Family, InfoField, InfoSection, Stat};
+use super::metrics::{Footprint, Measured, Totals, COUNTS};
+use super::tracked::Tracked;
+use crate::core::cms::CountMinSketch;
+
+/// The Count-Min sketch family, as the glue registers it.
+pub static FAMILY: Family = Family {
+    acl_category: "cms",
+    commands: &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &MERGE, &INFO],
+    settings: &[],
+    totals: &TOTALS,
+    info: InfoSection {
+        name: c"cms_core_metrics",
+        fields: &INFO_FIELDS,
+    },
+};
+
+static TOTALS: Totals = Totals::new();
+
+/// The counts of a sketch's footprint, by position.
+const COUNTERS: usize = 0;
+const INCREMENTS: usize = 1;
+
+/// valkey-bloom has no Count-Min sketch; the names follow its Bloom and Top-K sections.
+static INFO_FIELDS: [InfoField; 4] = [
+    field(c"cms_total_memory_bytes", Stat::Bytes),
+    field(c"cms_num_objects", Stat::Objects),
+    // Width × depth of every sketch.
+    field(c"cms_num_counters_across_objects", Stat::Count(COUNTERS)),
+    // CMS.INFO's count (the sum of the increments each sketch took), wrapping at 2^64.
+    field(c"cms_total_count_across_objects", Stat::Count(INCREMENTS)),
+];
+
+const fn field(name: &'static CStr, shows: Stat) -> InfoField {
+    InfoField { name, shows }
+}
+
+impl Measured for CountMinSketch {
+    fn footprint(&self) -> Footprint {
+        let mut counts = [0; COUNTS];
+        counts[COUNTERS] = self.width().wrapping_mul(self.depth());
+        counts[INCREMENTS] = self.count();
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
+    }
+}
+
+/// The sketch a lookup found, or RedisBloom's `CMS: key does not exist` / `WRONGTYPE`.
+fn existing<V>(lookup: Lookup<V>) -> Result<V, Failure> {
+    match lookup {
+        Lookup::Found(sketch) => Ok(sketch),
+        Lookup::Missing => Err(Failure::Message(errors::NOT_FOUND)),
+        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
+    }
+}
+
+/// The sketch at a key opened for writing.
+fn sketch_to_write<'k>(
+    call: &Call,
+    key: &'k WriteKey,
+) -> Result<Tracked<'k, CountMinSketch>, Failure> {
+    existing(call.lookup(key))
+}
+
+/// The sketch at a key opened for reading.
+fn sketch_to_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k CountMinSketch, Failure> {
+    existing(call.lookup_read(key))
+}

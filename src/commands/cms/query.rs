@@ -1,0 +1,36 @@
+//! `CMS.QUERY key item [item ...]`
+//!
+//! Each item's estimate: the minimum of its counters, an integer in both protocols (at most
+//! 4294967295, a saturated item). Errors: `CMS: key does not exist`, `WRONGTYPE`. Read-only.
+
+use super::sketch_to_read;
+use crate::commands::call::Call;
+use crate::commands::errors::CommandResult;
+use crate::commands::reply::{Reply, Scalar};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEMS};
+
+pub static QUERY: CommandSpec = CommandSpec {
+    name: "cms.query",
+    flags: "readonly",
+    arity: -3,
+    keys: Keys::One(KeyAccess::Read),
+    acl_categories: "read",
+    summary: "Returns the count for one or more items in a sketch",
+    complexity: "O(n) where n is the number of items",
+    since: "2.0.0",
+    tips: None,
+    args: KEY_AND_ITEMS,
+    run: query,
+};
+
+fn query(call: &Call) -> CommandResult {
+    let key = call.open_for_read();
+    let sketch = sketch_to_read(call, &key)?;
+    let items = call.args.get(2..).unwrap_or(&[]);
+    call.out.array(items.len());
+    for item in items {
+        call.out
+            .scalar(Scalar::Integer(i64::from(sketch.query(item))));
+    }
+    Ok(Reply::Sent)
+}

@@ -1,0 +1,106 @@
+//! The Top-K commands (`TOPK.*`), one file per command family, and what they share: the
+//! family record, its `INFO` totals, and the lookup of a Top-K with RedisBloom's key errors.
+//!
+//! RedisBloom checks a TOPK command's key before its other arguments (`src/rm_topk.c`),
+//! TOPK.LIST's keyword excepted: these do the same. Every write is replicated verbatim and
+//! raises a keyspace event named after the command (`topk.add`, …), as the other families'
+//! writes do; RedisBloom raises none for Top-K keys. Replicating verbatim is enough for a
+//! replica, an AOF replay and a reload to hold the same bytes as the primary even with a
+//! decay below 1: the core draws no random number (`core::topk`).
+//!
+//! Items are replied to as RedisBloom replies to them, cut at their first NUL (it sends C
+//! strings); they are kept whole.
+
+mod add;
+mod errors;
+mod info;
+mod list;
+mod query;
+mod reserve;
+
+pub use add::{ADD, INCRBY};
+pub use info::INFO;
+pub use list::LIST;
+pub use query::{COUNT, QUERY};
+pub use reserve::RESERVE;
+/// The argument parsers, pure functions of the arguments (fuzzed).
+pub use {add::parse as parse_incrby, list::parse as parse_list, reserve::parse as parse_reserve};
+
+use std::ffi::CStr;
+
+use super::call::{Call, Lookup, ReadKey, WriteKey};
+use super::errors::Failure;
+use super::family::{Family, InfoField, InfoSection, Stat};
+use super::metrics::{Footprint, Measured, Totals, COUNTS};
+use super::tracked::Tracked;
+use crate::core::topk::TopK;
+
+/// The Top-K family, as the glue registers it.
+pub static FAMILY: Family = Family {
+    acl_category: "topk",
+    commands: &[&RESERVE, &ADD, &INCRBY, &QUERY, &COUNT, &LIST, &INFO],
+    settings: &[],
+    totals: &TOTALS,
+    info: InfoSection {
+        name: c"topk_core_metrics",
+        fields: &INFO_FIELDS,
+    },
+};
+
+static TOTALS: Totals = Totals::new();
+
+/// The counts of a Top-K's footprint, by position.
+const K: usize = 0;
+const BUCKETS: usize = 1;
+
+/// valkey-bloom's field names (its `src/metrics.rs`) where the value keeps what they count,
+/// so exporters and dashboards made for it read ours. Its
+/// `topk_total_items_added_across_objects` is not: nothing saved counts the items added.
+static INFO_FIELDS: [InfoField; 4] = [
+    field(c"topk_total_memory_bytes", Stat::Bytes),
+    field(c"topk_num_objects", Stat::Objects),
+    // TOPK.INFO's k of every Top-K.
+    field(c"topk_sum_k_across_objects", Stat::Count(K)),
+    // Ours: width × depth of every Top-K.
+    field(c"topk_num_buckets_across_objects", Stat::Count(BUCKETS)),
+];
+
+const fn field(name: &'static CStr, shows: Stat) -> InfoField {
+    InfoField { name, shows }
+}
+
+impl Measured for TopK {
+    fn footprint(&self) -> Footprint {
+        let params = self.params();
+        let mut counts = [0; COUNTS];
+        counts[K] = u64::from(params.k());
+        counts[BUCKETS] = u64::from(params.width()) * u64::from(params.depth());
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
+    }
+}
+
+/// The Top-K a lookup found, or RedisBloom's `TopK: key does not exist` / `WRONGTYPE`.
+fn existing<V>(lookup: Lookup<V>) -> Result<V, Failure> {
+    match lookup {
+        Lookup::Found(topk) => Ok(topk),
+        Lookup::Missing => Err(Failure::Message(errors::NOT_FOUND)),
+        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
+    }
+}
+
+/// The Top-K at a key opened for writing.
+fn topk_to_write<'k>(call: &Call, key: &'k WriteKey) -> Result<Tracked<'k, TopK>, Failure> {
+    existing(call.lookup(key))
+}
+
+/// The Top-K at a key opened for reading.
+fn topk_to_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k TopK, Failure> {
+    existing(call.lookup_read(key))
+}

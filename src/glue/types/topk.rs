@@ -1,0 +1,64 @@
+//! The Top-K data type `TopK-TYPE`, encoding version 0: RedisBloom's name and format, so
+//! RedisBloom's RDB files and DUMP payloads load here (the heap's pointers in them are
+//! ignored) and ours load there (the format is `core::topk::rdb`: pointers written as 0, and
+//! items whole, NUL bytes included, where RedisBloom cuts them at their first NUL).
+//! RedisBloom's type has no digest or copy callbacks (DEBUG DIGEST-VALUE is one constant for
+//! every Top-K, COPY fails); this one has both.
+
+use super::super::data_type::{rewrite_as_restore, Aof, DataType, Digest, Format, Io, StoredValue};
+use super::super::families::Registered;
+use crate::commands::topk;
+use crate::core::topk::{rdb, TopK};
+use crate::core::Error;
+
+/// The Top-K family and its data type.
+pub static TOP_K: Registered = Registered {
+    family: &topk::FAMILY,
+    types: &[&TOPK_TYPE],
+};
+
+static TOPK_TYPE: DataType = DataType::of::<HeavyKeeper>();
+
+struct HeavyKeeper;
+
+impl Format for HeavyKeeper {
+    type Value = TopK;
+    const NAME: &'static str = "TopK-TYPE";
+    const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
+
+    fn load(io: &mut Io, encver: i32) -> Result<TopK, Error> {
+        let memory = io.memory();
+        rdb::load(io, encver, &memory)
+    }
+
+    fn save(topk: &TopK, io: &mut Io) {
+        rdb::save(topk, io);
+    }
+
+    /// `RESTORE`: no sequence of TOPK commands sets arbitrary buckets and heap slots.
+    fn rewrite(topk: &TopK, aof: &mut Aof) {
+        rewrite_as_restore::<HeavyKeeper>(aof, |out| rdb::save(topk, out));
+    }
+
+    /// Every field it saves, so any difference shows.
+    fn digest(topk: &TopK, digest: &mut Digest) {
+        rdb::save(topk, digest);
+    }
+}
+
+impl StoredValue for TopK {
+    /// `2088 + 8 × width × depth + 24 × k`: RedisBloom's `TopKMemUsage`, to the byte (its
+    /// items are not counted).
+    fn memory_usage(&self) -> u64 {
+        TopK::memory_usage(self)
+    }
+
+    /// The buckets, the heap, its list of items and each item.
+    fn arrays(&self) -> usize {
+        (self.params().k() as usize).saturating_add(3)
+    }
+
+    fn try_clone(&self) -> Result<TopK, Error> {
+        TopK::try_clone(self)
+    }
+}

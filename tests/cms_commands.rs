@@ -1,0 +1,679 @@
+//! Every Count-Min sketch command's replies and error strings, byte for byte as RedisBloom 8
+//! sends them, in RESP2 and RESP3 (its `src/rm_cms.c`, `tests/flow/test_cms.py` and
+//! `test_resp3.py`): the key-state matrix, arity, the checks before any write, memory limits,
+//! keyspace events, command info and ACL; and sketches surviving every way Redis persists and
+//! moves values.
+
+mod common;
+
+use common::*;
+
+/// The server's wrong-arity error for `command` (see `arity_error`).
+fn arity(command: &str) -> Value {
+    arity_error(&command.to_uppercase())
+}
+
+#[test]
+fn init_validates_in_redisbloom_order() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    for (line, reply) in [
+        ("CMS.INITBYDIM cms 20 5", ok()),
+        // The key is checked first, whatever its type and the arguments.
+        ("CMS.INITBYDIM cms 20 5", err("CMS: key already exists")),
+        ("CMS.INITBYPROB cms x y", err("CMS: key already exists")),
+        ("CMS.INITBYDIM str 0 0", err("CMS: key already exists")),
+        ("CMS.INITBYDIM x 0 5", err("CMS: invalid width")),
+        ("CMS.INITBYDIM x 0 y", err("CMS: invalid width")),
+        ("CMS.INITBYDIM x 1.5 5", err("CMS: invalid width")),
+        ("CMS.INITBYDIM x +5 5", err("CMS: invalid width")),
+        ("CMS.INITBYDIM x 5 -1", err("CMS: invalid depth")),
+        ("CMS.INITBYDIM x 5 y", err("CMS: invalid depth")),
+        (
+            "CMS.INITBYDIM x 8589934592 8589934592",
+            err("CMS: invalid init arguments"),
+        ),
+        (
+            "CMS.INITBYPROB x 0 0.5",
+            err("CMS: invalid overestimation value"),
+        ),
+        (
+            "CMS.INITBYPROB x 1 0.5",
+            err("CMS: invalid overestimation value"),
+        ),
+        (
+            "CMS.INITBYPROB x nan 0.5",
+            err("CMS: invalid overestimation value"),
+        ),
+        ("CMS.INITBYPROB x 0.1 x", err("CMS: invalid prob value")),
+        ("CMS.INITBYPROB x 0.1 1", err("CMS: invalid prob value")),
+        ("CMS.INITBYPROB x 0.1 -inf", err("CMS: invalid prob value")),
+        // The probability rounds to 1 in f32 (depth 0); a width of 2^63 or more.
+        (
+            "CMS.INITBYPROB x 0.9 0.9999999999999999",
+            err("CMS: invalid init arguments"),
+        ),
+        (
+            "CMS.INITBYPROB x 0.1 1e-300",
+            err("CMS: invalid init arguments"),
+        ),
+        (
+            "CMS.INITBYPROB x 1e-19 0.9",
+            err("CMS: invalid init arguments"),
+        ),
+        ("CMS.INITBYDIM x 5", arity("cms.initbydim")),
+        ("CMS.INITBYDIM x 5 5 5", arity("cms.initbydim")),
+        ("CMS.INITBYPROB x 0.1", arity("cms.initbyprob")),
+    ] {
+        assert_eq!(c.cmd(line), reply, "{line}");
+    }
+    assert_eq!(c.cmd("EXISTS x"), int(0), "failed creates change nothing");
+    assert_eq!(c.cmd("GET str"), bulk(b"x"));
+    // RedisBloom's arithmetic: width ⌈2/error⌉ in f64, depth in f32 (test_cms.py, and the
+    // values RedisBloom 2.8.2 gives).
+    for (i, (error, probability, width, depth)) in [
+        ("0.001", "0.01", 2000, 7),
+        ("0.1", "0.1", 20, 4),
+        ("0.01", "0.5", 200, 1),
+        ("0.3", "0.25", 7, 2),
+        ("0.5", "0.125", 4, 3),
+        ("0.0003", "0.001", 6667, 10),
+        ("0.22", "0.249999999", 10, 2),
+        ("0.2", "0.00781249999", 10, 7),
+        ("0.1", "1e-45", 20, 149),
+        ("5e-1", "0x1p-3", 4, 3),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let key = format!("p{i}");
+        assert_eq!(c.call(&["CMS.INITBYPROB", &key, error, probability]), ok());
+        assert_eq!(
+            c.call(&["CMS.INFO", &key]),
+            Value::Array(vec![
+                simple("width"),
+                int(width),
+                simple("depth"),
+                int(depth),
+                simple("count"),
+                int(0),
+            ]),
+            "{error} {probability}"
+        );
+    }
+}
+
+#[test]
+fn incrby_saturates_and_checks_every_pair_first() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    c.cmd("CMS.INITBYDIM cms 20 5");
+    assert_eq!(c.cmd("CMS.INCRBY cms a 5 b 3 a 2"), ints(&[5, 3, 7]));
+    assert_eq!(c.cmd("CMS.QUERY cms a b c"), ints(&[7, 3, 0]));
+    for (line, reply) in [
+        ("CMS.INCRBY cms a x", err("CMS: Cannot parse number")),
+        ("CMS.INCRBY cms a 1 b 1.0", err("CMS: Cannot parse number")),
+        ("CMS.INCRBY cms a 1 b +1", err("CMS: Cannot parse number")),
+        ("CMS.INCRBY cms a 1 b 01", err("CMS: Cannot parse number")),
+        ("CMS.INCRBY cms a 1 b -0", err("CMS: Cannot parse number")),
+        (
+            "CMS.INCRBY cms a 1 b 9223372036854775808",
+            err("CMS: Cannot parse number"),
+        ),
+        (
+            "CMS.INCRBY cms a 1 b -1",
+            err("CMS: Number cannot be negative"),
+        ),
+        // The key comes before the pairs.
+        ("CMS.INCRBY missing a x", err("CMS: key does not exist")),
+        ("CMS.INCRBY str a x", err(WRONGTYPE)),
+        ("CMS.INCRBY cms a", arity("cms.incrby")),
+        ("CMS.INCRBY cms a 1 b", arity("cms.incrby")),
+    ] {
+        assert_eq!(c.cmd(line), reply, "{line}");
+    }
+    assert_eq!(c.cmd("CMS.QUERY cms a b"), ints(&[7, 3]), "nothing applied");
+    // Saturation (test_overflow): a counter that would pass 2^32 - 1 stays there, and a
+    // minimum of 2^32 - 1 is an error element, even when reached exactly.
+    let overflow = err("CMS: INCRBY overflow");
+    assert_eq!(
+        c.cmd("CMS.INCRBY cms c 4294967294 c 1 c 0"),
+        Value::Array(vec![int(4294967294), overflow.clone(), overflow.clone()])
+    );
+    assert_eq!(
+        c.cmd("CMS.INCRBY cms d 4294967296 e 0"),
+        Value::Array(vec![overflow, int(0)])
+    );
+    assert_eq!(c.cmd("CMS.QUERY cms c d"), ints(&[4294967295, 4294967295]));
+    // The count grows with every increment and wraps at 2^64, shown signed.
+    assert_eq!(
+        c.cmd("CMS.INFO cms").array()[5],
+        int(10 + 4294967295 + 4294967296)
+    );
+    c.cmd("CMS.INCRBY cms f 9223372036854775807 f 9223372036854775807");
+    assert_eq!(
+        c.cmd("CMS.INFO cms").array()[5],
+        int(10 + 4294967295 + 4294967296 - 2)
+    );
+    // Binary-safe items, the empty one included.
+    assert_eq!(
+        c.call_bytes(&[b"CMS.INCRBY", b"cms", b"", b"4"]),
+        ints(&[4])
+    );
+    assert_eq!(
+        c.call_bytes(&[b"CMS.INCRBY", b"cms", b"\x00\xff", b"6"]),
+        ints(&[6])
+    );
+    assert_eq!(
+        c.call_bytes(&[b"CMS.QUERY", b"cms", b"", b"\x00\xff", b"\x00"]),
+        ints(&[4, 6, 0])
+    );
+}
+
+#[test]
+fn query_and_info_in_both_protocols() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    c.cmd("CMS.INITBYDIM cms 3 2");
+    // `a` lands in cells 1 and 5 of a 3 × 2 sketch, as in RedisBloom's DUMP.
+    assert_eq!(c.cmd("CMS.INCRBY cms a 1"), ints(&[1]));
+    for (line, reply) in [
+        ("CMS.QUERY missing a", err("CMS: key does not exist")),
+        ("CMS.QUERY str a", err(WRONGTYPE)),
+        ("CMS.INFO missing", err("CMS: key does not exist")),
+        ("CMS.INFO str", err(WRONGTYPE)),
+        ("CMS.MERGE missing 1 cms", err("CMS: key does not exist")),
+        ("CMS.MERGE str 1 cms", err(WRONGTYPE)),
+        ("CMS.QUERY cms", arity("cms.query")),
+        ("CMS.INFO", arity("cms.info")),
+        ("CMS.INFO cms x", arity("cms.info")),
+        ("CMS.MERGE cms 1", arity("cms.merge")),
+    ] {
+        assert_eq!(c.cmd(line), reply, "{line}");
+    }
+    let mut c3 = server.conn().resp3();
+    assert_eq!(c3.cmd("CMS.QUERY cms a b"), ints(&[1, 0]));
+    assert_eq!(
+        c3.cmd("CMS.INFO cms"),
+        resp3_map(vec![
+            (simple("width"), int(3)),
+            (simple("depth"), int(2)),
+            (simple("count"), int(1)),
+        ])
+    );
+    // test_resp3's CMS part.
+    c3.cmd("CMS.INITBYPROB prob 0.001 0.01");
+    c3.cmd("CMS.INCRBY prob foo 5");
+    assert_eq!(
+        c3.cmd("CMS.INFO prob"),
+        resp3_map(vec![
+            (simple("width"), int(2000)),
+            (simple("depth"), int(7)),
+            (simple("count"), int(5)),
+        ])
+    );
+    assert_eq!(
+        c3.cmd("CMS.INCRBY prob bar 4294967295"),
+        Value::Array(vec![err("CMS: INCRBY overflow")])
+    );
+}
+
+#[test]
+fn merge_follows_redisbloom_s_rules() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    for key in ["a", "b", "d", "e"] {
+        c.call(&["CMS.INITBYDIM", key, "20", "5"]);
+    }
+    c.cmd("CMS.INITBYDIM narrow 10 5");
+    c.cmd("CMS.INCRBY a x 5");
+    c.cmd("CMS.INCRBY b x 7 y 1");
+    let info = |c: &mut Conn, key: &str| c.call(&["CMS.INFO", key]).array()[5].int();
+    assert_eq!(c.cmd("CMS.MERGE d 2 a b"), ok());
+    assert_eq!(
+        (info(&mut c, "d"), c.cmd("CMS.QUERY d x y")),
+        (13, ints(&[12, 1]))
+    );
+    assert_eq!(c.cmd("CMS.MERGE d 2 a b WEIGHTS 3 1"), ok());
+    assert_eq!(
+        (info(&mut c, "d"), c.cmd("CMS.QUERY d x y")),
+        (23, ints(&[22, 1]))
+    );
+    // The destination among the sources, in place; a source twice; in any case.
+    assert_eq!(c.cmd("CMS.MERGE d 3 d a a weights 1 -1 -1"), ok());
+    assert_eq!(
+        (info(&mut c, "d"), c.cmd("CMS.QUERY d x y")),
+        (13, ints(&[12, 1]))
+    );
+    assert_eq!(c.cmd("CMS.MERGE d 1 d WEIGHTS 2"), ok());
+    assert_eq!(c.cmd("CMS.QUERY d x y"), ints(&[24, 2]));
+    assert_eq!(c.cmd("CMS.MERGE d 1 a WEIGHTS 0"), ok());
+    assert_eq!(
+        (info(&mut c, "d"), c.cmd("CMS.QUERY d x y")),
+        (0, ints(&[0, 0]))
+    );
+    c.cmd("CMS.MERGE d 1 b");
+    for (line, reply) in [
+        ("CMS.MERGE d x a", err("CMS: invalid numkeys")),
+        (
+            "CMS.MERGE d 0 a",
+            err("CMS: Number of keys must be positive"),
+        ),
+        (
+            "CMS.MERGE d -1 a",
+            err("CMS: Number of keys must be positive"),
+        ),
+        ("CMS.MERGE d 2 a", err("CMS: wrong number of keys")),
+        ("CMS.MERGE d 1 a b", err("CMS: wrong number of keys")),
+        (
+            "CMS.MERGE d 1 a WEIGHTS",
+            err("CMS: wrong number of keys/weights"),
+        ),
+        (
+            "CMS.MERGE d 1 a WEIGHTS 1 2",
+            err("CMS: wrong number of keys/weights"),
+        ),
+        (
+            "CMS.MERGE d 2 a WEIGHTS b 1",
+            err("CMS: wrong number of keys/weights"),
+        ),
+        (
+            "CMS.MERGE d 1 a WEIGHTS 1.5",
+            err("CMS: invalid weight value"),
+        ),
+        (
+            "CMS.MERGE d 1 a WEIGHTS +1",
+            err("CMS: invalid weight value"),
+        ),
+        // Source by source: weight, key, dimensions.
+        (
+            "CMS.MERGE d 2 missing a WEIGHTS 1 x",
+            err("CMS: key does not exist"),
+        ),
+        (
+            "CMS.MERGE d 2 a missing WEIGHTS 1 x",
+            err("CMS: invalid weight value"),
+        ),
+        ("CMS.MERGE d 2 a str", err(WRONGTYPE)),
+        (
+            "CMS.MERGE d 2 narrow missing",
+            err("CMS: width/depth is not equal"),
+        ),
+        (
+            "CMS.MERGE d 2 missing narrow",
+            err("CMS: key does not exist"),
+        ),
+        // Sums outside [0, 2^32 - 1] for a cell, or a negative total.
+        ("CMS.MERGE d 2 a b WEIGHTS 2 -1", err("CMS: MERGE overflow")),
+        (
+            "CMS.MERGE d 1 a WEIGHTS 858993460",
+            err("CMS: MERGE overflow"),
+        ),
+        (
+            "CMS.MERGE d 1 a WEIGHTS 9223372036854775807",
+            err("CMS: MERGE overflow"),
+        ),
+    ] {
+        assert_eq!(c.cmd(line), reply, "{line}");
+    }
+    assert_eq!(
+        (info(&mut c, "d"), c.cmd("CMS.QUERY d x y")),
+        (8, ints(&[7, 1])),
+        "failed merges change nothing"
+    );
+    // A key named like the keyword is the keyword (RedisBloom searches for it).
+    c.cmd("CMS.INITBYDIM weights 20 5");
+    assert_eq!(
+        c.cmd("CMS.MERGE d 1 weights"),
+        err("CMS: wrong number of keys/weights")
+    );
+    assert_eq!(c.cmd("CMS.MERGE d 1 a WEIGHTS 858993459"), ok());
+    assert_eq!(c.cmd("CMS.QUERY d x"), ints(&[4294967295]));
+}
+
+#[test]
+fn sizes_are_checked_before_anything_is_allocated() {
+    let server = Server::start();
+    let mut c = server.conn();
+    // More counters than this machine's memory: refused at once, nothing allocated.
+    assert_eq!(
+        c.cmd("CMS.INITBYDIM huge 4294967296 65536"),
+        err("CMS: Insufficient memory to create the key")
+    );
+    assert_eq!(
+        c.cmd("CMS.INITBYPROB huge 1e-18 0.5"),
+        err("CMS: Insufficient memory to create the key")
+    );
+    assert_eq!(c.cmd("EXISTS huge"), int(0));
+    // The per-value limit counts MEMORY USAGE's bytes: 32 + 4 × width × depth.
+    let limit = config_name(&mut c, "bf-memory-usage-limit");
+    assert_eq!(c.call(&["CONFIG", "SET", &limit, "1000"]), ok());
+    assert_eq!(c.cmd("CMS.INITBYDIM fits 242 1"), ok());
+    assert_eq!(
+        c.cmd("CMS.INITBYDIM over 243 1"),
+        err("ERR operation exceeds count-min sketch object memory limit")
+    );
+    assert_eq!(c.call(&["CONFIG", "SET", &limit, "0"]), ok());
+    assert_eq!(c.cmd("CMS.INITBYDIM over 243 1"), ok());
+}
+
+#[test]
+fn memory_usage_and_info_totals() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("CMS.INITBYDIM cms1 20 5");
+    c.cmd("CMS.INITBYDIM cms2 100 3");
+    c.cmd("CMS.INCRBY cms2 a 7");
+    // RedisBloom 8's CMSMemUsage, 32 + 4 × width × depth, plus the server's share for the key.
+    let share = c.cmd("MEMORY USAGE cms1").int() - (32 + 4 * 100);
+    assert!((0..=64).contains(&share), "{share}");
+    assert_eq!(c.cmd("MEMORY USAGE cms2").int(), 32 + 4 * 300 + share);
+    let info = c.cmd("INFO bf_cms_core_metrics").text();
+    for field in [
+        "bf_cms_num_objects:2",
+        "bf_cms_total_memory_bytes:1664",
+        "bf_cms_num_counters_across_objects:400",
+        "bf_cms_total_count_across_objects:7",
+    ] {
+        assert!(info.contains(field), "{field} in {info}");
+    }
+    c.cmd("DEL cms1");
+    c.cmd("CMS.MERGE cms2 1 cms2 WEIGHTS 3");
+    let info = c.cmd("INFO bf_cms_core_metrics").text();
+    assert!(info.contains("bf_cms_num_objects:1"), "{info}");
+    assert!(
+        info.contains("bf_cms_total_count_across_objects:21"),
+        "{info}"
+    );
+}
+
+#[test]
+fn keyspace_events_and_watch() {
+    if let Some(server) = Server::with_keyspace_events() {
+        let mut c = server.conn();
+        let mut psub = server.conn();
+        psub.cmd("PSUBSCRIBE __keyspace@0__:*");
+        for line in [
+            "CMS.INITBYDIM k 10 2",
+            "CMS.INITBYPROB p 0.1 0.1",
+            "CMS.INCRBY k a 1",
+            "CMS.MERGE k 1 k",
+            // Reads and failures raise nothing.
+            "CMS.QUERY k a",
+            "CMS.INFO k",
+            "CMS.INCRBY k a x",
+            "CMS.MERGE k 1 p",
+            "SET marker 1",
+        ] {
+            c.cmd(line);
+        }
+        let events: Vec<Value> = (0..5).map(|_| psub.read().array()[3].clone()).collect();
+        let expected = [
+            "cms.initbydim",
+            "cms.initbyprob",
+            "cms.incrby",
+            "cms.merge",
+            "set",
+        ];
+        assert_eq!(events, expected.map(|e| bulk(e.as_bytes())));
+    }
+    // RedisBloom 8's test_watch: CMS.INCRBY touches the key, reads do not.
+    let server = Server::start();
+    let mut c = server.conn();
+    let mut other = server.conn();
+    c.cmd("CMS.INITBYDIM k 10 2");
+    for (write, touches) in [
+        ("CMS.QUERY k a", false),
+        ("CMS.INFO k", false),
+        ("CMS.INCRBY k a 1", true),
+    ] {
+        c.cmd("WATCH k");
+        other.cmd(write);
+        c.cmd("MULTI");
+        c.cmd("PING");
+        let expected = if touches {
+            Value::Nil
+        } else {
+            Value::Array(vec![simple("PONG")])
+        };
+        assert_eq!(c.cmd("EXEC"), expected, "{write}");
+    }
+}
+
+#[test]
+fn command_info_docs_and_acl() {
+    let server = Server::start();
+    let mut c = server.conn();
+    for (command, arity, flags) in [
+        ("cms.initbydim", 4, vec!["denyoom", "module", "write"]),
+        ("cms.initbyprob", 4, vec!["denyoom", "module", "write"]),
+        ("cms.incrby", -4, vec!["denyoom", "module", "write"]),
+        ("cms.query", -3, vec!["module", "readonly"]),
+        // Its sources are counted by an argument: `movablekeys`, from the key specs.
+        (
+            "cms.merge",
+            -4,
+            vec!["denyoom", "module", "movablekeys", "write"],
+        ),
+        ("cms.info", 2, vec!["module", "readonly"]),
+    ] {
+        let info = c.call(&["COMMAND", "INFO", command]).array()[0].array();
+        if feature::command_docs() {
+            assert_eq!(info[1], int(arity), "{command}");
+            assert_eq!(info[2].sorted_texts(), flags, "{command}");
+        } else {
+            // Before Redis 7.0: no arity, no key specs, no `module` flag (as for RedisBloom).
+            let flags: Vec<&str> = flags
+                .into_iter()
+                .filter(|&f| f != "module" && f != "movablekeys")
+                .collect();
+            assert_eq!(info[2].sorted_texts(), flags, "{command}");
+        }
+        assert_eq!((info[3].int(), info[4].int(), info[5].int()), (1, 1, 1));
+    }
+    if !feature::command_docs() {
+        return;
+    }
+    // The sources of CMS.MERGE are keys too (RedisBloom declares only the destination).
+    assert_eq!(
+        c.cmd("COMMAND GETKEYS CMS.MERGE d 2 a b WEIGHTS 1 2"),
+        Value::Array(vec![bulk(b"d"), bulk(b"a"), bulk(b"b")])
+    );
+    let docs = c.cmd("COMMAND DOCS cms.initbyprob").array()[1].array();
+    let field = |name: &str| docs[docs.iter().position(|v| v.text() == name).unwrap() + 1].clone();
+    assert_eq!(
+        field("summary"),
+        bulk(b"Initializes a Count-Min Sketch to accommodate requested tolerances.")
+    );
+    assert_eq!(field("since"), bulk(b"2.0.0"));
+    if server_at_least((7, 4, 0)) {
+        assert!(c.cmd("ACL CAT").array().contains(&bulk(b"cms")));
+        if feature::acl_cat_lists_module_commands() {
+            let commands = c.cmd("ACL CAT cms").sorted_texts();
+            let expected = [
+                "cms.incrby",
+                "cms.info",
+                "cms.initbydim",
+                "cms.initbyprob",
+                "cms.merge",
+                "cms.query",
+            ];
+            assert_eq!(commands, expected);
+        }
+        assert_eq!(c.cmd("ACL SETUSER cmsuser on nopass +@cms ~*"), ok());
+        c.cmd("AUTH cmsuser x");
+        assert_eq!(c.cmd("CMS.INITBYDIM k 2 2"), ok());
+        assert!(c.cmd("BF.ADD b x").is_error());
+    }
+}
+
+/// The sketches' answers, digests and sizes: what no way of persisting may change.
+fn snapshot(c: &mut Conn, keys: &[&str]) -> Vec<Value> {
+    let mut seen = vec![c.cmd("DBSIZE"), c.cmd("DEBUG DIGEST")];
+    for key in keys {
+        seen.extend(cms::answers(c, key));
+        seen.push(c.call(&["DEBUG", "DIGEST-VALUE", key]));
+        seen.push(c.call(&["DUMP", key]));
+    }
+    seen
+}
+
+#[test]
+fn sketches_survive_reload_restart_and_aof_rewrites() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let keys = cms::build(&mut c);
+    let before = snapshot(&mut c, &keys);
+    assert_ne!(before[1], bulk(&[b'0'; 40]), "the digest sees the sketches");
+    assert_eq!(c.cmd("DEBUG RELOAD"), ok());
+    assert_eq!(snapshot(&mut c, &keys), before, "DEBUG RELOAD");
+    assert_eq!(c.cmd("SAVE"), ok());
+    drop(c);
+    let server = server.restart();
+    assert_eq!(snapshot(&mut server.conn(), &keys), before, "restart");
+    for preamble in ["yes", "no"] {
+        let server = Server::with(Module::RedisBf)
+            .arg(&format!(
+                "--appendonly yes --aof-use-rdb-preamble {preamble}"
+            ))
+            .start();
+        let mut c = server.conn();
+        cms::build(&mut c);
+        rewrite_aof(&mut c);
+        drop(c);
+        let server = server.restart();
+        let mut c = server.conn();
+        assert_eq!(snapshot(&mut c, &keys), before, "AOF, preamble {preamble}");
+        assert_eq!(c.cmd("DEBUG LOADAOF"), ok());
+        assert_eq!(
+            snapshot(&mut c, &keys),
+            before,
+            "AOF reloaded, preamble {preamble}"
+        );
+    }
+}
+
+#[test]
+fn dump_restore_copy_and_digests() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let keys = cms::build(&mut c);
+    for key in &keys {
+        let payload = c.call(&["DUMP", key]).bulk();
+        let copy = format!("{key}-restored");
+        assert_eq!(
+            c.call_bytes(&[b"RESTORE", copy.as_bytes(), b"0", &payload]),
+            ok()
+        );
+        assert_eq!(cms::answers(&mut c, &copy), cms::answers(&mut c, key));
+        assert_eq!(c.call(&["DUMP", &copy]).bulk(), payload);
+        if feature::copy_and_module_events() {
+            let copied = format!("{key}-copied");
+            assert_eq!(c.call(&["COPY", key, &copied]), int(1));
+            assert_eq!(cms::answers(&mut c, &copied), cms::answers(&mut c, key));
+            let digest = |c: &mut Conn, k: &str| c.call(&["DEBUG", "DIGEST-VALUE", k]);
+            assert_eq!(digest(&mut c, &copied), digest(&mut c, key));
+            // The copy is independent.
+            c.call(&["CMS.INCRBY", &copied, "new", "1"]);
+            assert_ne!(digest(&mut c, &copied), digest(&mut c, key));
+        }
+    }
+    // Sketches that differ by one counter have different digests.
+    c.cmd("CMS.INITBYDIM x 10 2");
+    c.cmd("CMS.INITBYDIM y 10 2");
+    let digest = |c: &mut Conn, k: &str| c.call(&["DEBUG", "DIGEST-VALUE", k]);
+    assert_eq!(digest(&mut c, "x"), digest(&mut c, "y"));
+    c.cmd("CMS.INCRBY y a 1");
+    assert_ne!(digest(&mut c, "x"), digest(&mut c, "y"));
+}
+
+/// The type byte and type id of a `CMSk-TYPE` DUMP payload.
+const HEADER: [u8; 10] = [0x07, 0x81, 0x08, 0xc4, 0xa4, 0xf9, 0x36, 0x0f, 0x10, 0x00];
+
+/// A payload of width, depth and count, then an array of `array` bytes (none if `None`),
+/// sealed as Redis 7.0 seals DUMP payloads.
+fn payload(width: u64, depth: u64, count: u64, array: Option<&[u8]>) -> Vec<u8> {
+    let mut payload = HEADER.to_vec();
+    for n in [width, depth, count] {
+        payload.push(2);
+        if n < 64 {
+            payload.push(n as u8);
+        } else {
+            payload.push(0x81);
+            payload.extend_from_slice(&n.to_be_bytes());
+        }
+    }
+    if let Some(array) = array {
+        payload.extend_from_slice(&[5, array.len() as u8]);
+        payload.extend_from_slice(array);
+    }
+    payload.extend_from_slice(&[0x00, 0x0a, 0x00]);
+    let crc = crc64(&payload);
+    payload.extend_from_slice(&crc.to_le_bytes());
+    payload
+}
+
+#[test]
+fn payloads_load_byte_for_byte_and_hostile_ones_are_refused() {
+    if !feature::survives_refused_restore() {
+        return;
+    }
+    let server = Server::start();
+    let mut c = server.conn();
+    // `CMS.INITBYDIM k 3 2; CMS.INCRBY k a 1` as RedisBloom 2.8.2 dumps it on Redis 7.0.15
+    // with `rdbcompression no`: `a` in cells 1 and 5.
+    let mut counters = [0u8; 24];
+    counters[4] = 1;
+    counters[20] = 1;
+    let good = payload(3, 2, 1, Some(&counters));
+    assert_eq!(c.call_bytes(&[b"RESTORE", b"good", b"0", &good]), ok());
+    assert_eq!(c.cmd("CMS.QUERY good a b"), ints(&[1, 0]));
+    c.cmd("CMS.INITBYDIM ours 3 2");
+    c.cmd("CMS.INCRBY ours a 1");
+    c.cmd("CONFIG SET rdbcompression no");
+    if server_version().is_some_and(|v| v.0 == 7 && v.1 == 0) {
+        assert_eq!(c.cmd("DUMP ours"), Value::Bulk(good));
+    }
+    let bad_data = err("ERR Bad data format");
+    for (what, bad) in [
+        // RedisBloom's test_rdb_load_overflow and its issues #950 and #1003.
+        ("width 0", payload(0, 2, 0, Some(&[]))),
+        ("depth 0", payload(3, 0, 0, Some(&[]))),
+        ("a short array", payload(3, 2, 1, Some(&counters[..20]))),
+        ("a long array", payload(3, 2, 1, Some(&[0; 28]))),
+        ("2^62 × 4 counters", payload(1 << 62, 4, 0, Some(&[]))),
+        ("no array", payload(3, 2, 1, None)),
+    ] {
+        assert_eq!(
+            c.call_bytes(&[b"RESTORE", b"bad", b"0", &bad]),
+            bad_data,
+            "{what}"
+        );
+    }
+    assert_eq!(c.cmd("EXISTS bad"), int(0));
+    assert_eq!(c.cmd("PING"), simple("PONG"));
+}
+
+#[test]
+fn replicas_hold_the_same_bytes() {
+    let master = Server::start();
+    let mut m = master.conn();
+    let keys = cms::build(&mut m);
+    let replica = Server::with(Module::RedisBf)
+        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut m, &mut r);
+    m.cmd("CMS.INCRBY wide item1 5 fresh 3");
+    m.cmd("CMS.MERGE merged 2 merged wide WEIGHTS 1 1");
+    m.cmd("CMS.INITBYPROB late 0.01 0.1");
+    m.cmd("CMS.INCRBY small c 1 a 2");
+    wait_in_sync(&mut m, &mut r);
+    for key in keys.iter().chain(&["late"]) {
+        assert_eq!(m.call(&["DUMP", key]), r.call(&["DUMP", key]), "{key}");
+    }
+}

@@ -1,0 +1,286 @@
+//! Differential tests of the Count-Min sketch against RedisBloom's own module (`redisbloom.so`
+//! 2.8.2, fetched by scripts/fetch-anchors.sh): the same random CMS.* streams give the same
+//! replies in RESP2 and RESP3 and leave the same DUMP payloads; sketches move between the two
+//! by DUMP/RESTORE, RDB files and AOF files, both ways; and each can be the other's replica.
+//! The one difference is MEMORY USAGE, where RedisBloom 2.8.2 counts `8 + 8 × width × depth`
+//! (a bug RedisBloom 8 fixed) and we count RedisBloom 8's `32 + 4 × width × depth`.
+//!
+//! Both servers are Debian's redis-server (RedisBloom 2.8.2 loads into 7.0), whatever server
+//! the rest of the suite runs on.
+
+mod common;
+
+use common::*;
+
+const KEYS: u64 = 5;
+
+/// One random CMS command over a few keys of a few shapes (so merges find both equal and
+/// unequal dimensions), a small item pool, saturating increments, and a key of another type.
+/// Sizes stay small: RedisBloom 2.8.2 on Redis 7.0 would abort on an allocation it cannot have.
+fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
+    let pick =
+        |rng: &mut Rng, from: &[&str]| from[rng.below(from.len() as u64) as usize].to_string();
+    let key = |rng: &mut Rng| match rng.below(30) {
+        0 => "str".to_string(),
+        1 => "missing".to_string(),
+        _ => format!("k{}", rng.below(KEYS)),
+    };
+    let item = |rng: &mut Rng| -> Vec<u8> {
+        match rng.below(30) {
+            0 => Vec::new(),
+            1 => vec![0, 255, b'\n'],
+            _ => format!("item{}", rng.below(50)).into_bytes(),
+        }
+    };
+    let amount = |rng: &mut Rng| match rng.below(40) {
+        0 => pick(
+            rng,
+            &[
+                "4294967295",
+                "4294967296",
+                "9223372036854775807",
+                "-1",
+                "x",
+                "1.5",
+                "01",
+            ],
+        ),
+        1..=3 => "0".to_string(),
+        _ => rng.below(1000).to_string(),
+    };
+    let mut cmd: Vec<Vec<u8>> = Vec::new();
+    let push = |cmd: &mut Vec<Vec<u8>>, s: &str| cmd.push(s.as_bytes().to_vec());
+    match rng.below(100) {
+        0..=7 => {
+            push(&mut cmd, "CMS.INITBYDIM");
+            push(&mut cmd, &key(rng));
+            push(
+                &mut cmd,
+                &pick(rng, &["10", "10", "16", "1", "0", "x", "-3", "200"]),
+            );
+            push(&mut cmd, &pick(rng, &["3", "3", "4", "1", "0", "y", "-1"]));
+        }
+        8..=11 => {
+            push(&mut cmd, "CMS.INITBYPROB");
+            push(&mut cmd, &key(rng));
+            push(
+                &mut cmd,
+                &pick(rng, &["0.2", "0.125", "0.01", "0", "1", "x", "0.3"]),
+            );
+            push(
+                &mut cmd,
+                &pick(
+                    rng,
+                    &["0.125", "0.25", "0.01", "0", "1", "0.9999999999", "y"],
+                ),
+            );
+        }
+        12..=54 => {
+            push(&mut cmd, "CMS.INCRBY");
+            push(&mut cmd, &key(rng));
+            for _ in 0..1 + rng.below(6) {
+                cmd.push(item(rng));
+                push(&mut cmd, &amount(rng));
+            }
+            if rng.below(30) == 0 {
+                cmd.pop(); // an odd count: arity
+            }
+        }
+        55..=79 => {
+            push(&mut cmd, "CMS.QUERY");
+            push(&mut cmd, &key(rng));
+            for _ in 0..1 + rng.below(8) {
+                cmd.push(item(rng));
+            }
+        }
+        80..=93 => {
+            push(&mut cmd, "CMS.MERGE");
+            push(&mut cmd, &key(rng));
+            let sources = 1 + rng.below(3);
+            push(
+                &mut cmd,
+                &match rng.below(20) {
+                    0 => pick(rng, &["0", "-1", "x", "5"]),
+                    _ => sources.to_string(),
+                },
+            );
+            for _ in 0..sources {
+                push(&mut cmd, &key(rng));
+            }
+            if rng.below(2) == 0 {
+                push(&mut cmd, pick(rng, &["WEIGHTS", "weights"]).as_str());
+                for _ in 0..sources + u64::from(rng.below(15) == 0) {
+                    push(
+                        &mut cmd,
+                        &pick(rng, &["1", "2", "3", "0", "-1", "x", "1000000", "1.5"]),
+                    );
+                }
+            }
+        }
+        94..=98 => {
+            push(&mut cmd, "CMS.INFO");
+            push(&mut cmd, &key(rng));
+        }
+        _ => {
+            push(&mut cmd, "DEL");
+            push(&mut cmd, &key(rng));
+        }
+    }
+    cmd
+}
+
+/// Runs `cmd` on both and compares the replies.
+fn both(a: &mut Conn, b: &mut Conn, cmd: &[Vec<u8>], context: &str) -> Value {
+    let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
+    let (mine, reference) = (a.call_bytes(&args), b.call_bytes(&args));
+    let shown: Vec<String> = cmd
+        .iter()
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    assert_eq!(mine, reference, "{context}: {shown:?}");
+    mine
+}
+
+#[test]
+fn random_command_streams_reply_and_store_identically() {
+    let (ours, theirs) = start_pair();
+    let (mut compared, mut errors, mut arrays) = (0, 0, 0);
+    for seed in 1..=12u64 {
+        let resp3 = seed % 2 == 0;
+        let (mut a, mut b) = if resp3 {
+            (ours.conn().resp3(), theirs.conn().resp3())
+        } else {
+            (ours.conn(), theirs.conn())
+        };
+        let context = format!("seed {seed}, RESP{}", if resp3 { 3 } else { 2 });
+        let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        for c in [&mut a, &mut b] {
+            c.cmd("FLUSHALL");
+            c.cmd("SET str x");
+            for k in 0..KEYS {
+                c.call(&["CMS.INITBYDIM", &format!("k{k}"), "10", "3"]);
+            }
+        }
+        for _ in 0..700 {
+            let cmd = random_command(&mut rng);
+            let reply = both(&mut a, &mut b, &cmd, &context);
+            compared += 1;
+            errors += usize::from(reply.is_error());
+            arrays += usize::from(matches!(reply, Value::Array(_)));
+        }
+        for k in (0..KEYS).map(|k| format!("k{k}")) {
+            for cmd in [vec!["DUMP", &k], vec!["TYPE", &k], vec!["CMS.INFO", &k]] {
+                assert_eq!(a.call(&cmd), b.call(&cmd), "{context}: {cmd:?}");
+            }
+        }
+    }
+    // Creating keys that exist and merging sketches of other shapes fail often, by design.
+    assert!(
+        errors < compared / 2 && arrays > compared / 3,
+        "{errors} errors and {arrays} arrays of {compared}: the streams must mostly succeed"
+    );
+}
+
+#[test]
+fn the_same_commands_build_the_same_bytes() {
+    let (ours, theirs) = start_pair();
+    let (mut a, mut b) = (ours.conn(), theirs.conn());
+    let keys = cms::build(&mut a);
+    cms::build(&mut b);
+    for key in keys {
+        assert_eq!(a.call(&["DUMP", key]), b.call(&["DUMP", key]), "{key}");
+        assert_eq!(
+            cms::answers(&mut a, key),
+            cms::answers(&mut b, key),
+            "{key}"
+        );
+    }
+}
+
+/// The server's share of MEMORY USAGE for a key: what it counts beyond the module's figure.
+fn memory_share(c: &mut Conn, key: &str, module_bytes: i64) -> i64 {
+    c.call(&["MEMORY", "USAGE", key]).int() - module_bytes
+}
+
+#[test]
+fn sketches_move_both_ways_by_dump_and_restore() {
+    let (ours, theirs) = start_pair();
+    let (mut a, mut b) = (ours.conn(), theirs.conn());
+    both_ways(&mut a, &mut b, |from, to| {
+        for key in cms::build(from) {
+            let payload = from.call(&["DUMP", key]).bulk();
+            assert_eq!(
+                to.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
+                ok()
+            );
+            assert_eq!(cms::answers(to, key), cms::answers(from, key), "{key}");
+            assert_eq!(
+                to.call(&["DUMP", key]).bulk(),
+                payload,
+                "{key}: the same RDB bytes"
+            );
+        }
+    });
+    // MEMORY USAGE: RedisBloom 2.8.2's `8 + 8wd`, ours RedisBloom 8's `32 + 4wd`, beside the
+    // same share for the key.
+    for c in [&mut a, &mut b] {
+        c.cmd("FLUSHALL");
+        c.cmd("CMS.INITBYDIM cms1 20 5");
+    }
+    assert_eq!(
+        memory_share(&mut a, "cms1", 32 + 4 * 100),
+        memory_share(&mut b, "cms1", 8 + 8 * 100)
+    );
+}
+
+const SKETCHES: Fixture = Fixture {
+    build: cms::build,
+    answers: cms::answers,
+};
+
+#[test]
+fn rdb_and_aof_files_move_both_ways() {
+    for how in ["rdb", "aof"] {
+        SKETCHES.files_move(Module::RedisBf, Module::RedisBloom, how);
+        SKETCHES.files_move(Module::RedisBloom, Module::RedisBf, how);
+    }
+}
+
+/// A master of one module and a replica of the other: after a full sync and a stream of every
+/// write command, the replica holds the same bytes.
+fn replica_holds_the_same_bytes(master: Module, replica: Module) {
+    let master = Server::with(master).binary("redis-server").start();
+    let mut m = master.conn();
+    let keys = cms::build(&mut m);
+    m.cmd("SET str x");
+    for k in 0..KEYS {
+        m.call(&["CMS.INITBYDIM", &format!("k{k}"), "10", "3"]);
+    }
+    let replica = Server::with(replica)
+        .binary("redis-server")
+        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut m, &mut r);
+    let mut rng = Rng(0xc0ffee);
+    for _ in 0..2000 {
+        let cmd = random_command(&mut rng);
+        let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
+        m.call_bytes(&args);
+    }
+    m.cmd("CMS.MERGE merged 2 merged wide WEIGHTS 2 1");
+    wait_in_sync(&mut m, &mut r);
+    let all = keys
+        .iter()
+        .map(|k| k.to_string())
+        .chain((0..KEYS).map(|k| format!("k{k}")));
+    for key in all {
+        assert_eq!(m.call(&["DUMP", &key]), r.call(&["DUMP", &key]), "{key}");
+    }
+}
+
+#[test]
+fn replicas_of_either_module_hold_the_same_bytes() {
+    replica_holds_the_same_bytes(Module::RedisBf, Module::RedisBloom);
+    replica_holds_the_same_bytes(Module::RedisBloom, Module::RedisBf);
+}
