@@ -10,11 +10,12 @@
 //! `metrics` — the totals of the module's `INFO` sections.
 //!
 //! One folder per family (a wing): `bf/` (Bloom filters), `cf/` (Cuckoo filters), `cms/`
-//! (Count-Min sketches), `topk/` (Top-K). Each has a file per command family, its parameter
-//! rules, its configs, its wire texts (`errors.rs`) and its `FAMILY` record.
+//! (Count-Min sketches), `topk/` (Top-K), `tdigest/` (t-digests). Each has a file per command
+//! family, its parameter rules, its configs, its wire texts (`errors.rs`) and its `FAMILY`
+//! record.
 //!
 //! Each family checks its arguments and its key in RedisBloom's order: for BF and CF the
-//! arguments first, for CMS and TOPK the key first.
+//! arguments first, for CMS, TOPK and TDIGEST the key first.
 
 #![forbid(unsafe_code)]
 #![cfg_attr(
