@@ -65,6 +65,10 @@ const CASES: &[Case] = &[
         name: "bf, cf: RESTORE of payloads past the limit",
         run: restore_past_the_limit,
     },
+    Case {
+        name: "tdigest: a million equal values at compression 20000, every read and walk",
+        run: tdigest_equal_values,
+    },
 ];
 
 #[test]
@@ -326,4 +330,38 @@ fn restore_past_the_limit(c: &mut Conn) {
         let restored = c.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", payload, b"REPLACE"]);
         assert_eq!(restored, ok(), "{key}");
     }
+}
+
+/// RedisBloom sorts equal means in quadratic time: at COMPRESSION 20000 each buffer of 120,000
+/// equal values took seconds to merge, in the ADD that filled it or the read after. Then the
+/// largest compressions: refused before anything is reserved, or reserved and never touched.
+fn tdigest_equal_values(c: &mut Conn) {
+    assert_eq!(c.cmd("TDIGEST.CREATE eq COMPRESSION 20000"), ok());
+    let mut add = vec!["TDIGEST.ADD", "eq"];
+    add.extend(std::iter::repeat_n("7", 10_000));
+    for _ in 0..110 {
+        assert_eq!(c.call(&add), ok());
+    }
+    for line in [
+        "TDIGEST.QUANTILE eq 0 0.5 1",
+        "TDIGEST.CDF eq 7",
+        "TDIGEST.RANK eq 7",
+        "TDIGEST.BYREVRANK eq 500000",
+        "TDIGEST.TRIMMED_MEAN eq 0.1 0.9",
+        "TDIGEST.MERGE merged 2 eq eq",
+        "DEBUG DIGEST-VALUE eq",
+    ] {
+        assert!(!c.cmd(line).is_error(), "{line}");
+    }
+    assert_eq!(c.call(&add), ok());
+    assert!(!c.cmd("DUMP eq").is_error());
+    if feature::copy_and_module_events() {
+        assert_eq!(c.cmd("COPY eq copied"), int(1));
+    }
+    assert_eq!(
+        c.cmd("TDIGEST.CREATE huge COMPRESSION 357913939")
+            .is_error(),
+        physical_memory() < 16 * 6 * 357_913_939
+    );
+    assert_eq!(c.cmd("TDIGEST.CREATE big COMPRESSION 10000000"), ok());
 }
