@@ -25,17 +25,17 @@ mod args;
 mod bf;
 mod cf;
 mod cms;
+mod tdigest;
 mod topk;
 mod window;
-mod tdigest;
 
 pub use args::args_numbers;
 pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump};
 pub use cf::{cf_args, cf_rdb, cf_scandump};
 pub use cms::{cms_args, cms_rdb};
+pub use tdigest::{tdigest_args, tdigest_rdb};
 pub use topk::{topk_args, topk_rdb};
 pub use window::bf_window;
-pub use tdigest::{tdigest_args, tdigest_rdb};
 
 use crate::memory::LIMIT;
 
