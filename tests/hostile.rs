@@ -65,6 +65,10 @@ const CASES: &[Case] = &[
         name: "bf, cf: RESTORE of payloads past the limit",
         run: restore_past_the_limit,
     },
+    Case {
+        name: "cms, topk: sketches past the machine",
+        run: sketches_past_the_machine,
+    },
 ];
 
 #[test]
@@ -326,4 +330,19 @@ fn restore_past_the_limit(c: &mut Conn) {
         let restored = c.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", payload, b"REPLACE"]);
         assert_eq!(restored, ok(), "{key}");
     }
+}
+
+/// Dimensions whose arrays this machine cannot hold (128 GiB, terabytes, an overflowing
+/// product) are refused before anything is allocated; RedisBloom 2.8.2 accepts them and then
+/// hangs on the value's DUMP.
+fn sketches_past_the_machine(c: &mut Conn) {
+    for command in [
+        "CMS.INITBYDIM c 4294967296 8",
+        "CMS.INITBYDIM c 2000000000 2000000000",
+        "CMS.INITBYPROB c 0.000000000001 0.001",
+        "TOPK.RESERVE t 100 2000000000 2000000000 0.9",
+    ] {
+        assert!(c.cmd(command).is_error(), "{command}");
+    }
+    assert_eq!(c.cmd("EXISTS c t").int(), 0);
 }
