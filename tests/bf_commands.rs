@@ -494,7 +494,7 @@ fn command_info_and_docs() {
     let fields = docs[1].array();
     let summary = fields.iter().position(|v| v.text() == "summary").unwrap();
     assert_eq!(fields[summary + 1], bulk(b"Adds an item to a Bloom Filter"));
-    // All eleven BF commands are there (beside the other families').
+    // All eleven BF commands are there, beside the other families' (each suite counts its own).
     let list = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
     let bf = list
         .iter()

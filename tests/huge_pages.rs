@@ -1,8 +1,10 @@
-//! `bf-huge-pages`: bit arrays of 2 MiB or more ask for transparent huge pages, whichever way
-//! they are made — BF.RESERVE, auto-creation, scaling, RDB load (and so RESTORE), LOADCHUNK —
-//! unless the config is `no`; `INFO bf` says which (`bf_huge_pages`) and how many bytes were
-//! advised. Where the system cannot give huge pages (setting `never`, or `always`, which the
-//! server turns off for its process), the state says why and nothing is advised.
+//! `bf-huge-pages`: bit arrays of 2 MiB or more ask for transparent huge pages once they are
+//! dense — written by as many items as they have 4 KiB blocks, or loaded whole: RDB load (and
+//! so RESTORE), LOADCHUNK of a full dump — never fresh (BF.RESERVE, scaling), where each item
+//! written at random would fault in 2 MiB; unless the config is `no`. `INFO bf` says which
+//! (`bf_huge_pages`) and how many bytes were advised. Where the system cannot give huge pages
+//! (setting `never`, or `always`, which the server turns off for its process), the state says
+//! why and nothing is advised.
 
 mod common;
 
@@ -26,9 +28,19 @@ fn available(c: &mut Conn) -> bool {
     state == "yes"
 }
 
-/// 64 MiB of bits: 2 MiB-aligned parts of it are advised (at least 62 MiB).
+/// About 74 MiB of bits: 2 MiB-aligned parts of it are advised (at least 62 MiB).
 const BIG: &str = "56000000";
 const BIG_ADVISED: u64 = 62 << 20;
+/// Items enough to make that array dense: more than its 4 KiB blocks (about 18,850).
+const DENSE_ITEMS: usize = 20_000;
+
+/// Adds `count` distinct items to `key` in one BF.MADD.
+fn add_items(c: &mut Conn, key: &str, count: usize) -> Value {
+    let items: Vec<String> = (0..count).map(|i| i.to_string()).collect();
+    let mut args = vec!["BF.MADD", key];
+    args.extend(items.iter().map(String::as_str));
+    c.call(&args)
+}
 
 #[test]
 fn big_arrays_are_advised_however_they_are_made() {
@@ -52,28 +64,34 @@ fn big_arrays_are_advised_however_they_are_made() {
     };
     let step =
         |c: &mut Conn, what: &str, command: &str| step_advising(c, what, command, BIG_ADVISED);
-    step(&mut c, "BF.RESERVE", &format!("BF.RESERVE big 0.01 {BIG}"));
-    step(
+    let fresh = |c: &mut Conn, what: &str, command: &str| {
+        let before = advised(c);
+        assert!(!c.cmd(command).is_error(), "{what}");
+        assert_eq!(advised(c), before, "{what}: fresh arrays are not advised");
+    };
+    fresh(&mut c, "BF.RESERVE", &format!("BF.RESERVE big 0.01 {BIG}"));
+    fresh(
         &mut c,
         "BF.RESERVE LAYOUT FAST",
         &format!("BF.RESERVE fast 0.01 {BIG} LAYOUT FAST"),
     );
-    // A small filter that scales into a big sub-filter: 2000 items fill the first (false
-    // positives add nothing, so exactly 1000 would not always do).
+    for key in ["big", "fast"] {
+        let before = advised(&mut c);
+        assert!(!add_items(&mut c, key, DENSE_ITEMS).is_error());
+        let grew = advised(&mut c) - before;
+        assert!(
+            grew >= BIG_ADVISED,
+            "{key} made dense: {grew} bytes advised"
+        );
+    }
+    // A small filter that scales into a big sub-filter (32.768M items at 0.5%, about 47 MiB of
+    // bits): 2000 items fill the first (false positives add nothing, so exactly 1000 would
+    // not always do), and the new one holds too few to be dense.
     c.cmd("BF.RESERVE grows 0.01 1000 EXPANSION 32768");
-    // The new sub-filter: 32.768M items at 0.5%, about 47 MiB of bits.
-    step_advising(
-        &mut c,
-        "scaling",
-        &format!(
-            "BF.MADD grows {}",
-            (0..2000)
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-        44 << 20,
-    );
+    let before = advised(&mut c);
+    assert!(!add_items(&mut c, "grows", 2000).is_error());
+    assert_eq!(c.cmd("BF.INFO grows FILTERS"), ints(&[2]));
+    assert_eq!(advised(&mut c), before, "scaling: a fresh sub-filter");
     step(&mut c, "DEBUG RELOAD (RDB load)", "DEBUG RELOAD");
     // RESTORE of a DUMP payload loads through the same callback.
     let payload = c.cmd("DUMP big").bulk();
@@ -81,7 +99,7 @@ fn big_arrays_are_advised_however_they_are_made() {
     let reply = c.call_bytes(&[b"RESTORE", b"restored", b"0", &payload]);
     assert_eq!(reply, ok());
     assert!(advised(&mut c) - before >= BIG_ADVISED, "RESTORE");
-    // LOADCHUNK: the header makes the (advised) arrays the chunks are copied into.
+    // LOADCHUNK: the chunks of a dense filter fill the array the header made.
     let chunks = bf::scandump(&mut c, "big");
     let before = advised(&mut c);
     bf::loadchunks(&mut c, "copied", &chunks);
@@ -114,6 +132,7 @@ fn the_config_turns_it_off_for_new_arrays() {
     assert_eq!(c.call(&["CONFIG", "GET", &name]).array()[1].text(), "yes");
     if available(&mut c) {
         c.cmd(&format!("BF.RESERVE big2 0.01 {BIG}"));
+        add_items(&mut c, "big2", DENSE_ITEMS);
         assert!(advised(&mut c) >= BIG_ADVISED);
     }
 }

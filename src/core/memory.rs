@@ -15,12 +15,20 @@ use super::Error;
 /// serves where there is no server.
 pub type Zeroed = fn(usize) -> Option<Vec<u8>>;
 
+/// Told about an array the moment it becomes dense (see `core::sparse`): most of its pages
+/// are about to be written, so the caller may now back it with bigger pages. The server glue
+/// passes one that advises transparent huge pages; advising a fresh array before its first
+/// write instead would fault in 2 MiB per item written at random, stalling the server.
+pub type Dense = fn(&[u8]);
+
 /// Where a value's new arrays come from, and how large one value may become (as its
 /// `memory_usage` counts it: arrays and their bookkeeping).
 #[derive(Debug, Clone, Copy)]
 pub struct Memory {
     /// The source of zero-filled arrays.
     pub zeroed: Zeroed,
+    /// Called with an array's bytes once it becomes dense.
+    pub dense: Dense,
     /// The most bytes one value may ever get on this machine (its physical memory): beyond
     /// it a value is [`Error::OutOfMemory`], instead of being granted by overcommit and then
     /// faulting the server to death as its bits are set.
@@ -42,11 +50,15 @@ pub struct Memory {
 /// Arrays written eagerly, with no bound but what allocation refuses: for tests and tools.
 pub const EAGER: Memory = Memory {
     zeroed: eager_zeroed,
+    dense: no_advice,
     available: u64::MAX,
     server_bound: no_server_bound,
     site: 0,
     limit: u64::MAX,
 };
+
+/// A [`Memory::dense`] for where there is no server: nothing to advise.
+pub fn no_advice(_bytes: &[u8]) {}
 
 /// A [`Memory::server_bound`] for where there is no server.
 pub fn no_server_bound(_site: usize) -> u64 {

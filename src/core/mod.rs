@@ -45,4 +45,6 @@ pub mod topk;
 pub mod window;
 
 pub use error::Error;
-pub use memory::{eager_zeroed, no_server_bound, try_copy, Memory, Zeroed, EAGER};
+pub use memory::{
+    eager_zeroed, no_advice, no_server_bound, try_copy, Dense, Memory, Zeroed, EAGER,
+};

@@ -15,6 +15,12 @@
 //! block is marked once and writes mark nothing more. Until then a write pays for its mark
 //! (about ten instructions); after it, one comparison per write.
 //!
+//! That moment is also when the array's owner is told (`Memory::dense`): the server glue
+//! then asks for transparent huge pages. Asked earlier, on a fresh array, each item written
+//! at random would fault in a 2 MiB page (zeroing it, and compacting memory to find it) and a
+//! few thousand items into a fresh gigabyte array would stop the server for seconds; once
+//! most blocks were written, most of those pages are wanted anyway.
+//!
 //! The invariant every method keeps: a block holding a non-zero byte is marked. The converse
 //! need not hold (a block may be marked and hold zeros, after deletes), so whatever must not
 //! depend on a value's history (a digest, SCANDUMP's choice of chunks) looks at the bytes of
@@ -23,7 +29,7 @@
 
 use std::ops::{Deref, Range};
 
-use super::{Error, Memory};
+use super::{no_advice, Dense, Error, Memory};
 
 /// log2 of the block size.
 const BLOCK_SHIFT: u32 = 12;
@@ -43,6 +49,8 @@ pub struct Sparse {
     marks: Vec<u64>,
     /// Marking writes left before every block is marked; 0 once they all are.
     writes_to_dense: usize,
+    /// Told once, when `writes_to_dense` reaches 0.
+    on_dense: Dense,
 }
 
 /// Equal when the bytes are: which blocks were written is history, not value.
@@ -64,20 +72,26 @@ impl Deref for Sparse {
 
 impl Sparse {
     /// `len` zeroed bytes from `memory` (the caller has checked the value's size), nothing
-    /// marked.
+    /// marked; `memory.dense` is told when the array becomes dense.
     pub fn zeroed(len: u64, memory: &Memory) -> Result<Sparse, Error> {
         let bytes = memory.array(len)?;
-        Sparse::with_marks(bytes, |_| false)
+        Sparse::with_marks(bytes, memory.dense, |_| false)
     }
 
     /// Bytes loaded whole (an RDB string): the blocks holding a non-zero byte are marked.
-    /// This reads every byte once, which loading them has just done too.
+    /// This reads every byte once, which loading them has just done too. Nobody is told
+    /// when it becomes dense: every page of it was just written, and whoever loaded it has
+    /// chosen its backing.
     pub fn loaded(bytes: Vec<u8>) -> Result<Sparse, Error> {
-        Sparse::with_marks(bytes, |block| !is_zero(block))
+        Sparse::with_marks(bytes, no_advice, |block| !is_zero(block))
     }
 
-    /// `bytes`, with the blocks `marked` says marked.
-    fn with_marks(bytes: Vec<u8>, marked: impl Fn(&[u8]) -> bool) -> Result<Sparse, Error> {
+    /// `bytes`, with the blocks `marked` says marked, telling `on_dense` once dense.
+    fn with_marks(
+        bytes: Vec<u8>,
+        on_dense: Dense,
+        marked: impl Fn(&[u8]) -> bool,
+    ) -> Result<Sparse, Error> {
         let blocks = bytes.len().div_ceil(BLOCK);
         let mut marks = Vec::new();
         marks
@@ -93,14 +107,19 @@ impl Sparse {
             bytes,
             marks,
             writes_to_dense: blocks,
+            on_dense,
         })
     }
 
     /// A copy whose bytes come from `memory`, lazily zeroed, with only the marked blocks
     /// written: copying a sparse array costs its data, not its size. `OutOfMemory` instead
-    /// of aborting the server.
+    /// of aborting the server. The copy of a dense array is dense from the start, and
+    /// `memory.dense` is told so before it is written.
     pub fn try_clone(&self, memory: &Memory) -> Result<Sparse, Error> {
         let mut copy = Sparse::zeroed(self.bytes.len() as u64, memory)?;
+        if self.writes_to_dense == 0 {
+            (copy.on_dense)(&copy.bytes);
+        }
         for range in self.marked_runs() {
             if let (Some(to), Some(from)) = (copy.bytes.get_mut(range.clone()), self.get(range)) {
                 to.copy_from_slice(from);
@@ -116,13 +135,15 @@ impl Sparse {
     #[inline]
     pub fn slice_mut(&mut self, start: usize, len: usize) -> Option<&mut [u8]> {
         let last = start.checked_add(len)?.checked_sub(1)?;
-        let slice = self.bytes.get_mut(start..=last)?;
+        if last >= self.bytes.len() {
+            return None;
+        }
         if self.writes_to_dense != 0 {
-            count_write(&mut self.writes_to_dense, &mut self.marks);
+            self.count_write();
             set_mark(&mut self.marks, start >> BLOCK_SHIFT);
             set_mark(&mut self.marks, last >> BLOCK_SHIFT);
         }
-        Some(slice)
+        self.bytes.get_mut(start..=last)
     }
 
     /// Bytes `start .. start + len`, for a write that only clears bytes (which needs no mark:
@@ -143,7 +164,7 @@ impl Sparse {
                 any_new |= set_bit(&mut self.bytes, bit).0;
             }
         } else {
-            count_write(&mut self.writes_to_dense, &mut self.marks);
+            self.count_write();
             for bit in bits {
                 let (new, byte_was_zero) = set_bit(&mut self.bytes, bit);
                 any_new |= new;
@@ -156,7 +177,9 @@ impl Sparse {
     }
 
     /// Copies `data` to byte `offset` (a SCANDUMP chunk), marking the blocks where it holds a
-    /// non-zero byte; `None`, changing nothing, when it runs past the end.
+    /// non-zero byte; `None`, changing nothing, when it runs past the end. Each block it
+    /// covers counts as a marking write, zeros or not, as the copy writes its pages either
+    /// way: the chunks of a whole dump make the array dense.
     pub fn write(&mut self, offset: usize, data: &[u8]) -> Option<()> {
         let end = offset.checked_add(data.len())?;
         self.bytes.get_mut(offset..end)?.copy_from_slice(data);
@@ -168,6 +191,9 @@ impl Sparse {
             let (piece, tail) = rest.split_at(room.min(rest.len()));
             if !is_zero(piece) {
                 set_mark(&mut self.marks, at >> BLOCK_SHIFT);
+            }
+            if self.writes_to_dense != 0 {
+                self.count_write();
             }
             at += piece.len();
             rest = tail;
@@ -273,6 +299,24 @@ impl Sparse {
         tail.iter().position(|&b| b != 0).map(|i| at + i)
     }
 
+    /// Counts a marking write (while `writes_to_dense` is not 0); the last one before the
+    /// array is dense makes it so.
+    #[inline]
+    fn count_write(&mut self) {
+        self.writes_to_dense -= 1;
+        if self.writes_to_dense == 0 {
+            self.become_dense();
+        }
+    }
+
+    /// Marks every block, and tells the owner: taken once in an array's life.
+    #[cold]
+    #[inline(never)]
+    fn become_dense(&mut self) {
+        self.marks.fill(u64::MAX);
+        (self.on_dense)(&self.bytes);
+    }
+
     /// The marked blocks overlapping `range`, as byte ranges clipped to the array, in order.
     fn marked_blocks(&self, range: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
         let len = self.bytes.len();
@@ -285,15 +329,6 @@ impl Sparse {
             .flat_map(|(w, &word)| set_bits(word).map(move |bit| w * 64 + bit))
             .filter(move |&block| (first..end).contains(&block))
             .map(move |block| block << BLOCK_SHIFT..((block + 1) << BLOCK_SHIFT).min(len))
-    }
-}
-
-/// Counts a marking write; the last one before the array is dense marks every block.
-#[inline]
-fn count_write(writes_to_dense: &mut usize, marks: &mut [u64]) {
-    *writes_to_dense -= 1;
-    if *writes_to_dense == 0 {
-        marks.fill(u64::MAX);
     }
 }
 
@@ -374,14 +409,14 @@ mod tests {
 
     #[test]
     fn chunks_mark_only_where_they_hold_a_set_byte() {
-        let mut a = Sparse::zeroed(4 * BLOCK as u64, &EAGER).unwrap();
+        let mut a = Sparse::zeroed(16 * BLOCK as u64, &EAGER).unwrap();
         let mut chunk = vec![0u8; 2 * BLOCK];
         a.write(BLOCK / 2, &chunk).unwrap();
         assert!(marked(&a).is_empty());
         chunk[2 * BLOCK - 1] = 5; // byte 2.5 × BLOCK − 1 of the array: block 2
         a.write(BLOCK / 2, &chunk).unwrap();
         assert_eq!(marked(&a), [(2 * BLOCK, 3 * BLOCK)]);
-        assert_eq!(a.write(3 * BLOCK, &chunk), None);
+        assert_eq!(a.write(15 * BLOCK, &chunk), None);
         assert!(a.is_unwritten(0..2 * BLOCK));
         assert!(!a.is_unwritten(0..2 * BLOCK + 1));
         assert!(a.is_unwritten(5..5));
@@ -459,5 +494,62 @@ mod tests {
         assert_eq!(copy, a);
         assert_eq!(marked(&copy), marked(&a));
         assert_eq!(a.nonzero_runs().count(), 2, "blocks 0 and 1, then block 3");
+    }
+
+    thread_local! {
+        /// The lengths of the arrays `record_dense` was told about.
+        static TOLD: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    fn record_dense(bytes: &[u8]) {
+        TOLD.with(|told| told.borrow_mut().push(bytes.len()));
+    }
+
+    fn told() -> Vec<usize> {
+        TOLD.with(|told| told.take())
+    }
+
+    #[test]
+    fn the_owner_is_told_once_when_an_array_becomes_dense() {
+        let memory = Memory {
+            dense: record_dense,
+            ..EAGER
+        };
+        let mut a = Sparse::zeroed(4 * BLOCK as u64, &memory).unwrap();
+        a.try_clone(&memory).unwrap();
+        assert!(told().is_empty(), "a sparse array's copy is sparse");
+        for i in 0..3 {
+            a.slice_mut(i * BLOCK, 1).unwrap()[0] = 1;
+        }
+        assert!(told().is_empty(), "three writes of four: still sparse");
+        assert!(
+            a.slice_mut(4 * BLOCK, 1).is_none(),
+            "past the end: no write"
+        );
+        assert!(told().is_empty());
+        assert!(a.set_bits([3 * BLOCK * 8]));
+        assert_eq!(told(), [4 * BLOCK]);
+        a.slice_mut(0, 1).unwrap()[0] = 2;
+        assert!(a.set_bits([5]));
+        assert!(told().is_empty(), "told once");
+        a.try_clone(&memory).unwrap();
+        assert_eq!(
+            told(),
+            [4 * BLOCK],
+            "a dense array's copy is dense from the start"
+        );
+        // Chunks count a write per block they cover: a whole dump makes the array dense.
+        let mut loaded = Sparse::zeroed(4 * BLOCK as u64, &memory).unwrap();
+        loaded.write(0, &[0; 2 * BLOCK]).unwrap();
+        loaded.write(2 * BLOCK, &[1; BLOCK]).unwrap();
+        assert!(told().is_empty());
+        loaded.write(3 * BLOCK, &[0; BLOCK]).unwrap();
+        assert_eq!(told(), [4 * BLOCK]);
+        assert_eq!(marked(&loaded), [(0, 4 * BLOCK)], "dense: all marked");
+        // Loaded bytes are backed as their loader chose: nothing to tell.
+        let mut whole = Sparse::loaded(vec![0; BLOCK]).unwrap();
+        whole.slice_mut(0, 1).unwrap()[0] = 1;
+        assert_eq!(marked(&whole), [(0, BLOCK)]);
+        assert!(told().is_empty());
     }
 }

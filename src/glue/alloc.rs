@@ -9,7 +9,9 @@
 //!
 //! Every allocation is counted (`bf_heap_allocations` in `INFO bf`), which is how the tests
 //! prove that the single-item commands allocate nothing. Bit arrays of 2 MiB or more may be
-//! backed by transparent huge pages (`bf-huge-pages`, see [`advise_huge_pages`]).
+//! backed by transparent huge pages (`bf-huge-pages`, see [`advise_huge_pages`]) once they are
+//! dense (`Memory::dense`): fresh ones are not, or each item written at random into a huge
+//! array would fault in 2 MiB.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::os::raw::c_void;
@@ -149,6 +151,7 @@ unsafe impl GlobalAlloc for BloomAlloc {
 pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
     Memory {
         zeroed: lazy_zeroed,
+        dense: advise_huge_pages,
         available: physical_memory(),
         server_bound: maxmemory_bound,
         site: ctx as usize,
@@ -161,6 +164,7 @@ pub fn memory(ctx: *mut raw::RedisModuleCtx) -> Memory {
 pub fn machine_memory() -> Memory {
     Memory {
         zeroed: lazy_zeroed,
+        dense: advise_huge_pages,
         available: physical_memory(),
         server_bound: no_server_bound,
         site: 0,
@@ -223,8 +227,6 @@ fn lazy_zeroed(len: usize) -> Option<Vec<u8>> {
     // SAFETY: `bytes` is a fresh, zeroed allocation of exactly `len` bytes from the global
     // allocator with the layout of `[u8; len]`, which is what the Vec will free it with.
     let bytes = unsafe { Vec::from_raw_parts(bytes, len, len) };
-    // Before the first touch, so that the pages fault in huge where they can.
-    advise_huge_pages(&bytes);
     Some(bytes)
 }
 

@@ -1,8 +1,11 @@
 //! Transparent huge pages for big arrays (`bf-huge-pages`): a big filter then costs one TLB
 //! entry per 2 MiB instead of 512, which is most of what a lookup costs once the filter is
-//! larger than the caches. Arrays are advised when made or loaded and unadvised before they
-//! go back to the server's allocator; where huge pages cannot be had, nothing is done and the
-//! log says why once.
+//! larger than the caches. Arrays are advised when loaded or once most of their pages were
+//! written (when they become dense, `Memory::dense`), never fresh: a fresh array advised
+//! before its first write faults in 2 MiB per item written at random, with the kernel's
+//! compaction behind each fault, which stalls the server for seconds on a huge sparse array.
+//! They are unadvised before they go back to the server's allocator; where huge pages cannot
+//! be had, nothing is done and the log says why once.
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -87,9 +90,10 @@ pub fn log_huge_pages_unavailable() {
 /// Asks the kernel to back `bytes` with transparent huge pages when it is at least 2 MiB and
 /// `bf-huge-pages` is on: the 2 MiB-aligned part of it (start rounded up, end down) is
 /// advised `MADV_HUGEPAGE`. A big filter then costs one TLB entry per 2 MiB instead of 512,
-/// which is most of what a lookup costs once the filter is larger than the caches. Fresh
-/// arrays are advised before their first touch; resident ones (loaded from RDB) are
-/// collapsed later by khugepaged. Where huge pages cannot be had, nothing is done.
+/// which is most of what a lookup costs once the filter is larger than the caches. Arrays
+/// are advised once mostly written (dense, or loaded from RDB): their pages still unmapped
+/// then fault in huge, the resident ones are collapsed later by khugepaged. Where huge
+/// pages cannot be had, nothing is done.
 pub fn advise_huge_pages(bytes: &[u8]) {
     if bytes.len() < HUGE_PAGE || !super::config::huge_pages() {
         return;

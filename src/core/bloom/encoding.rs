@@ -141,7 +141,7 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
 /// The data chunk at SCANDUMP iterator `iter` (≥ 1) and the iterator after it, or `None`
 /// past the end. Chunks never cross a sub-filter's end (RedisBloom's rule) nor a segment's.
 /// Chunks of 64 KiB or more holding only zeros are passed over (see the module docs),
-/// reading at most [`ZERO_CHECK_BUDGET`] bytes of written blocks to find them.
+/// reading at most `ZERO_CHECK_BUDGET` bytes of written blocks to find them.
 pub fn chunk_at(chain: &Chain, iter: i64) -> Option<(i64, &[u8])> {
     let (index, mut offset) = locate(chain, iter)?;
     let mut iter = iter;

@@ -149,7 +149,7 @@ pub fn scandump(filter: &CuckooFilter, cursor: i64) -> Dump<'_> {
 /// most [`MAX_CHUNK`] bytes comes whole from its start even when the cursor points inside it,
 /// and the next cursor is still `cursor + its size`, as in RedisBloom. Chunks of 64 KiB or
 /// more holding only zeros are passed over (see the module docs), reading at most
-/// [`ZERO_CHECK_BUDGET`] bytes of written blocks to find them.
+/// `ZERO_CHECK_BUDGET` bytes of written blocks to find them.
 pub fn chunk_at(filter: &CuckooFilter, cursor: i64) -> Option<(i64, &[u8])> {
     let mut budget = ZERO_CHECK_BUDGET;
     pieces_from(filter, cursor)

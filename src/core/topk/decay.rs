@@ -68,7 +68,8 @@ pub(super) struct Attempt {
     /// The arriving item's fingerprint.
     pub item_fp: u32,
     /// A digest of the item's bucket in every row ([`digest`]), taken when its first
-    /// attempt of the command came.
+    /// attempt of the command came, already [`seeded`]: every chance of the command begins
+    /// with it.
     pub item_buckets: u64,
     /// The row of the bucket.
     pub row: u32,
@@ -87,13 +88,20 @@ pub(super) struct Attempt {
 /// in 2^31 draws — and probability 0 never does.
 pub(super) fn chance(attempt: &Attempt) -> f64 {
     let words = [
-        attempt.item_buckets,
         u64::from(attempt.item_fp) << 32 | u64::from(attempt.bucket_fp),
         u64::from(attempt.row) << 32 | u64::from(attempt.bucket_count),
         u64::from(attempt.remaining),
     ];
-    let h = words.iter().fold(DRAW_SEED, |h, &word| mix(h ^ word));
+    let h = words
+        .iter()
+        .fold(attempt.item_buckets, |h, &word| mix(h ^ word));
     (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// The first step of a chance: the mix of the digest of the item's buckets, the same for
+/// every attempt of a command.
+pub(super) fn seeded(item_buckets: u64) -> u64 {
+    mix(DRAW_SEED ^ item_buckets)
 }
 
 /// A digest of an item's buckets, each as `(fingerprint, count)`, row by row.
@@ -148,7 +156,7 @@ mod tests {
         for n in 0..100_000u32 {
             let attempt = Attempt {
                 item_fp: n.wrapping_mul(2_654_435_761),
-                item_buckets: digest([(n, 1), (7, n)].into_iter()),
+                item_buckets: seeded(digest([(n, 1), (7, n)].into_iter())),
                 row: n % 3,
                 bucket_fp: 42,
                 bucket_count: n % 17 + 1,

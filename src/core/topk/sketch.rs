@@ -15,6 +15,9 @@ use crate::core::{try_copy, Error, Memory};
 const FINGERPRINT_SEED: u32 = 1919;
 /// Bytes of one bucket (`sizeof(Bucket)`).
 const BUCKET_BYTES: u64 = 8;
+/// Rows whose bucket of the item `add` computes once and keeps at hand (the rows after are
+/// hashed again each time): the digest taken before a decay reads them all.
+const CACHED_ROWS: usize = 16;
 /// What RedisBloom's `TopKMemUsage` counts besides the buckets and the heap: its `TopK`
 /// struct, 256 doubles of decay table included.
 const STRUCT_BYTES: u64 = 2088;
@@ -85,8 +88,9 @@ impl TopK {
         let heap_min = self.heap.min_count();
         let mut max_count = 0;
         let mut item_buckets = None;
+        let positions = Positions::of(item, &self.params);
         for row in 0..self.params.depth {
-            let at = self.bucket_of(item, row);
+            let at = positions.at(row);
             let (bucket_fp, count) = self.bucket(at);
             let (new_fp, new_count) = if count == 0 {
                 max_count = max_count.max(increment);
@@ -104,7 +108,7 @@ impl TopK {
                     bucket_count: count,
                     remaining: increment,
                 };
-                let taken = self.decay(item, &mut attempt, &mut item_buckets, draw);
+                let taken = self.decay(&positions, &mut attempt, &mut item_buckets, draw);
                 if taken {
                     max_count = max_count.max(attempt.remaining);
                     (fp, attempt.remaining)
@@ -140,7 +144,7 @@ impl TopK {
     /// in `item_buckets` for the rows after.
     fn decay(
         &self,
-        item: &[u8],
+        positions: &Positions,
         attempt: &mut Attempt,
         item_buckets: &mut Option<u64>,
         draw: &mut impl FnMut(&Attempt) -> f64,
@@ -155,7 +159,8 @@ impl TopK {
             attempt.bucket_count -= attempt.remaining;
             return false;
         }
-        attempt.item_buckets = *item_buckets.get_or_insert_with(|| self.digest_of(item));
+        attempt.item_buckets =
+            *item_buckets.get_or_insert_with(|| decay::seeded(self.digest_of(positions)));
         while attempt.remaining > 0 {
             let probability = self.table.probability(attempt.bucket_count);
             if probability <= 0.0 {
@@ -185,7 +190,7 @@ impl TopK {
         let heap_min = self.heap.min_count();
         let in_heap = self.heap.find(fp, item).is_some();
         (0..self.params.depth)
-            .map(|row| self.bucket(self.bucket_of(item, row)))
+            .map(|row| self.bucket(bucket_of(self.params.width, item, row)))
             .filter(|&(bucket_fp, count)| bucket_fp == fp && (!in_heap || count >= heap_min))
             .map(|(_, count)| count)
             .max()
@@ -218,13 +223,6 @@ impl TopK {
         &self.heap
     }
 
-    /// The bucket of `item` in `row`. RedisBloom computes `row × width` in 32 bits; it wraps
-    /// only past 2^32 buckets, where the result stays inside the sketch all the same.
-    fn bucket_of(&self, item: &[u8], row: u32) -> usize {
-        let width = self.params.width;
-        row.wrapping_mul(width) as usize + (murmur2_32(item, row) % width) as usize
-    }
-
     fn bucket(&self, at: usize) -> (u32, u32) {
         let (buckets, _) = self.buckets.as_chunks::<{ BUCKET_BYTES as usize }>();
         buckets.get(at).map_or((0, 0), |bucket| {
@@ -243,8 +241,42 @@ impl TopK {
     }
 
     /// A digest of the item's bucket in every row, as they are now.
-    fn digest_of(&self, item: &[u8]) -> u64 {
-        decay::digest((0..self.params.depth).map(|row| self.bucket(self.bucket_of(item, row))))
+    fn digest_of(&self, positions: &Positions) -> u64 {
+        decay::digest((0..self.params.depth).map(|row| self.bucket(positions.at(row))))
+    }
+}
+
+/// The bucket of `item` in `row`. RedisBloom computes `row × width` in 32 bits; it wraps
+/// only past 2^32 buckets, where the result stays inside the sketch all the same.
+fn bucket_of(width: u32, item: &[u8], row: u32) -> usize {
+    row.wrapping_mul(width) as usize + (murmur2_32(item, row) % width) as usize
+}
+
+/// An item's bucket in every row, the first [`CACHED_ROWS`] hashed once for all.
+struct Positions<'a> {
+    item: &'a [u8],
+    width: u32,
+    cached: [usize; CACHED_ROWS],
+}
+
+impl Positions<'_> {
+    fn of<'a>(item: &'a [u8], params: &Params) -> Positions<'a> {
+        let mut cached = [0; CACHED_ROWS];
+        for (row, at) in (0..params.depth).zip(&mut cached) {
+            *at = bucket_of(params.width, item, row);
+        }
+        Positions {
+            item,
+            width: params.width,
+            cached,
+        }
+    }
+
+    fn at(&self, row: u32) -> usize {
+        match self.cached.get(row as usize) {
+            Some(&at) => at,
+            None => bucket_of(self.width, self.item, row),
+        }
     }
 }
 

@@ -525,3 +525,19 @@ fn decay_one_takes_no_chance_and_spends_the_increment_in_closed_form() {
     assert!(!drew);
     assert_eq!(t.count(b"d"), 5);
 }
+
+/// The state that decay below 1 reaches is pinned: a change in how chances are computed
+/// (not only in what they are) would move it. Captured from this implementation's first
+/// version, before its speed-ups; depth 20 passes the rows whose buckets `add` keeps at hand.
+#[test]
+fn decay_below_one_reaches_the_pinned_state() {
+    for (depth, decay, pinned) in [
+        (3, 0.9, 0x464b_d615_ef27_a2e0u64),
+        (20, 0.7, 0x4c00_8672_60a4_5c17),
+    ] {
+        let mut t = topk(20, 16, depth, decay);
+        random_adds(&mut t, &mut Rng::new(depth as u64), 4000);
+        let got = crate::core::hash::murmur64a(&saved(&t), 0);
+        assert_eq!(got, pinned, "depth {depth}: {got:#x}");
+    }
+}
