@@ -37,6 +37,13 @@ pub struct InfoField {
     pub shows: Stat,
 }
 
+impl InfoField {
+    /// The field `name` showing `shows`.
+    pub const fn new(name: &'static CStr, shows: Stat) -> InfoField {
+        InfoField { name, shows }
+    }
+}
+
 /// A total of a family's stored values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stat {

@@ -28,8 +28,6 @@ pub use {
     reserve::{parse as parse_reserve, Reserve},
 };
 
-use std::ffi::CStr;
-
 use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
@@ -65,24 +63,20 @@ const CAPACITY_COUNT: usize = 2;
 /// valkey-bloom's field names (its `src/metrics.rs`), same meaning, so exporters and
 /// dashboards made for it read ours.
 static INFO_FIELDS: [InfoField; 5] = [
-    field(c"bloom_total_memory_bytes", Stat::Bytes),
-    field(c"bloom_num_objects", Stat::Objects),
-    field(
+    InfoField::new(c"bloom_total_memory_bytes", Stat::Bytes),
+    InfoField::new(c"bloom_num_objects", Stat::Objects),
+    InfoField::new(
         c"bloom_num_filters_across_objects",
         Stat::Count(SUB_FILTERS),
     ),
     // BF.CARD.
-    field(c"bloom_num_items_across_objects", Stat::Count(ITEMS)),
+    InfoField::new(c"bloom_num_items_across_objects", Stat::Count(ITEMS)),
     // BF.INFO Capacity.
-    field(
+    InfoField::new(
         c"bloom_capacity_across_objects",
         Stat::Count(CAPACITY_COUNT),
     ),
 ];
-
-const fn field(name: &'static CStr, shows: Stat) -> InfoField {
-    InfoField { name, shows }
-}
 
 impl Measured for Chain {
     fn footprint(&self) -> Footprint {

@@ -30,8 +30,6 @@ pub use {
     reserve::parse as parse_reserve,
 };
 
-use std::ffi::CStr;
-
 use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
@@ -65,23 +63,19 @@ const DELETES: usize = 3;
 
 /// Shaped as the Bloom filters' fields (valkey-bloom's names), plus deletes.
 static INFO_FIELDS: [InfoField; 6] = [
-    field(c"cuckoo_total_memory_bytes", Stat::Bytes),
-    field(c"cuckoo_num_objects", Stat::Objects),
-    field(
+    InfoField::new(c"cuckoo_total_memory_bytes", Stat::Bytes),
+    InfoField::new(c"cuckoo_num_objects", Stat::Objects),
+    InfoField::new(
         c"cuckoo_num_filters_across_objects",
         Stat::Count(SUB_FILTERS),
     ),
     // CF.INFO's "Number of items inserted" (inserted minus deleted).
-    field(c"cuckoo_num_items_across_objects", Stat::Count(ITEMS)),
+    InfoField::new(c"cuckoo_num_items_across_objects", Stat::Count(ITEMS)),
     // Slots: buckets × bucket size.
-    field(c"cuckoo_capacity_across_objects", Stat::Count(SLOTS)),
+    InfoField::new(c"cuckoo_capacity_across_objects", Stat::Count(SLOTS)),
     // CF.INFO's "Number of items deleted" (since each filter's last CF.COMPACT).
-    field(c"cuckoo_num_deletes_across_objects", Stat::Count(DELETES)),
+    InfoField::new(c"cuckoo_num_deletes_across_objects", Stat::Count(DELETES)),
 ];
-
-const fn field(name: &'static CStr, shows: Stat) -> InfoField {
-    InfoField { name, shows }
-}
 
 impl Measured for CuckooFilter {
     fn footprint(&self) -> Footprint {

@@ -26,8 +26,6 @@ pub use {
     merge::{parse as parse_merge, weight as merge_weight, Shape as MergeShape},
 };
 
-use std::ffi::CStr;
-
 use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
@@ -55,17 +53,13 @@ const INCREMENTS: usize = 1;
 
 /// valkey-bloom has no Count-Min sketch; the names follow its Bloom and Top-K sections.
 static INFO_FIELDS: [InfoField; 4] = [
-    field(c"cms_total_memory_bytes", Stat::Bytes),
-    field(c"cms_num_objects", Stat::Objects),
+    InfoField::new(c"cms_total_memory_bytes", Stat::Bytes),
+    InfoField::new(c"cms_num_objects", Stat::Objects),
     // Width × depth of every sketch.
-    field(c"cms_num_counters_across_objects", Stat::Count(COUNTERS)),
+    InfoField::new(c"cms_num_counters_across_objects", Stat::Count(COUNTERS)),
     // CMS.INFO's count (the sum of the increments each sketch took), wrapping at 2^64.
-    field(c"cms_total_count_across_objects", Stat::Count(INCREMENTS)),
+    InfoField::new(c"cms_total_count_across_objects", Stat::Count(INCREMENTS)),
 ];
-
-const fn field(name: &'static CStr, shows: Stat) -> InfoField {
-    InfoField { name, shows }
-}
 
 impl Measured for CountMinSketch {
     fn footprint(&self) -> Footprint {

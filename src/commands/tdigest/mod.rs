@@ -115,20 +115,16 @@ const OBSERVATIONS: usize = 0;
 const CAPACITY: usize = 1;
 
 static INFO_FIELDS: [InfoField; 4] = [
-    field(c"tdigest_total_memory_bytes", Stat::Bytes),
-    field(c"tdigest_num_objects", Stat::Objects),
+    InfoField::new(c"tdigest_total_memory_bytes", Stat::Bytes),
+    InfoField::new(c"tdigest_num_objects", Stat::Objects),
     // TDIGEST.INFO's `Observations`, summed.
-    field(
+    InfoField::new(
         c"tdigest_observations_across_objects",
         Stat::Count(OBSERVATIONS),
     ),
     // TDIGEST.INFO's `Capacity` (nodes), summed.
-    field(c"tdigest_capacity_across_objects", Stat::Count(CAPACITY)),
+    InfoField::new(c"tdigest_capacity_across_objects", Stat::Count(CAPACITY)),
 ];
-
-const fn field(name: &'static CStr, shows: Stat) -> InfoField {
-    InfoField { name, shows }
-}
 
 /// The command RedisBloom would run to compress a digest and change nothing else, replicated
 /// with the key and `0` for each compression a read, a save or a failed merge made.

@@ -26,8 +26,6 @@ pub use reserve::RESERVE;
 /// The argument parsers, pure functions of the arguments (fuzzed).
 pub use {add::parse as parse_incrby, list::parse as parse_list, reserve::parse as parse_reserve};
 
-use std::ffi::CStr;
-
 use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
@@ -57,17 +55,13 @@ const BUCKETS: usize = 1;
 /// so exporters and dashboards made for it read ours. Its
 /// `topk_total_items_added_across_objects` is not: nothing saved counts the items added.
 static INFO_FIELDS: [InfoField; 4] = [
-    field(c"topk_total_memory_bytes", Stat::Bytes),
-    field(c"topk_num_objects", Stat::Objects),
+    InfoField::new(c"topk_total_memory_bytes", Stat::Bytes),
+    InfoField::new(c"topk_num_objects", Stat::Objects),
     // TOPK.INFO's k of every Top-K.
-    field(c"topk_sum_k_across_objects", Stat::Count(K)),
+    InfoField::new(c"topk_sum_k_across_objects", Stat::Count(K)),
     // Ours: width × depth of every Top-K.
-    field(c"topk_num_buckets_across_objects", Stat::Count(BUCKETS)),
+    InfoField::new(c"topk_num_buckets_across_objects", Stat::Count(BUCKETS)),
 ];
-
-const fn field(name: &'static CStr, shows: Stat) -> InfoField {
-    InfoField { name, shows }
-}
 
 impl Measured for TopK {
     fn footprint(&self) -> Footprint {
