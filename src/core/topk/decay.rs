@@ -1,7 +1,7 @@
 //! HeavyKeeper's decay: when an item meets a bucket held by another fingerprint, each unit
 //! of its increment decrements that bucket with probability `decay^count`. RedisBloom draws
 //! the chance from `rand()`; here it is a pure function of the sketch's saved state and the
-//! item (the module documentation says why that is enough and what it changes).
+//! command (the module documentation says why that is enough and what it changes).
 
 use crate::core::Error;
 
@@ -62,52 +62,35 @@ fn power(mut base: f64, mut exponent: u32) -> f64 {
     result
 }
 
-/// One decay attempt: what its chance is drawn from.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Attempt {
-    /// The arriving item's fingerprint.
-    pub item_fp: u32,
-    /// A digest of the item's bucket in every row ([`digest`]), taken when its first
-    /// attempt of the command came, already [`seeded`]: every chance of the command begins
-    /// with it.
-    pub item_buckets: u64,
-    /// The row of the bucket.
-    pub row: u32,
-    /// The fingerprint holding the bucket.
-    pub bucket_fp: u32,
-    /// The bucket's count before this attempt.
-    pub bucket_count: u32,
-    /// The units of the increment not yet spent, this one included (RedisBloom's
-    /// `local_incr`).
-    pub remaining: u32,
+/// The chances of one item's decay attempts in one command, in the order they come: a
+/// SplitMix64 stream seeded, at the item's first attempt, with its fingerprint and a digest
+/// of its bucket in every row as they are then. A chance is compared with `probability <`,
+/// as RedisBloom compares `rand() / RAND_MAX`, so probability 1 always decrements — as
+/// RedisBloom does but for `rand() == RAND_MAX`, once in 2^31 draws — and probability 0
+/// never does.
+pub(super) struct Chances(u64);
+
+impl Chances {
+    /// The stream of an item of fingerprint `item_fp` whose buckets [`digest`] to
+    /// `item_buckets`.
+    pub(super) fn seeded(item_fp: u32, item_buckets: u64) -> Chances {
+        Chances(mix(DRAW_SEED ^ item_buckets ^ u64::from(item_fp)))
+    }
+
+    /// The next chance, in [0, 1): the top 53 bits of the next output.
+    pub(super) fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(GOLDEN_GAMMA);
+        (mix(self.0) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
 }
 
-/// The chance of an attempt in [0, 1): the top 53 bits of a mix of all its fields. A chance
-/// is compared with `probability < `, as RedisBloom compares `rand() / RAND_MAX`, so
-/// probability 1 always decrements — as RedisBloom does but for `rand() == RAND_MAX`, once
-/// in 2^31 draws — and probability 0 never does.
-pub(super) fn chance(attempt: &Attempt) -> f64 {
-    let words = [
-        u64::from(attempt.item_fp) << 32 | u64::from(attempt.bucket_fp),
-        u64::from(attempt.row) << 32 | u64::from(attempt.bucket_count),
-        u64::from(attempt.remaining),
-    ];
-    let h = words
-        .iter()
-        .fold(attempt.item_buckets, |h, &word| mix(h ^ word));
-    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// The first step of a chance: the mix of the digest of the item's buckets, the same for
-/// every attempt of a command.
-pub(super) fn seeded(item_buckets: u64) -> u64 {
-    mix(DRAW_SEED ^ item_buckets)
-}
-
-/// A digest of an item's buckets, each as `(fingerprint, count)`, row by row.
+/// A digest of an item's buckets, each as `(fingerprint, count)`, row by row: a
+/// multiply-rotate chain, which [`Chances::seeded`] mixes whole.
 pub(super) fn digest(buckets: impl Iterator<Item = (u32, u32)>) -> u64 {
     buckets.fold(DIGEST_SEED, |h, (fp, count)| {
-        mix(h ^ (u64::from(fp) << 32 | u64::from(count)))
+        (h ^ (u64::from(fp) << 32 | u64::from(count)))
+            .wrapping_mul(GOLDEN_GAMMA)
+            .rotate_left(29)
     })
 }
 
@@ -115,6 +98,8 @@ pub(super) fn digest(buckets: impl Iterator<Item = (u32, u32)>) -> u64 {
 /// does not mix to zero.
 const DRAW_SEED: u64 = 0x6a09_e667_f3bc_c909;
 const DIGEST_SEED: u64 = 0xbb67_ae85_84ca_a73b;
+/// SplitMix64's increment (2^64 / φ, odd).
+const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The SplitMix64 finalizer: every input bit reaches every output bit.
 fn mix(mut x: u64) -> u64 {
@@ -153,18 +138,14 @@ mod tests {
     #[test]
     fn chances_lie_in_the_unit_interval_and_spread_evenly() {
         let mut buckets = [0u64; 10];
-        for n in 0..100_000u32 {
-            let attempt = Attempt {
-                item_fp: n.wrapping_mul(2_654_435_761),
-                item_buckets: seeded(digest([(n, 1), (7, n)].into_iter())),
-                row: n % 3,
-                bucket_fp: 42,
-                bucket_count: n % 17 + 1,
-                remaining: 1,
-            };
-            let c = chance(&attempt);
-            assert!((0.0..1.0).contains(&c));
-            buckets[(c * 10.0) as usize] += 1;
+        for n in 0..20_000u32 {
+            let item_buckets = digest([(n, 1), (7, n)].into_iter());
+            let mut chances = Chances::seeded(n.wrapping_mul(2_654_435_761), item_buckets);
+            for _ in 0..5 {
+                let c = chances.next();
+                assert!((0.0..1.0).contains(&c));
+                buckets[(c * 10.0) as usize] += 1;
+            }
         }
         assert!(
             buckets.iter().all(|&b| (9_500..10_500).contains(&b)),

@@ -20,10 +20,10 @@
 //! replica (commands are replicated verbatim), an AOF replay or a restart draws other numbers
 //! and, after the first collision, holds other buckets and another heap.
 //!
-//! Here a chance is a pure function of the sketch and the command: a 64-bit mix of the
-//! item's fingerprint, a digest of the item's bucket in every row (taken at its first
-//! attempt in the command), the row, the bucket's fingerprint and count, and the units of
-//! the increment not yet spent, mapped to [0, 1). Everything it reads — buckets, decay — is
+//! Here a chance is a pure function of the sketch and the command: an item's attempts in a
+//! command draw, in order, from a SplitMix64 stream seeded with the item's fingerprint and
+//! a digest of its bucket in every row (taken at its first attempt in the command), mapped
+//! to [0, 1). Everything it reads — buckets, decay — is
 //! in the RDB payload, which keeps RedisBloom's format: the same commands applied to the
 //! same bytes give the same bytes, on the master, on every replica, in an AOF replay and
 //! after a reload, and nothing extra travels.

@@ -5,7 +5,7 @@
 //! The buckets are kept as the bytes RedisBloom saves (`fp u32, count u32`, little-endian,
 //! row-major), so RDB save writes them without a copy and load adopts the buffer it read.
 
-use super::decay::{self, Attempt, DecayTable};
+use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
 use crate::core::hash::murmur2_32;
@@ -74,48 +74,43 @@ impl TopK {
     /// `OutOfMemory` if the item's copy for the heap cannot be made; the buckets have then
     /// been counted already (RedisBloom would abort the server there).
     pub fn add(&mut self, item: &[u8], increment: u32) -> Result<Option<Expelled>, Error> {
-        self.add_drawing(item, increment, &mut decay::chance)
+        self.add_drawing(item, increment, &mut Chances::next)
     }
 
-    /// [`TopK::add`] with the decay chances drawn by `draw`, in [0, 1].
+    /// [`TopK::add`] with the decay chances drawn by `draw`, in [0, 1], from the item's
+    /// stream of chances.
     pub(super) fn add_drawing(
         &mut self,
         item: &[u8],
         increment: u32,
-        draw: &mut impl FnMut(&Attempt) -> f64,
+        draw: &mut impl FnMut(&mut Chances) -> f64,
     ) -> Result<Option<Expelled>, Error> {
         let fp = fingerprint(item);
         let heap_min = self.heap.min_count();
         let mut max_count = 0;
-        let mut item_buckets = None;
+        let mut chances = None;
         let positions = Positions::of(item, &self.params);
         for row in 0..self.params.depth {
             let at = positions.at(row);
             let (bucket_fp, count) = self.bucket(at);
             let (new_fp, new_count) = if count == 0 {
-                max_count = max_count.max(increment);
                 (fp, increment)
             } else if bucket_fp == fp {
-                let sum = count.wrapping_add(increment);
-                max_count = max_count.max(sum);
-                (fp, sum)
+                (fp, count.wrapping_add(increment))
             } else {
                 let mut attempt = Attempt {
-                    item_fp: fp,
-                    item_buckets: 0,
-                    row,
-                    bucket_fp,
                     bucket_count: count,
                     remaining: increment,
                 };
-                let taken = self.decay(&positions, &mut attempt, &mut item_buckets, draw);
-                if taken {
-                    max_count = max_count.max(attempt.remaining);
+                if self.decay(&positions, fp, &mut attempt, &mut chances, draw) {
                     (fp, attempt.remaining)
                 } else {
                     (bucket_fp, attempt.bucket_count)
                 }
             };
+            if new_fp == fp {
+                max_count = max_count.max(new_count);
+            }
             self.set_bucket(at, new_fp, new_count);
         }
         if max_count < heap_min {
@@ -140,17 +135,18 @@ impl TopK {
     /// left for the new holder (the one that emptied it included); otherwise
     /// `attempt.bucket_count` is the bucket's count after the decrements.
     ///
-    /// The digest of the item's buckets is taken at its first draw in the command and kept
-    /// in `item_buckets` for the rows after.
+    /// The item's stream of chances is seeded at its first draw in the command and kept in
+    /// `chances` for the rows after.
     fn decay(
         &self,
         positions: &Positions,
+        item_fp: u32,
         attempt: &mut Attempt,
-        item_buckets: &mut Option<u64>,
-        draw: &mut impl FnMut(&Attempt) -> f64,
+        chances: &mut Option<Chances>,
+        draw: &mut impl FnMut(&mut Chances) -> f64,
     ) -> bool {
         if self.params.decay >= 1.0 {
-            // Every unit decrements (see `decay::chance`): the loop in closed form.
+            // Every unit decrements (see `Chances`): the loop in closed form.
             let count = attempt.bucket_count;
             if count <= attempt.remaining {
                 attempt.remaining -= count - 1;
@@ -159,15 +155,15 @@ impl TopK {
             attempt.bucket_count -= attempt.remaining;
             return false;
         }
-        attempt.item_buckets =
-            *item_buckets.get_or_insert_with(|| decay::seeded(self.digest_of(positions)));
+        let chances =
+            chances.get_or_insert_with(|| Chances::seeded(item_fp, self.digest_of(positions)));
         while attempt.remaining > 0 {
             let probability = self.table.probability(attempt.bucket_count);
             if probability <= 0.0 {
                 // No unit can decrement the bucket, whatever it draws.
                 return false;
             }
-            if draw(attempt) < probability {
+            if draw(chances) < probability {
                 attempt.bucket_count -= 1;
                 if attempt.bucket_count == 0 {
                     return true;
@@ -250,6 +246,15 @@ impl TopK {
 /// only past 2^32 buckets, where the result stays inside the sketch all the same.
 fn bucket_of(width: u32, item: &[u8], row: u32) -> usize {
     row.wrapping_mul(width) as usize + (murmur2_32(item, row) % width) as usize
+}
+
+/// The state of one decay attempt.
+struct Attempt {
+    /// The bucket's count, before this attempt and then after each unit spent.
+    bucket_count: u32,
+    /// The units of the increment not yet spent, the next one included (RedisBloom's
+    /// `local_incr`).
+    remaining: u32,
 }
 
 /// An item's bucket in every row, the first [`CACHED_ROWS`] hashed once for all.

@@ -462,7 +462,7 @@ fn zipf_recall_matches_a_rand_draw() {
         let mut ours = topk(k as i64, width, depth, decay);
         let mut with_rand = topk(k as i64, width, depth, decay);
         let mut g = Rng::new(1000 + seed);
-        let mut rand = |_: &decay::Attempt| (g.next() >> 33) as f64 / f64::from(i32::MAX);
+        let mut rand = |_: &mut decay::Chances| (g.next() >> 33) as f64 / f64::from(i32::MAX);
         for item in &stream {
             ours.add(item, 1).unwrap();
             with_rand.add_drawing(item, 1, &mut rand).unwrap();
@@ -517,7 +517,7 @@ fn decay_one_takes_no_chance_and_spends_the_increment_in_closed_form() {
     t.add(b"c", 3).unwrap();
     assert_eq!(t.count(b"b"), 1);
     let mut drew = false;
-    let mut spy = |_: &decay::Attempt| {
+    let mut spy = |_: &mut decay::Chances| {
         drew = true;
         0.0
     };
@@ -527,13 +527,13 @@ fn decay_one_takes_no_chance_and_spends_the_increment_in_closed_form() {
 }
 
 /// The state that decay below 1 reaches is pinned: a change in how chances are computed
-/// (not only in what they are) would move it. Captured from this implementation's first
-/// version, before its speed-ups; depth 20 passes the rows whose buckets `add` keeps at hand.
+/// (not only in what they are) would move it. Captured when the chances became one stream
+/// per item and command; depth 20 passes the rows whose buckets `add` keeps at hand.
 #[test]
 fn decay_below_one_reaches_the_pinned_state() {
     for (depth, decay, pinned) in [
-        (3, 0.9, 0x464b_d615_ef27_a2e0u64),
-        (20, 0.7, 0x4c00_8672_60a4_5c17),
+        (3, 0.9, 0x6ee4_a615_dc5c_29c4u64),
+        (20, 0.7, 0x613f_0ede_2715_eacc),
     ] {
         let mut t = topk(20, 16, depth, decay);
         random_adds(&mut t, &mut Rng::new(depth as u64), 4000);
