@@ -22,8 +22,11 @@
 //!   chose it, and whose empty bits need no chunk. A replica never recomputes the shape from
 //!   BF.RESERVE's arguments, so one running another version of the sizing rule still holds
 //!   the same filter. BF.INSERT creating a filter replicates the header, then its items.
-//! * Count windows depend on no clock, but take the same two forms (without `AT`): one rule,
-//!   and their shape travels too.
+//! * Count windows depend on no clock. A new one travels as its header too, and the items of
+//!   the command that created it as `BF.INSERT key NOCREATE ITEMS …`, so its shape is the
+//!   primary's; a write to an existing one is replicated as it came, as a classic filter's is
+//!   (RM_Replicate costs the server more than the rest of a `BF.ADD`: it looks the command up
+//!   by name and builds its arguments anew).
 //! * Reads take the clock as well, only to know which generations are still alive, and change
 //!   nothing. A replica answers by its own clock: within a few milliseconds of an item's
 //!   expiry (the clocks' difference) it may answer differently from the primary, while both
@@ -92,7 +95,7 @@ pub fn add_items(
 /// replayed write carries it, else the clock read now — telling `each` whether each was new.
 /// Every item is written, found or not, which renews it. Then the write is replicated as the
 /// commands that repeat it exactly (module docs), after the header of the filter it `created`,
-/// if it did.
+/// if it did — or, to an existing count window, as it came.
 pub fn add(
     call: &Call,
     filter: &mut WindowFilter,
@@ -107,12 +110,19 @@ pub fn add(
         each(!filter.insert(item, now));
     }
     let time = match filter.shape().window {
-        Window::Time(_) => filter.newest_ms().to_string(),
-        Window::Count => String::new(),
+        Window::Time(_) => Some(filter.newest_ms().to_string()),
+        Window::Count if created.is_none() => {
+            // What a count window does with a write depends only on its bytes, which every
+            // replica holds: the command is replicated as it came, at no more cost than a
+            // classic filter's.
+            call.finish_write(c"bf.add");
+            return;
+        }
+        Window::Count => None,
     };
     let mut args = Vec::with_capacity(items.len() + 5);
     args.extend([KEY, Arg::Bytes(b"NOCREATE")]);
-    if !time.is_empty() {
+    if let Some(time) = &time {
         args.extend([Arg::Bytes(b"AT"), Arg::Bytes(time.as_bytes())]);
     }
     args.push(Arg::Bytes(b"ITEMS"));
