@@ -5,6 +5,7 @@
 //! found among the registered ones (`families.rs`), and the value handed over as `dyn Any`.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::{c_int, c_void};
 use std::ptr;
@@ -21,13 +22,26 @@ pub struct CommandContext<'a> {
     ctx: *mut raw::RedisModuleCtx,
     /// The command's arguments, the client's own strings.
     argv: &'a [*mut raw::RedisModuleString],
+    /// The context's flags, read at the first question about them: a read costs about 130
+    /// instructions, and a t-digest read asks up to four times.
+    flags: Cell<Option<u32>>,
 }
 
 impl<'a> CommandContext<'a> {
     /// The command running in `ctx`, with arguments `argv`. Both must stay valid while it
     /// exists: the server's context and arguments of the running command.
     pub fn new(ctx: *mut raw::RedisModuleCtx, argv: &'a [*mut raw::RedisModuleString]) -> Self {
-        CommandContext { ctx, argv }
+        CommandContext {
+            ctx,
+            argv,
+            flags: Cell::new(None),
+        }
+    }
+
+    fn flags(&self) -> u32 {
+        let flags = self.flags.get().unwrap_or_else(|| context_flags(self.ctx));
+        self.flags.set(Some(flags));
+        flags
     }
 
     /// Raises keyspace event `event` on the command's key (argument 1).
@@ -218,7 +232,7 @@ impl Server for CommandContext<'_> {
     }
 
     fn replayed(&self) -> bool {
-        replayed(self.ctx)
+        is_replay(self.flags())
     }
 
     fn now_ms(&self) -> u64 {
@@ -232,17 +246,13 @@ impl Server for CommandContext<'_> {
         ffi::log(self.ctx, c"warning", text);
     }
 
-    /// From the context's flags: a command sent by the primary, or replayed from the AOF
-    /// while loading (the only commands that run then), is a replay.
     /// A command replayed from the primary or the AOF, else one from a replica's client (the
     /// context says the server is a replica), else a primary's.
     fn origin(&self) -> Origin {
-        // SAFETY: `ctx` is the running command's context; reading an API pointer set by
-        // RedisModule_Init.
-        let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(self.ctx)) };
-        if replayed(self.ctx) {
+        let flags = self.flags();
+        if is_replay(flags) {
             Origin::Replay
-        } else if flags as u32 & raw::REDISMODULE_CTX_FLAGS_SLAVE != 0 {
+        } else if flags & raw::REDISMODULE_CTX_FLAGS_SLAVE != 0 {
             Origin::Replica
         } else {
             Origin::Primary
@@ -263,10 +273,18 @@ impl Server for CommandContext<'_> {
 /// Whether the command running in `ctx` replays a write accepted once already: sent by the
 /// primary over the replication link, or read from an AOF being loaded.
 pub fn replayed(ctx: *mut raw::RedisModuleCtx) -> bool {
-    const REPLAYED: u32 =
-        raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
+    is_replay(context_flags(ctx))
+}
+
+/// Whether context flags `flags` are those of a replayed command (see [`replayed`]).
+fn is_replay(flags: u32) -> bool {
+    flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) != 0
+}
+
+/// `RedisModule_GetContextFlags(ctx)`.
+fn context_flags(ctx: *mut raw::RedisModuleCtx) -> u32 {
     // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
     // RedisModule_Init.
     let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
-    flags as u32 & REPLAYED != 0
+    flags as u32
 }

@@ -303,15 +303,18 @@ impl TDigest {
                 1.0
             };
         }
+        // The centroids as slices, walked in pairs without an index: the scan is most of a
+        // CDF or RANK on a compressed digest, and per-index reads cost a check each.
+        let means = self.means.get(..n).unwrap_or_default();
+        let weights = self.weights.get(..n).unwrap_or_default();
+        let centroids = means.iter().zip(weights);
+        let pairs = centroids.clone().zip(centroids.clone().skip(1));
         let mut so_far = 0.0;
-        for i in 0..n - 1 {
-            let (mean, next_mean) = (self.mean_at(i), self.mean_at(i + 1));
-            let (weight, next_weight) = (self.weight_at(i), self.weight_at(i + 1));
+        for (i, ((&mean, &weight), (&next_mean, &next_weight))) in pairs.enumerate() {
+            let (weight, next_weight) = (weight as f64, next_weight as f64);
             if mean == x {
-                let mut dw = 0.0;
-                for j in (i..n).take_while(|&j| self.mean_at(j) == x) {
-                    dw += self.weight_at(j);
-                }
+                let equal = centroids.skip(i).take_while(|&(&m, _)| m == x);
+                let dw = equal.fold(0.0, |dw, (_, &w)| dw + w as f64);
                 return (so_far + dw / 2.0) / total;
             }
             if mean <= x && x < next_mean {
