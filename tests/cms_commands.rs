@@ -514,30 +514,15 @@ fn command_info_docs_and_acl() {
     }
 }
 
-/// The sketches' answers, digests and sizes: what no way of persisting may change.
 fn snapshot(c: &mut Conn, keys: &[&str]) -> Vec<Value> {
-    let mut seen = vec![c.cmd("DBSIZE"), c.cmd("DEBUG DIGEST")];
-    for key in keys {
-        seen.extend(cms::answers(c, key));
-        seen.push(c.call(&["DEBUG", "DIGEST-VALUE", key]));
-        seen.push(c.call(&["DUMP", key]));
-    }
-    seen
+    persist::snapshot(c, keys, cms::answers)
 }
 
 #[test]
 fn sketches_survive_reload_restart_and_aof_rewrites() {
     let server = Server::start();
-    let mut c = server.conn();
-    let keys = cms::build(&mut c);
-    let before = snapshot(&mut c, &keys);
-    assert_ne!(before[1], bulk(&[b'0'; 40]), "the digest sees the sketches");
-    assert_eq!(c.cmd("DEBUG RELOAD"), ok());
-    assert_eq!(snapshot(&mut c, &keys), before, "DEBUG RELOAD");
-    assert_eq!(c.cmd("SAVE"), ok());
-    drop(c);
-    let server = server.restart();
-    assert_eq!(snapshot(&mut server.conn(), &keys), before, "restart");
+    let keys = cms::build(&mut server.conn());
+    let (_server, before) = persist::survives_reload_and_restart(server, &keys, cms::answers);
     for preamble in ["yes", "no"] {
         let server = Server::with(Module::RedisBf)
             .arg(&format!(
@@ -565,26 +550,9 @@ fn dump_restore_copy_and_digests() {
     let server = Server::start();
     let mut c = server.conn();
     let keys = cms::build(&mut c);
-    for key in &keys {
-        let payload = c.call(&["DUMP", key]).bulk();
-        let copy = format!("{key}-restored");
-        assert_eq!(
-            c.call_bytes(&[b"RESTORE", copy.as_bytes(), b"0", &payload]),
-            ok()
-        );
-        assert_eq!(cms::answers(&mut c, &copy), cms::answers(&mut c, key));
-        assert_eq!(c.call(&["DUMP", &copy]).bulk(), payload);
-        if feature::copy_and_module_events() {
-            let copied = format!("{key}-copied");
-            assert_eq!(c.call(&["COPY", key, &copied]), int(1));
-            assert_eq!(cms::answers(&mut c, &copied), cms::answers(&mut c, key));
-            let digest = |c: &mut Conn, k: &str| c.call(&["DEBUG", "DIGEST-VALUE", k]);
-            assert_eq!(digest(&mut c, &copied), digest(&mut c, key));
-            // The copy is independent.
-            c.call(&["CMS.INCRBY", &copied, "new", "1"]);
-            assert_ne!(digest(&mut c, &copied), digest(&mut c, key));
-        }
-    }
+    persist::restores_and_copies(&mut c, &keys, cms::answers, |c, copy| {
+        c.call(&["CMS.INCRBY", copy, "new", "1"]);
+    });
     // Sketches that differ by one counter have different digests.
     c.cmd("CMS.INITBYDIM x 10 2");
     c.cmd("CMS.INITBYDIM y 10 2");

@@ -510,48 +510,18 @@ fn command_info_docs_and_acl() {
     }
 }
 
-/// The Top-Ks' answers, digests and bytes: what no way of persisting may change.
 fn snapshot(c: &mut Conn, keys: &[&str]) -> Vec<Value> {
-    let mut seen = vec![c.cmd("DBSIZE"), c.cmd("DEBUG DIGEST")];
-    for key in keys {
-        seen.extend(topk::answers(c, key));
-        seen.push(c.call(&["DEBUG", "DIGEST-VALUE", key]));
-        seen.push(c.call(&["DUMP", key]));
-    }
-    seen
+    persist::snapshot(c, keys, topk::answers)
 }
 
 #[test]
 fn top_ks_survive_reload_restart_aof_and_copies() {
     let server = Server::start();
-    let mut c = server.conn();
-    let keys = topk::build(&mut c);
-    let before = snapshot(&mut c, &keys);
-    assert_ne!(before[1], bulk(&[b'0'; 40]), "the digest sees the Top-Ks");
-    assert_eq!(c.cmd("DEBUG RELOAD"), ok());
-    assert_eq!(snapshot(&mut c, &keys), before, "DEBUG RELOAD");
-    c.cmd("SAVE");
-    drop(c);
-    let server = server.restart();
-    let mut c = server.conn();
-    assert_eq!(snapshot(&mut c, &keys), before, "restart");
-    for key in &keys {
-        let payload = c.call(&["DUMP", key]).bulk();
-        let restored = format!("{key}-restored");
-        assert_eq!(
-            c.call_bytes(&[b"RESTORE", restored.as_bytes(), b"0", &payload]),
-            ok()
-        );
-        assert_eq!(topk::answers(&mut c, &restored), topk::answers(&mut c, key));
-        if feature::copy_and_module_events() {
-            let copied = format!("{key}-copied");
-            assert_eq!(c.call(&["COPY", key, &copied]), int(1));
-            let digest = |c: &mut Conn, k: &str| c.call(&["DEBUG", "DIGEST-VALUE", k]);
-            assert_eq!(digest(&mut c, &copied), digest(&mut c, key));
-            c.call(&["TOPK.INCRBY", &copied, "new", "1000"]);
-            assert_ne!(digest(&mut c, &copied), digest(&mut c, key));
-        }
-    }
+    let keys = topk::build(&mut server.conn());
+    let (server, before) = persist::survives_reload_and_restart(server, &keys, topk::answers);
+    persist::restores_and_copies(&mut server.conn(), &keys, topk::answers, |c, copy| {
+        c.call(&["TOPK.INCRBY", copy, "new", "1000"]);
+    });
     // The same bytes from the AOF: the commands replayed, or their rewrite (with and without
     // an RDB preamble), at decay 0.9 too.
     for preamble in ["yes", "no"] {

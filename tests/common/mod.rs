@@ -1,6 +1,7 @@
 //! Test harness: a real server with the module loaded (`server`), a client that keeps every
 //! RESP distinction (`resp`), the server features tests depend on (`feature`), differential
-//! tests against RedisBloom (`diff`), and helpers per family (`bf`, `cf`, `cms`, `topk`).
+//! tests against RedisBloom (`diff`), the persistence checks the sketch families share
+//! (`persist`), and helpers per family (`bf`, `cf`, `cms`, `topk`).
 //!
 //! Environment: `BF_TEST_SERVER` picks the server binary for the module under test
 //! (default `redis-server`; set it to a `valkey-server` to run the suite there, or to a
@@ -15,6 +16,7 @@ pub mod cf;
 pub mod cms;
 mod diff;
 pub mod feature;
+pub mod persist;
 mod resp;
 mod server;
 pub mod tdigest;
