@@ -178,17 +178,17 @@ pub fn machine_memory() -> Memory {
 /// for `bf-memory-usage-limit`.
 fn maxmemory_bound(site: usize) -> u64 {
     let ctx = site as *mut raw::RedisModuleCtx;
-    if ctx.is_null() || super::context::replayed(ctx) {
-        return u64::MAX;
-    }
     // The used memory over `maxmemory`, 0 when there is none (Redis 6.0 and later, Valkey):
-    // then there is no bound to read. Reading it from `INFO memory` below costs the server
-    // about 270,000 instructions (it formats the whole section), more than most commands that
-    // create a value cost in all.
+    // then there is no bound to read, nor a need to ask whether the write is replayed (about
+    // 130 instructions). Reading it from `INFO memory` below costs the server about 270,000
+    // (it formats the whole section), more than most commands that create a value cost.
     // SAFETY: reading an API pointer set by RedisModule_Init, and calling it: it takes no
     // arguments and only reads the server's memory counters.
     let ratio = unsafe { raw::RedisModule_GetUsedMemoryRatio.map(|ratio| ratio()) };
     if ratio == Some(0.0) {
+        return u64::MAX;
+    }
+    if ctx.is_null() || super::context::replayed(ctx) {
         return u64::MAX;
     }
     // SAFETY: `ctx` is the context `memory` was built from, live for the command or load the
