@@ -17,7 +17,7 @@ use super::{errors, lookup, lookup_read, Bloom};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::reply::Reply;
+use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::CommandSpec;
 use crate::core::bloom::encoding;
 use crate::core::window::encoding as window_encoding;
@@ -31,16 +31,26 @@ fn scandump(call: &Call) -> CommandResult {
     let filter = lookup_read(call, &key).existing()?;
     let iter = parse_integer(call.arg(2))
         .ok_or(Failure::Message(errors::SCANDUMP_ITERATOR_NOT_NUMERIC))?;
+    let header;
     let chunk = match filter {
-        Bloom::Chain(chain) if iter == 0 => Some((1, encoding::encode_header(chain))),
-        Bloom::Window(filter) if iter == 0 => Some((1, window_encoding::encode_header(filter))),
-        Bloom::Chain(chain) => encoding::chunk_at(chain, iter).map(|(n, d)| (n, d.to_vec())),
-        Bloom::Window(filter) => {
-            window_encoding::chunk_at(filter, iter).map(|(n, d)| (n, d.to_vec()))
+        Bloom::Chain(chain) if iter == 0 => {
+            header = encoding::encode_header(chain);
+            Some((1, header.as_slice()))
         }
+        Bloom::Window(filter) if iter == 0 => {
+            header = window_encoding::encode_header(filter);
+            Some((1, header.as_slice()))
+        }
+        Bloom::Chain(chain) => encoding::chunk_at(chain, iter),
+        Bloom::Window(filter) => window_encoding::chunk_at(filter, iter),
     };
-    let (next, data) = chunk.unwrap_or((0, Vec::new()));
-    Ok(Reply::Array(vec![Reply::integer(next), Reply::Bulk(data)]))
+    let (next, data) = chunk.unwrap_or((0, &[]));
+    // Written straight from the filter: a chunk is up to 16 MiB, and a copy of it would
+    // double the command's time.
+    call.out.array(2);
+    call.out.scalar(Scalar::Integer(next));
+    call.out.bulk(data);
+    Ok(Reply::Sent)
 }
 
 fn loadchunk(call: &Call) -> CommandResult {
