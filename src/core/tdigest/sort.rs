@@ -11,13 +11,17 @@
 //!
 //! The stall: when nothing in a range is smaller than its pivot (a run of equal means), the
 //! scan moves nothing, yet costs the whole range, and peels a single element off. A million
-//! equal values cost ~N²/2 comparisons. Here, once a scan of a range has peeled (the first
-//! sign of such a run), the rest of that range is sorted with a minimum tree over the means: a
+//! equal values cost ~N²/2 comparisons. Here, once scans of a range and of the ranges it was
+//! split from have peeled [`PEELS`] times (the sign of such a run), the rest of that range is
+//! sorted with a minimum tree over the means: a
 //! scan that would move nothing is recognised without scanning, and the peel is two swaps and
 //! three tree updates, O(log N); scans that do move something run as in RedisBloom, and
 //! refresh the tree over their range afterwards; each of them splits the distinct means of its
 //! range in two, so duplicates no longer make the sort quadratic. Other ranges — distinct
-//! means, where a peel is rare — are scanned as in RedisBloom, and pay nothing for the tree.
+//! means, where peels are rare — are scanned as in RedisBloom, and pay nothing for the tree.
+//! A single peel is not enough of a sign: sorted runs laid end to end, what TDIGEST.MERGE
+//! sorts, peel now and then, and keeping the tree current over them cost more than the scans
+//! (MERGE of 10 digests: 486k instructions a call with the tree from the first peel).
 //! Ranges of at most [`SMALL`] means, and every range when the tree's memory cannot be had,
 //! are sorted with the plain scan: same swaps, same result.
 //!
@@ -26,6 +30,9 @@
 
 /// Ranges up to this many means are sorted with the plain scan.
 const SMALL: usize = 32;
+/// Peels of a large range, counted along the ranges it was split from, before it is sorted
+/// with the tree: a run of equal means costs this many extra scans of itself.
+const PEELS: u8 = 4;
 /// Deferred ranges: each is at least twice the one sorted next, so 64 outlast any `usize`.
 const STACK: usize = 64;
 
@@ -169,11 +176,11 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
     let mut nodes = Nodes { means, weights };
     // Built the first time a range needs it, then kept current over the ranges that use it.
     let mut tree: Option<MinTree> = None;
-    // Deferred ranges, each with whether it is sorted with the tree.
-    let mut deferred = [(0usize, 0usize, false); STACK];
+    // Deferred ranges, each with the peels counted along the ranges it was split from.
+    let mut deferred = [(0usize, 0usize, 0u8); STACK];
     let mut depth = 0;
     let (mut start, mut end) = (0, len.saturating_sub(1));
-    let mut with_tree = false;
+    let mut peels = 0;
     let mut work = 0;
     loop {
         if start < end && end - start == 1 {
@@ -183,6 +190,7 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
             work += 1;
         } else if start < end {
             let large = end - start >= SMALL;
+            let with_tree = peels >= PEELS;
             let pivot_at = match tree.as_mut().filter(|_| with_tree && large) {
                 Some(tree) => {
                     let middle = (start + end) / 2;
@@ -208,20 +216,26 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
                 }
             };
             // A scan of a large range that moved nothing peeled one element off, as a run of
-            // equal means does at every level: from here the range is sorted with the tree,
-            // whose minima over the range are brought up to date first.
+            // equal means does at every level: after `PEELS` of them the range is sorted with
+            // the tree, whose minima over the range are brought up to date first.
             if large && !with_tree && pivot_at == start {
-                with_tree = match tree.as_mut() {
-                    Some(tree) => {
-                        work += tree.refresh(nodes.means, start, end);
-                        true
+                peels += 1;
+                if peels == PEELS {
+                    let have_tree = match tree.as_mut() {
+                        Some(tree) => {
+                            work += tree.refresh(nodes.means, start, end);
+                            true
+                        }
+                        None => {
+                            tree = MinTree::new(nodes.means);
+                            work += 2 * len as u64;
+                            tree.is_some()
+                        }
+                    };
+                    if !have_tree {
+                        peels = 0; // no memory for the tree: the plain scan, as RedisBloom
                     }
-                    None => {
-                        tree = MinTree::new(nodes.means);
-                        work += 2 * len as u64;
-                        tree.is_some()
-                    }
-                };
+                }
             }
             // Both sides are sorted: the larger later, the smaller now.
             let left = (start, pivot_at.saturating_sub(1));
@@ -234,7 +248,7 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
                 (right, Some(left))
             };
             if let (Some(range), Some(slot)) = (later, deferred.get_mut(depth)) {
-                *slot = (range.0, range.1, with_tree);
+                *slot = (range.0, range.1, peels);
                 depth += 1;
             }
             (start, end) = now;
@@ -244,6 +258,6 @@ pub(super) fn sort(means: &mut [f64], weights: &mut [i64]) -> u64 {
             return work;
         };
         depth = next;
-        (start, end, with_tree) = deferred.get(depth).copied().unwrap_or((1, 0, false));
+        (start, end, peels) = deferred.get(depth).copied().unwrap_or((1, 0, 0));
     }
 }
