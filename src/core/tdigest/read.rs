@@ -215,13 +215,17 @@ impl TDigest {
             return self.max
                 - (total - index - 1.0) / (right_weight / 2.0 - 1.0) * (self.max - right_mean);
         }
-        while cursor.node + 1 < n {
-            let i = cursor.node;
-            let (weight, next_weight) = (self.weight_at(i), self.weight_at(i + 1));
-            let (mean, next_mean) = (self.mean_at(i), self.mean_at(i + 1));
+        // The walk reads only the weights, from a slice (a quantile of a big digest walks
+        // tens of thousands of nodes); the means only where it stops.
+        let mut weight = self.weight_at(cursor.node);
+        let following = self.weights.get(cursor.node + 1..n).unwrap_or(&[]);
+        for &next in following {
+            let next_weight = next as f64;
             let dw = (weight + next_weight) / 2.0;
             let so_far = cursor.weight_so_far;
             if so_far + dw > index {
+                let i = cursor.node;
+                let (mean, next_mean) = (self.mean_at(i), self.mean_at(i + 1));
                 let mut left_unit = 0.0;
                 if weight == 1.0 {
                     if index - so_far < 0.5 {
@@ -242,6 +246,7 @@ impl TDigest {
             }
             cursor.weight_so_far += dw;
             cursor.node += 1;
+            weight = next_weight;
         }
         let z1 = index - total - right_weight / 2.0;
         let z2 = right_weight / 2.0 - z1;
