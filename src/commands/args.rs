@@ -15,10 +15,22 @@ pub fn parse_integer(text: &[u8]) -> Option<i64> {
         [first, rest @ ..] => (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit),
         [] => false,
     };
-    if !canonical || (digits.len() != text.len() && digits == b"0") {
+    let negative = digits.len() != text.len();
+    if !canonical || (negative && digits == b"0") {
         return None;
     }
-    std::str::from_utf8(text).ok()?.parse().ok()
+    // Summed as a negative number, whose range holds i64::MIN's magnitude too.
+    let mut value = 0i64;
+    for &digit in digits {
+        value = value
+            .checked_mul(10)?
+            .checked_sub(i64::from(digit - b'0'))?;
+    }
+    if negative {
+        Some(value)
+    } else {
+        value.checked_neg()
+    }
 }
 
 /// Why a parameter was refused. Each caller words it its own way: the same fault gets different
@@ -89,6 +101,10 @@ mod tests {
         assert_eq!(parse_integer(b"0"), Some(0));
         assert_eq!(parse_integer(b"-12"), Some(-12));
         assert_eq!(parse_integer(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_integer(b"-9223372036854775808"), Some(i64::MIN));
+        for n in [1, 7, 10, 99, 12345, i64::MAX / 10, i64::MIN + 1] {
+            assert_eq!(parse_integer(n.to_string().as_bytes()), Some(n));
+        }
         for bad in [
             &b""[..],
             b"-",
@@ -99,6 +115,8 @@ mod tests {
             b"1 ",
             b"1.0",
             b"9223372036854775808",
+            b"-9223372036854775809",
+            b"99999999999999999999",
             b"0x10",
         ] {
             assert_eq!(
