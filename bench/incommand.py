@@ -51,7 +51,8 @@ class Cell:
     items: int = 1  # the last word repeated this many times; times are then per item
     item_words: int = 1  # words per item at the end (2: CMS.INCRBY's item and increment)
     target: float | None = None  # redis-bf ÷ RedisBloom (of the minimums) must be ≤ this
-    fast: bool = False  # redis-bf runs it on the key's LAYOUT FAST twin, RedisBloom on classic
+    # redis-bf runs it on the key's twin of this kind (TWINS), RedisBloom on the classic key
+    twin: str | None = None
     sanity: bool = False  # the GET cell: the ratio must be within 1 ± GET_SANITY
     # -n of every run, for a cell whose first call does the work measured (its fixture's
     # refill sets that up before each run); None: requests_for's count
@@ -61,10 +62,14 @@ class Cell:
     def key(self) -> str:
         return self.command.split()[1]
 
+    @property
+    def fast(self) -> bool:
+        return self.twin == "fast"
+
     def args(self, server: str) -> tuple[str, ...]:
         words = self.command.split()
-        if self.fast and server == "redis-bf":
-            words[1] += "_fast"
+        if self.twin and server == "redis-bf":
+            words[1] += f"_{self.twin}"
         return (*words, *words[-self.item_words:] * (self.items - 1))
 
     @property
@@ -72,6 +77,15 @@ class Cell:
         return "µs/item" if self.items > 1 else "µs/call"
 
 
+# The twins of a Bloom fixture on redis-bf: the key's name gains `_<kind>`, its BF.RESERVE these
+# words (a filter that forgets is never NONSCALING: it does not grow), and its cells' group
+# this label. A window cell's target is against the classic filter (RedisBloom's, whose
+# classic layout is redis-bf's bit for bit), as a window filter has no RedisBloom twin.
+TWINS = {
+    "fast": (("LAYOUT", "FAST"), "FAST"),
+    "window": (("WINDOW",), "WINDOW"),
+    "timespan": (("TIMESPAN", "3600000"), "TIMESPAN"),
+}
 S, F, B, R = SMALL_ITEMS, F10M_ITEMS, BIG_MEMBERS, RANDOM_RANGE
 TD_ITEMS = 1_000_000  # values in the t-digests read from
 TD_SOURCES = 10  # digests TDIGEST.MERGE merges
@@ -93,20 +107,32 @@ CELLS = [
     Cell("BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", R, target=0.90),
     # redis-bf's LAYOUT FAST twin of the same key, against RedisBloom's (classic) filter.
     Cell("FAST BF.EXISTS 10M filter, member", "BF.EXISTS f10m __rand_int__", F, target=0.90,
-         fast=True),
+         twin="fast"),
     Cell("FAST BF.EXISTS 10M filter, non-member", "BF.EXISTS f10m x__rand_int__", F, target=0.90,
-         fast=True),
+         twin="fast"),
     Cell("FAST BF.ADD into a fresh 20M filter", "BF.ADD add20m a__rand_int__", R, target=0.90,
-         fast=True),
+         twin="fast"),
     Cell("FAST BF.MEXISTS ×100, 10M filter, half members", "BF.MEXISTS f10m __rand_int__", 2 * F,
-         items=100, target=0.75, fast=True),
+         items=100, target=0.75, twin="fast"),
     Cell("FAST BF.MADD ×100, fresh 20M filter", "BF.MADD madd20m m__rand_int__", R, 100,
-         target=0.75, fast=True),
+         target=0.75, twin="fast"),
     Cell("FAST BF.EXISTS 1 GiB filter, member", "BF.EXISTS big __rand_int__", B, target=0.85,
-         fast=True),
+         twin="fast"),
     Cell("FAST BF.MEXISTS ×100, 1 GiB filter, half members", "BF.MEXISTS big __rand_int__", 2 * B,
-         items=100, target=0.65, fast=True),
-    Cell("FAST BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", R, target=0.90, fast=True),
+         items=100, target=0.65, twin="fast"),
+    Cell("FAST BF.ADD 1 GiB filter", "BF.ADD big a__rand_int__", R, target=0.90, twin="fast"),
+    # Filters that forget, against the classic filter: a count window of the last 10M
+    # additions and a time window of the last hour (issue targets: EXISTS ≤ 1.5, ADD ≤ 2).
+    Cell("WINDOW BF.EXISTS 10M, member", "BF.EXISTS f10m __rand_int__", F, target=1.5,
+         twin="window"),
+    Cell("WINDOW BF.EXISTS 10M, non-member", "BF.EXISTS f10m x__rand_int__", F, target=1.5,
+         twin="window"),
+    Cell("WINDOW BF.ADD 20M", "BF.ADD add20m a__rand_int__", R, target=2.0, twin="window"),
+    Cell("TIMESPAN BF.EXISTS 10M, member", "BF.EXISTS f10m __rand_int__", F, target=1.5,
+         twin="timespan"),
+    Cell("TIMESPAN BF.EXISTS 10M, non-member", "BF.EXISTS f10m x__rand_int__", F, target=1.5,
+         twin="timespan"),
+    Cell("TIMESPAN BF.ADD 20M", "BF.ADD add20m a__rand_int__", R, target=2.0, twin="timespan"),
     Cell("CF.ADD into a fresh 20M cuckoo filter", "CF.ADD cfadd a__rand_int__", R, target=0.90),
     Cell("CF.EXISTS 2M cuckoo filter (1M items), member", "CF.EXISTS cf __rand_int__", CF_ITEMS,
          target=0.90),
@@ -152,9 +178,11 @@ CELLS = [
 
 
 def bloom(capacity: int, items: int = 0, nonscaling: bool = False):
-    """BF.RESERVE key 0.01 capacity, then `items` members; checks that they read as members."""
+    """BF.RESERVE key 0.01 capacity, then `items` members; checks that they read as members.
+    A twin that forgets (WINDOW, TIMESPAN) is reserved without NONSCALING."""
     def build(client: Client, key: str, layout: tuple[str, ...]) -> None:
-        client.call("BF.RESERVE", key, "0.01", capacity, *(("NONSCALING",) * nonscaling), *layout)
+        fixed = nonscaling and not {"WINDOW", "TIMESPAN"} & set(layout)
+        client.call("BF.RESERVE", key, "0.01", capacity, *(("NONSCALING",) * fixed), *layout)
         add_all(client, "BF.MADD", key, items)
         sample = min(items, 10_000)
         if count_hits(client, key, sample, "") != sample:
@@ -275,8 +303,8 @@ FIXTURES = {
 
 @dataclass(frozen=True)
 class Probe:
-    """One command line on one server. Cells share probes: a fast-layout cell reuses the
-    RedisBloom probe of its classic twin."""
+    """One command line on one server. Cells share probes: a twin's cell reuses the
+    RedisBloom probe of its classic key."""
     server: str
     args: tuple[str, ...]
     keyspace: int
@@ -289,10 +317,11 @@ class Probe:
 
     @property
     def fixture(self) -> tuple[str, tuple[str, ...]]:
-        """The key's fixture name and the LAYOUT words it is built with."""
+        """The key's fixture name and the words of its twin (TWINS) it is built with."""
         key = self.args[1]
-        if key.endswith("_fast"):
-            return key.removesuffix("_fast"), ("LAYOUT", "FAST")
+        for twin, (words, _) in TWINS.items():
+            if key.endswith(f"_{twin}"):
+                return key.removesuffix(f"_{twin}"), words
         return key, ()
 
 
@@ -414,8 +443,8 @@ def available_probes(cells: list[Cell], clients: dict[str, Client], fast: bool,
 def build_fixtures(probes: list[Probe], clients: dict[str, Client]) -> None:
     """Each fixture that a probe needs, once per server. A failure is an error, not n/a: the
     command exists (or the probe would not be here), so something is broken."""
-    for server, (key, layout) in dict.fromkeys((p.server, p.fixture) for p in probes):
-        name = key + ("_fast" if layout else "")
+    for server, (key, layout), name in dict.fromkeys((p.server, p.fixture, p.args[1])
+                                                      for p in probes):
         log(f"in-command: {server}: {name}")
         try:
             FIXTURES[key].build(clients[server], name, layout)

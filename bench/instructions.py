@@ -29,7 +29,7 @@ from pathlib import Path
 
 from harness import (MODULE_SO, REDIS_BENCHMARK, TMP_ROOT, BenchError, Module, Server,
                      fetch_redisbloom, log)
-from incommand import CELLS, FIXTURES, SERVERS, Cell
+from incommand import CELLS, FIXTURES, SERVERS, TWINS, Cell
 
 CALLS = 5_000  # calls of a single-item probe (×100 probes: a tenth of it)
 CONTROL_TIMEOUT = 120  # seconds for callgrind_control to be answered
@@ -103,11 +103,11 @@ def main() -> int:
         try:
             client = server.client()
             try:
-                for key, fast in dict.fromkeys((c.key, c.fast and name == "redis-bf")
+                for key, twin in dict.fromkeys((c.key, c.twin if name == "redis-bf" else None)
                                                for c in cells):
-                    log(f"instructions: {name}: {key}{'_fast' if fast else ''}")
-                    FIXTURES[key].build(client, key + ("_fast" if fast else ""),
-                                        ("LAYOUT", "FAST") if fast else ())
+                    named = key + (f"_{twin}" if twin else "")
+                    log(f"instructions: {name}: {named}")
+                    FIXTURES[key].build(client, named, TWINS[twin][0] if twin else ())
             finally:
                 client.close()
             for cell in cells:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import PYTHON_DEPS, log
-from incommand import GET_SANITY, PIPELINE, SERVERS, CellResult
+from incommand import GET_SANITY, PIPELINE, SERVERS, TWINS, CellResult
 
 VARIANTS = ("redis-bf", "RedisBloom", "fast")
 
@@ -178,7 +178,7 @@ def incommand_lines(results: list[CellResult]) -> list[list[str] | None]:
               "CPU ÷RB", "target", "verdict"]
     lines: list[list[str] | None] = [header]
     def group(r: CellResult) -> str:
-        return "FAST" if r.cell.fast else r.cell.command.split(".")[0].split()[0]
+        return TWINS[r.cell.twin][1] if r.cell.twin else r.cell.command.split(".")[0].split()[0]
 
     for n, r in enumerate(results):
         if n and group(r) != group(results[n - 1]):
@@ -252,7 +252,7 @@ def incommand_records(results: list[CellResult]):
     and of the main thread's CPU, and the calls of one run; then the ratios."""
     for r in results:
         cell, unit = r.cell, r.cell.unit.replace("µs", "usec")
-        bf_name = "redis-bf FAST" if cell.fast else "redis-bf"
+        bf_name = f"redis-bf {TWINS[cell.twin][1]}" if cell.twin else "redis-bf"
         for server in SERVERS:
             s = r.stats[server]
             name = bf_name if server == "redis-bf" else server

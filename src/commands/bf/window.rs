@@ -105,11 +105,25 @@ pub fn add(
     mut each: impl FnMut(bool),
 ) {
     let items = call.args.get(first_item..).unwrap_or(&[]);
-    let now = at.unwrap_or_else(|| read_time(call, filter));
+    let is_time = matches!(filter.shape().window, Window::Time(_));
+    // The time a replayed write that carries none is made at: the newest the filter holds.
+    let held_time = filter.write_time(filter.newest_ms());
+    let now = match at {
+        Some(at) => at,
+        None if is_time && call.server.replayed() => held_time,
+        None => read_time(call, filter),
+    };
+    let made_at = filter.write_time(now);
     for item in items {
         each(!filter.insert(item, now));
     }
     let time = match filter.shape().window {
+        // Made at the time replicas would make it at without one: the command is replicated
+        // as it came (RM_Replicate would cost the server twice the rest of the write).
+        Window::Time(_) if created.is_none() && made_at == held_time => {
+            call.finish_write(c"bf.add");
+            return;
+        }
         Window::Time(_) => Some(filter.newest_ms().to_string()),
         Window::Count if created.is_none() => {
             // What a count window does with a write depends only on its bytes, which every

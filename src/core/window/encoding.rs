@@ -17,7 +17,7 @@
 //! and the whole filter's size against the memory limits before its bits are read or
 //! allocated.
 
-use super::filter::{memory_usage, zeroed_counters, WindowFilter};
+use super::filter::{memory_usage, slot_end, zeroed_counters, WindowFilter};
 use super::params::{Shape, Window};
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbRead, RdbWrite};
@@ -218,9 +218,14 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
     }
     let times = if shape.slots == 0 { 0 } else { slices as usize };
     let mut latest = zeroed_counters(times)?;
+    // A generation's latest time is at most the end of the newest write's time slot.
+    let newest_slot_end = match window {
+        Window::Time(ms) => slot_end(now_ms, shape.slots, ms),
+        Window::Count => now_ms,
+    };
     for time in latest.iter_mut() {
         *time = input.unsigned()?;
-        if *time > now_ms {
+        if *time > newest_slot_end {
             return Err(Error::BadEncoding);
         }
     }

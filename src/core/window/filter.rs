@@ -129,15 +129,15 @@ impl WindowFilter {
 
     /// [`WindowFilter::insert`] of a hashed item.
     pub fn insert_hashed(&mut self, hash: HashPair, now_ms: u64) -> bool {
-        let now = self.effective_now(now_ms);
+        let now = self.write_time(now_ms);
         let found = self.contains_at(hash, now);
         if self.needs_new_generation(now) {
             self.shift(now);
         }
         self.opened = self.opened.max(1);
         let newest = self.newest as usize;
-        if let Some(latest) = self.latest.get_mut(newest) {
-            *latest = now;
+        if let (Some(latest), Window::Time(ms)) = (self.latest.get_mut(newest), self.shape.window) {
+            *latest = slot_end(now, self.shape.slots, ms);
         }
         for position in 0..self.shape.k {
             let slice = self.physical(position);
@@ -250,7 +250,25 @@ impl WindowFilter {
         })
     }
 
-    /// Time windows never look behind the newest time written; count windows keep no time.
+    /// The time a write read at `now_ms` is made at: for a time window, the first millisecond
+    /// of the time slot of `now_ms` — or of the newest time written, should the clock be
+    /// behind it — so that every write within one slot leaves the same bytes, whatever its
+    /// millisecond; count windows keep no time (0). A primary replicates a write made at the
+    /// newest time the filter holds as it came, and replicas make it at that time.
+    ///
+    /// The generation written to then holds its slot's last millisecond as its latest time
+    /// ([`WindowFilter::insert`]): an item is kept for at least the timespan after it was
+    /// added and, with no further writes, at most `ms·(1 + 1/a)`, as with exact times. A
+    /// write sees the generations alive at its slot's start (never fewer than at its own
+    /// millisecond), and reads, which take the clock, never look behind the slot's start.
+    pub fn write_time(&self, now_ms: u64) -> u64 {
+        match self.shape.window {
+            Window::Count => 0,
+            Window::Time(ms) => slot_start(now_ms.max(self.now_ms), self.shape.slots, ms),
+        }
+    }
+
+    /// Reads never look behind the newest time written; count windows keep no time.
     fn effective_now(&self, now_ms: u64) -> u64 {
         match self.shape.window {
             Window::Count => 0,
@@ -413,6 +431,21 @@ pub fn memory_usage(shape: &Shape) -> Option<u64> {
 /// The time slot `t` falls in: `⌊t·a/ms⌋`.
 fn slot(t: u64, slots: u32, ms: u64) -> u128 {
     u128::from(t) * u128::from(slots) / u128::from(ms.max(1))
+}
+
+/// The first millisecond of the time slot `t` falls in: the smallest `t'` with
+/// `slot(t') = slot(t)`, `⌈slot(t)·ms/a⌉` (at most `t`).
+fn slot_start(t: u64, slots: u32, ms: u64) -> u64 {
+    let start = (slot(t, slots, ms) * u128::from(ms.max(1))).div_ceil(u128::from(slots.max(1)));
+    u64::try_from(start).unwrap_or(t)
+}
+
+/// The last millisecond of the time slot `t` falls in: the largest `t'` with
+/// `slot(t') = slot(t)`, `⌈(slot(t) + 1)·ms/a⌉ − 1` (at least `t`).
+pub(super) fn slot_end(t: u64, slots: u32, ms: u64) -> u64 {
+    let next_start =
+        ((slot(t, slots, ms) + 1) * u128::from(ms.max(1))).div_ceil(u128::from(slots.max(1)));
+    u64::try_from(next_start - 1).unwrap_or(u64::MAX)
 }
 
 /// MurmurHash3's 64-bit finaliser.

@@ -8,6 +8,7 @@ use super::WindowFilter;
 use crate::core::bloom::chain;
 use crate::core::bloom::sizing::{options, Layout};
 use crate::core::rdb::FieldWriter;
+use crate::core::testing::Rng;
 use crate::core::{Error, Memory, EAGER};
 
 mod encodings;
@@ -130,7 +131,9 @@ fn a_burst_in_a_time_window_is_found_for_the_whole_span_then_forgotten() {
     let generations: Vec<_> = filter.generations().collect();
     assert_eq!(generations.iter().map(|g| g.fresh).sum::<u64>(), 500);
     assert_eq!(generations[0].position, 0);
-    assert!(generations.iter().all(|g| g.latest_ms == Some(start)));
+    // Each generation's latest time is the end of the slot of 500 ms its items fell in.
+    let slot_end = start - start % 500 + 499;
+    assert!(generations.iter().all(|g| g.latest_ms == Some(slot_end)));
     // With no writes, nothing is found once ms·(1 + 1/a) has passed, and reads changed nothing.
     let before = saved(&filter);
     assert!((0..500).all(|n| !filter.contains(&item(n), start + 2500)));
@@ -339,4 +342,40 @@ fn the_live_generations_are_found_by_bisection_as_by_a_scan() {
         let summed: u64 = filter.generations().take(live).map(|g| g.fresh).sum();
         assert_eq!(filter.card(0), summed);
     }
+}
+
+#[test]
+fn writes_within_one_time_slot_leave_the_same_bytes_whatever_their_millisecond() {
+    let start = 1_700_000_000_000; // a slot start for every timespan below
+    let mut early = WindowFilter::new(0.01, 1000, Window::Time(2000), &EAGER).unwrap();
+    let mut late = early.try_clone().unwrap();
+    let mut g = Rng::new(3);
+    for step in 0..300u64 {
+        let slot = start + step / 3 * 500;
+        early.insert(&item(step), slot + g.below(250));
+        late.insert(&item(step), slot + 250 + g.below(250));
+        // The time a replica makes a write at without one: the one the primary used.
+        assert_eq!(
+            late.write_time(late.newest_ms()),
+            late.write_time(slot + 499)
+        );
+    }
+    assert_eq!(saved(&early), saved(&late));
+}
+
+#[test]
+fn an_item_is_kept_for_the_whole_span_whichever_millisecond_of_its_slot() {
+    // Timespan 1000 ms in slots of 250: an item added at a slot's last millisecond, then a
+    // write in the slot that holds its 999th millisecond after.
+    let start = 1_700_000_000_000;
+    let mut filter = WindowFilter::new(0.01, 100, Window::Time(1000), &EAGER).unwrap();
+    filter.insert(b"first", start + 249);
+    filter.insert(b"second", start + 1248);
+    assert!(filter.contains(b"first", start + 1248));
+    // Gone once the slot's end plus the timespan has passed: within ms·(1 + 1/a).
+    assert!(!filter.contains(b"first", start + 1249));
+    let mut quiet = WindowFilter::new(0.01, 100, Window::Time(1000), &EAGER).unwrap();
+    quiet.insert(b"early", start);
+    assert!(quiet.contains(b"early", start + 1248));
+    assert!(!quiet.contains(b"early", start + 1250));
 }
