@@ -9,10 +9,18 @@
 //! own time and hold other bytes. So the time travels with the write:
 //!
 //! * A write reads the clock once, on the primary (`Server::now_ms`), and every item of it is
-//!   added at that time; the filter never goes behind the newest time it holds, so a clock
-//!   stepped back, or a failover to a replica whose clock lags, cannot reorder its generations.
-//! * The write reaches replicas and the AOF as `BF.INSERT key NOCREATE AT <ms> ITEMS …`, `<ms>`
-//!   being the time the filter used (the clamped one). `AT` is accepted only from the
+//!   added at that time — made the start of its time slot (`WindowFilter::write_time`): what
+//!   a write leaves depends on its slot, never on its millisecond. The filter never goes
+//!   behind the newest time it holds, so a clock stepped back, or a failover to a replica
+//!   whose clock lags, cannot reorder its generations.
+//! * A write in the slot of the newest time the filter holds — most writes: a slot is an
+//!   eighth to a quarter of the timespan — is replicated as it came, and a replica or an AOF
+//!   load makes a write that carries no time at that newest time, which is the primary's.
+//!   (RM_Replicate costs the server more than the rest of a `BF.ADD`: it looks the command
+//!   up by name and builds its arguments anew.) So a replica must run this version or a
+//!   later one before its primary does.
+//! * A write that opens a new slot reaches replicas and the AOF as `BF.INSERT key NOCREATE AT
+//!   <ms> ITEMS …`, `<ms>` being the time the filter used. `AT` is accepted only from the
 //!   primary's replication stream or an AOF being loaded (`Server::replayed`): a client cannot
 //!   move a filter's clock, which could push it years ahead and keep it from ever forgetting.
 //!   BF.INSERT already has what the replicated form needs (NOCREATE, ITEMS), so there is no
@@ -24,9 +32,7 @@
 //!   the same filter. BF.INSERT creating a filter replicates the header, then its items.
 //! * Count windows depend on no clock. A new one travels as its header too, and the items of
 //!   the command that created it as `BF.INSERT key NOCREATE ITEMS …`, so its shape is the
-//!   primary's; a write to an existing one is replicated as it came, as a classic filter's is
-//!   (RM_Replicate costs the server more than the rest of a `BF.ADD`: it looks the command up
-//!   by name and builds its arguments anew).
+//!   primary's; a write to an existing one is replicated as it came, as a classic filter's is.
 //! * Reads take the clock as well, only to know which generations are still alive, and change
 //!   nothing. A replica answers by its own clock: within a few milliseconds of an item's
 //!   expiry (the clocks' difference) it may answer differently from the primary, while both
