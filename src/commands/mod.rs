@@ -5,7 +5,8 @@
 //!
 //! Shared by every family, and naming none: `spec` — what Redis is told about a command;
 //! `family` — the record a family hands the glue (commands, configs, INFO section, totals);
-//! `call` and `server` — one invocation and its keys; `args` — numbers as Redis parses them;
+//! `call` and `server` — one invocation and its keys; `args`, `double` and `hex_double` —
+//! numbers as Redis parses them;
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
 //! `metrics` — the totals of the module's `INFO` sections.
 //!
@@ -32,6 +33,7 @@ pub mod double;
 pub mod dump;
 pub mod errors;
 pub mod family;
+mod hex_double;
 pub mod metrics;
 pub mod reply;
 pub mod server;
