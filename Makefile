@@ -34,8 +34,9 @@ MODULEDIR ?= $(PREFIX)/lib/redis/modules
 # RedisBloom loads; allocations and huge_pages test the module on this machine).
 NONPORTABLE_SUITES := bf_compat bf_window_compat cf_compat cms_compat tdigest_compat topk_compat soak allocations huge_pages
 PORTABLE_SUITES := $(foreach suite,$(sort $(filter-out $(NONPORTABLE_SUITES),$(basename $(notdir $(wildcard tests/*.rs))))),--test $(suite))
-# redis-py for tests/clients, installed into the build directory, not the system.
+# redis-py and node-redis for tests/clients, installed into the build directory, not the system.
 PYTHON_DEPS := target/python
+NODE_DEPS := target/node
 
 # The servers on which CI requires the version matrix to pass, one a line (names from
 # `scripts/fetch-servers.sh --list`). CI runs the matrix on every other server too and
@@ -75,25 +76,34 @@ run: build
 install: build
 	install -D -m 0755 target/release/libredis_bf.so $(DESTDIR)$(MODULEDIR)/libredis_bf.so
 
-test: build $(PYTHON_DEPS)
+test: build $(PYTHON_DEPS) $(NODE_DEPS)
 	@eval "$$(scripts/fetch-anchors.sh)" && export REDISBLOOM_SO VALKEY_SERVER && \
-	export PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) && \
+	export PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules && \
 	echo "== unit and integration tests on $$(redis-server --version | cut -d' ' -f1-3)" && \
 	$(CARGO) test --release && \
 	echo "== integration tests on $$($$VALKEY_SERVER --version | cut -d' ' -f1-3)" && \
 	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES) && \
 	$(MAKE) --no-print-directory fuzz-check
 
-test-matrix: build $(PYTHON_DEPS)
-	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) MATRIX_SUITES="$(PORTABLE_SUITES)" scripts/test-matrix.sh $(MATRIX)
+test-matrix: build $(PYTHON_DEPS) $(NODE_DEPS)
+	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules \
+	MATRIX_SUITES="$(PORTABLE_SUITES)" scripts/test-matrix.sh $(MATRIX)
 
 # As CI runs it: fails only if a server of MATRIX_BLOCKING fails.
-test-matrix-ci: build $(PYTHON_DEPS)
-	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) MATRIX_SUITES="$(PORTABLE_SUITES)" \
+test-matrix-ci: build $(PYTHON_DEPS) $(NODE_DEPS)
+	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules \
+	MATRIX_SUITES="$(PORTABLE_SUITES)" \
 	MATRIX_REQUIRED="$(strip $(MATRIX_BLOCKING))" scripts/test-matrix.sh $(MATRIX)
 
 $(PYTHON_DEPS):
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@ "redis==8.1.0"
+
+# node-redis 6.3.1 (the `redis` package, with @redis/bloom), in $(NODE_DEPS)/node_modules;
+# installed aside and moved in whole, so an interrupted install is not taken for a finished one.
+$(NODE_DEPS):
+	rm -rf $@.part
+	npm install --silent --no-audit --no-fund --no-update-notifier --prefix $@.part "redis@6.3.1"
+	mv $@.part $@
 
 release:
 	scripts/build-release.sh --check
