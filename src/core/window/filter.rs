@@ -253,8 +253,10 @@ impl WindowFilter {
     /// The time a write read at `now_ms` is made at: for a time window, the first millisecond
     /// of the time slot of `now_ms` — or of the newest time written, should the clock be
     /// behind it — so that every write within one slot leaves the same bytes, whatever its
-    /// millisecond; count windows keep no time (0). A primary replicates a write made at the
-    /// newest time the filter holds as it came, and replicas make it at that time.
+    /// millisecond; never before the newest time written, though (a filter saved by an
+    /// earlier version holds a time inside its slot, which later writes in that slot keep).
+    /// Count windows keep no time (0). A primary replicates a write made at the newest time
+    /// the filter holds as it came, and replicas make it at that time.
     ///
     /// The generation written to then holds its slot's last millisecond as its latest time
     /// ([`WindowFilter::insert`]): an item is kept for at least the timespan after it was
@@ -264,7 +266,9 @@ impl WindowFilter {
     pub fn write_time(&self, now_ms: u64) -> u64 {
         match self.shape.window {
             Window::Count => 0,
-            Window::Time(ms) => slot_start(now_ms.max(self.now_ms), self.shape.slots, ms),
+            Window::Time(ms) => {
+                slot_start(now_ms.max(self.now_ms), self.shape.slots, ms).max(self.now_ms)
+            }
         }
     }
 

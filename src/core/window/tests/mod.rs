@@ -379,3 +379,16 @@ fn an_item_is_kept_for_the_whole_span_whichever_millisecond_of_its_slot() {
     assert!(quiet.contains(b"early", start + 1248));
     assert!(!quiet.contains(b"early", start + 1250));
 }
+
+#[test]
+fn a_time_held_inside_a_slot_is_never_moved_back() {
+    // A filter saved by an earlier version holds the exact time of its newest write.
+    let start = 1_700_000_000_000;
+    let mut filter = WindowFilter::new(0.01, 100, Window::Time(1000), &EAGER).unwrap();
+    filter.now_ms = start + 123;
+    assert_eq!(filter.write_time(start + 200), start + 123);
+    filter.insert(b"a", start + 200);
+    assert_eq!(filter.newest_ms(), start + 123);
+    // The next slot starts afresh at its first millisecond.
+    assert_eq!(filter.write_time(start + 300), start + 250);
+}
