@@ -16,8 +16,9 @@
 use super::{errors, lookup, lookup_read, Bloom};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
+use crate::commands::dump::scandump_reply;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::reply::{Reply, Scalar};
+use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
 use crate::core::bloom::encoding;
 use crate::core::window::encoding as window_encoding;
@@ -45,12 +46,7 @@ fn scandump(call: &Call) -> CommandResult {
         Bloom::Window(filter) => window_encoding::chunk_at(filter, iter),
     };
     let (next, data) = chunk.unwrap_or((0, &[]));
-    // Written straight from the filter: a chunk is up to 16 MiB, and a copy of it would
-    // double the command's time.
-    call.out.array(2);
-    call.out.scalar(Scalar::Integer(next));
-    call.out.bulk(data);
-    Ok(Reply::Sent)
+    scandump_reply(call, next, Some(data))
 }
 
 fn loadchunk(call: &Call) -> CommandResult {

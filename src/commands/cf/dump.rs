@@ -21,8 +21,9 @@ use super::errors;
 use super::{lookup, lookup_read};
 use crate::commands::args::parse_integer;
 use crate::commands::call::{Call, Lookup};
+use crate::commands::dump::scandump_reply;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::reply::{Reply, Scalar};
+use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
 use crate::core::cuckoo::encoding::{self, Dump, HEADER_LEN};
 use crate::core::Error;
@@ -42,24 +43,11 @@ fn scandump(call: &Call) -> CommandResult {
     let cursor = iterator(call, |c| *c >= 0)?;
     let key = call.open_for_read();
     let filter = lookup_read(call, &key).existing()?;
-    // Written straight from the filter: a chunk is up to 16 MiB, and a copy of it would
-    // double the command's time.
-    call.out.array(2);
     match encoding::scandump(filter, cursor) {
-        Dump::Header(header) => {
-            call.out.scalar(Scalar::Integer(1));
-            call.out.bulk(&header);
-        }
-        Dump::Chunk { next, data } => {
-            call.out.scalar(Scalar::Integer(next));
-            call.out.bulk(data);
-        }
-        Dump::End => {
-            call.out.scalar(Scalar::Integer(0));
-            call.out.scalar(Scalar::Null);
-        }
+        Dump::Header(header) => scandump_reply(call, 1, Some(&header)),
+        Dump::Chunk { next, data } => scandump_reply(call, next, Some(data)),
+        Dump::End => scandump_reply(call, 0, None),
     }
-    Ok(Reply::Sent)
 }
 
 fn loadchunk(call: &Call) -> CommandResult {
