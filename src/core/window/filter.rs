@@ -438,18 +438,21 @@ fn slot(t: u64, slots: u32, ms: u64) -> u128 {
 }
 
 /// The first millisecond of the time slot `t` falls in: the smallest `t'` with
-/// `slot(t') = slot(t)`, `⌈slot(t)·ms/a⌉` (at most `t`).
+/// `slot(t') = slot(t)` (at most `t`).
 fn slot_start(t: u64, slots: u32, ms: u64) -> u64 {
-    let start = (slot(t, slots, ms) * u128::from(ms.max(1))).div_ceil(u128::from(slots.max(1)));
-    u64::try_from(start).unwrap_or(t)
+    u64::try_from(slot_boundary(slot(t, slots, ms), slots, ms)).unwrap_or(t)
 }
 
 /// The last millisecond of the time slot `t` falls in: the largest `t'` with
-/// `slot(t') = slot(t)`, `⌈(slot(t) + 1)·ms/a⌉ − 1` (at least `t`).
+/// `slot(t') = slot(t)` (at least `t`).
 pub(super) fn slot_end(t: u64, slots: u32, ms: u64) -> u64 {
-    let next_start =
-        ((slot(t, slots, ms) + 1) * u128::from(ms.max(1))).div_ceil(u128::from(slots.max(1)));
+    let next_start = slot_boundary(slot(t, slots, ms) + 1, slots, ms);
     u64::try_from(next_start - 1).unwrap_or(u64::MAX)
+}
+
+/// Where slot `s` starts: the smallest `t` with `⌊t·a/ms⌋ = s`, `⌈s·ms/a⌉`.
+fn slot_boundary(s: u128, slots: u32, ms: u64) -> u128 {
+    (s * u128::from(ms.max(1))).div_ceil(u128::from(slots.max(1)))
 }
 
 /// MurmurHash3's 64-bit finaliser.
