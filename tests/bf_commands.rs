@@ -490,10 +490,11 @@ fn command_info_and_docs() {
         c.cmd("COMMAND GETKEYS BF.MADD mykey a b"),
         Value::Array(vec![bulk(b"mykey")])
     );
-    let docs = c.cmd("COMMAND DOCS bf.add").array();
-    let fields = docs[1].array();
-    let summary = fields.iter().position(|v| v.text() == "summary").unwrap();
-    assert_eq!(fields[summary + 1], bulk(b"Adds an item to a Bloom Filter"));
+    let docs = CommandDoc::read(&mut c, "bf.add");
+    assert_eq!(
+        docs.field("summary"),
+        bulk(b"Adds an item to a Bloom Filter")
+    );
     // All eleven BF commands are there, beside the other families' (each suite counts its own).
     let list = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
     let bf = list

@@ -555,22 +555,11 @@ fn command_info_docs_and_acl() {
         // No COMMAND DOCS, COMMAND LIST, nor module ACL categories before Redis 7.0.
         return;
     }
-    let docs = c.cmd("COMMAND DOCS cf.reserve").array()[1].array();
-    let field = |name: &str| docs[docs.iter().position(|v| v.text() == name).unwrap() + 1].clone();
-    assert_eq!(field("summary"), bulk(b"Creates a new Cuckoo Filter"));
-    assert_eq!(field("complexity"), bulk(b"O(1)"));
-    assert_eq!(field("since"), bulk(b"1.0.0"));
+    let docs = CommandDoc::read(&mut c, "cf.reserve");
+    assert_eq!(docs.field("summary"), bulk(b"Creates a new Cuckoo Filter"));
+    assert_eq!(docs.field("complexity"), bulk(b"O(1)"));
+    assert_eq!(docs.field("since"), bulk(b"1.0.0"));
     // RedisBloom's test_docs_help: the argument names and types.
-    let args: Vec<(String, String)> = field("arguments")
-        .array()
-        .iter()
-        .map(|arg| {
-            let arg = arg.array();
-            let get =
-                |name: &str| arg[arg.iter().position(|v| v.text() == name).unwrap() + 1].text();
-            (get("name"), get("type"))
-        })
-        .collect();
     let expected = [
         ("key", "key"),
         ("capacity", "integer"),
@@ -578,7 +567,7 @@ fn command_info_docs_and_acl() {
         ("maxiterations", "block"),
         ("expansion", "block"),
     ];
-    assert_eq!(args, expected.map(|(n, t)| (n.to_string(), t.to_string())));
+    assert_eq!(docs.args(), named(&expected));
     let listed = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
     let cf = listed
         .iter()

@@ -486,13 +486,12 @@ fn command_info_docs_and_acl() {
         c.cmd("COMMAND GETKEYS CMS.MERGE d 2 a b WEIGHTS 1 2"),
         Value::Array(vec![bulk(b"d"), bulk(b"a"), bulk(b"b")])
     );
-    let docs = c.cmd("COMMAND DOCS cms.initbyprob").array()[1].array();
-    let field = |name: &str| docs[docs.iter().position(|v| v.text() == name).unwrap() + 1].clone();
+    let docs = CommandDoc::read(&mut c, "cms.initbyprob");
     assert_eq!(
-        field("summary"),
+        docs.field("summary"),
         bulk(b"Initializes a Count-Min Sketch to accommodate requested tolerances.")
     );
-    assert_eq!(field("since"), bulk(b"2.0.0"));
+    assert_eq!(docs.field("since"), bulk(b"2.0.0"));
     if server_at_least((7, 4, 0)) {
         assert!(c.cmd("ACL CAT").array().contains(&bulk(b"cms")));
         if feature::acl_cat_lists_module_commands() {

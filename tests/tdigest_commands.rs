@@ -548,6 +548,38 @@ fn command_info_and_acl() {
     if !feature::command_docs() {
         return;
     }
+    // As RedisBloom 8 documents them (its test_docs_help.py).
+    let create = CommandDoc::read(&mut c, "tdigest.create");
+    assert_eq!(
+        create.args(),
+        named(&[("key", "key"), ("compression_block", "block")])
+    );
+    let compression = [
+        ("compression_token", "pure-token", "COMPRESSION"),
+        ("compression", "integer", ""),
+    ]
+    .map(|(n, t, k)| (n.to_string(), t.to_string(), k.to_string()));
+    assert_eq!(create.sub_args("compression_block"), compression);
+    let merge = CommandDoc::read(&mut c, "tdigest.merge");
+    let expected = [
+        ("destination-key", "key"),
+        ("numkeys", "integer"),
+        ("source-key", "key"),
+        ("compression_block", "block"),
+        ("override", "pure-token"),
+    ];
+    assert_eq!(merge.args(), named(&expected));
+    assert_eq!(merge.sub_args("compression_block"), compression);
+    for (command, complexity) in [
+        ("tdigest.quantile", "quantiles"),
+        ("tdigest.rank", "values"),
+        ("tdigest.revrank", "values"),
+        ("tdigest.cdf", "values"),
+    ] {
+        let expected = format!("O(N) where N is the number of {complexity} specified.");
+        let docs = CommandDoc::read(&mut c, command);
+        assert_eq!(docs.field("complexity").text(), expected, "{command}");
+    }
     let list = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
     let tdigest = list.iter().filter(|n| n.text().starts_with("tdigest."));
     assert_eq!(tdigest.count(), 14, "{list:?}");

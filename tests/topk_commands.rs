@@ -482,14 +482,13 @@ fn command_info_docs_and_acl() {
     if !feature::command_docs() {
         return;
     }
-    let docs = c.cmd("COMMAND DOCS topk.list").array()[1].array();
-    let field = |name: &str| docs[docs.iter().position(|v| v.text() == name).unwrap() + 1].clone();
+    let docs = CommandDoc::read(&mut c, "topk.list");
     assert_eq!(
-        field("summary"),
+        docs.field("summary"),
         bulk(b"Return the full list of items in Top-K sketch.")
     );
     assert_eq!(
-        field("complexity"),
+        docs.field("complexity"),
         bulk(b"O(k*log(k)) where k is the value of top-k")
     );
     if server_at_least((7, 4, 0)) {

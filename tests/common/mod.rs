@@ -1,7 +1,8 @@
 //! Test harness: a real server with the module loaded (`server`), a client that keeps every
 //! RESP distinction (`resp`), the server features tests depend on (`feature`), differential
-//! tests against RedisBloom (`diff`), the persistence checks the sketch families share
-//! (`persist`), and helpers per family (`bf`, `cf`, `cms`, `topk`).
+//! tests against RedisBloom (`diff`), COMMAND DOCS read as RedisBloom's flow tests read it
+//! (`docs`), the persistence checks the sketch families share (`persist`), and helpers per
+//! family (`bf`, `cf`, `cms`, `topk`, `tdigest`).
 //!
 //! Environment: `BF_TEST_SERVER` picks the server binary for the module under test
 //! (default `redis-server`; set it to a `valkey-server` to run the suite there, or to a
@@ -15,6 +16,7 @@ pub mod bf;
 pub mod cf;
 pub mod cms;
 mod diff;
+mod docs;
 pub mod feature;
 pub mod persist;
 mod resp;
@@ -25,6 +27,9 @@ pub mod topk;
 // Only the differential suites use it.
 #[allow(unused_imports)]
 pub use diff::*;
+// Only the command suites use it.
+#[allow(unused_imports)]
+pub use docs::*;
 pub use resp::*;
 pub use server::*;
 

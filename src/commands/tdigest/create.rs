@@ -18,7 +18,7 @@ use super::{errors, existing, parse, StoredDigest};
 use crate::commands::call::{Call, Lookup};
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::tdigest::TDigest;
 
 pub static CREATE: CommandSpec = CommandSpec {
@@ -31,15 +31,7 @@ pub static CREATE: CommandSpec = CommandSpec {
     complexity: "O(1)",
     since: "2.4.0",
     tips: None,
-    args: &[
-        KEY_ARG,
-        ArgSpec::new(
-            "compression",
-            ArgKind::Block(&[ArgSpec::new("compression", ArgKind::Integer)]),
-        )
-        .token("COMPRESSION")
-        .optional(),
-    ],
+    args: &[KEY_ARG, parse::COMPRESSION_BLOCK],
     run: create,
 };
 

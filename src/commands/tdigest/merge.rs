@@ -42,12 +42,7 @@ pub static MERGE: CommandSpec = CommandSpec {
         ArgSpec::new("destination-key", ArgKind::Key),
         ArgSpec::new("numkeys", ArgKind::Integer),
         ArgSpec::new("source-key", ArgKind::Key).multiple(),
-        ArgSpec::new(
-            "compression",
-            ArgKind::Block(&[ArgSpec::new("compression", ArgKind::Integer)]),
-        )
-        .token("COMPRESSION")
-        .optional(),
+        parse::COMPRESSION_BLOCK,
         ArgSpec::new("override", ArgKind::PureToken)
             .token("OVERRIDE")
             .optional(),

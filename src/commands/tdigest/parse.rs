@@ -9,9 +9,21 @@ use super::errors::{self, fail};
 use crate::commands::args::parse_integer;
 use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
+use crate::commands::spec::{ArgKind, ArgSpec};
 
 /// The compression of a digest nobody gave one.
 pub const DEFAULT_COMPRESSION: i64 = 100;
+
+/// `[COMPRESSION compression]` in CREATE's and MERGE's COMMAND DOCS, named as RedisBloom 8
+/// names it (`src/commands.json`; its flow test `test_docs_help.py` checks the block's name).
+pub const COMPRESSION_BLOCK: ArgSpec = ArgSpec::new(
+    "compression_block",
+    ArgKind::Block(&[
+        ArgSpec::new("compression_token", ArgKind::PureToken).token("COMPRESSION"),
+        ArgSpec::new("compression", ArgKind::Integer),
+    ]),
+)
+.optional();
 
 /// Where `keyword` first is among `args`, compared whole and case-insensitively.
 fn find(args: &[&[u8]], keyword: &str) -> Option<usize> {

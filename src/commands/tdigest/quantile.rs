@@ -33,7 +33,7 @@ pub static QUANTILE: CommandSpec = CommandSpec {
     acl_categories: "read fast",
     summary: "Returns, for each input fraction, an estimation of the value (floating point) \
               that is smaller than the given fraction of observations",
-    complexity: "O(1)",
+    complexity: "O(N) where N is the number of quantiles specified.",
     since: "2.4.0",
     tips: None,
     args: &[

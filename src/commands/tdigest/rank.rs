@@ -53,7 +53,7 @@ pub static RANK: CommandSpec = spec(
     "Returns, for each input value (floating-point), the estimated rank of the value (the \
      number of observations in the sketch that are smaller than the value + half the number of \
      observations that are equal to the value)",
-    "O(1)",
+    "O(N) where N is the number of values specified.",
     VALUES,
     |call| ranks(call, Order::Ascending),
 );
@@ -63,7 +63,7 @@ pub static REVRANK: CommandSpec = spec(
     "Returns, for each input value (floating-point), the estimated reverse rank of the value \
      (the number of observations in the sketch that are larger than the value + half the \
      number of observations that are equal to the value)",
-    "O(1)",
+    "O(N) where N is the number of values specified.",
     VALUES,
     |call| ranks(call, Order::Descending),
 );
