@@ -13,6 +13,7 @@
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format;
+//! * [`relocate`] — each value's heap blocks, offered for moving (active defragmentation);
 //! * [`sparse`] — byte arrays that know which blocks were written, for work in proportion to data;
 //! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below.
 
@@ -37,6 +38,7 @@ pub mod hash;
 pub mod le;
 mod memory;
 pub mod rdb;
+pub mod relocate;
 pub mod sparse;
 pub mod tdigest;
 #[cfg(test)]

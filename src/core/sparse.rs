@@ -30,6 +30,7 @@
 use std::ops::{Deref, Range};
 
 use super::{no_advice, Dense, Error, Memory};
+use crate::core::relocate::{Mover, Relocate};
 
 /// log2 of the block size.
 const BLOCK_SHIFT: u32 = 12;
@@ -67,6 +68,13 @@ impl Deref for Sparse {
 
     fn deref(&self) -> &[u8] {
         &self.bytes
+    }
+}
+
+impl Relocate for Sparse {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.bytes);
+        mover.vector(&mut self.marks);
     }
 }
 

@@ -29,7 +29,7 @@ pub struct BloomAlloc;
 
 /// Every allocator a server may be built with (jemalloc, libc malloc, tcmalloc) returns
 /// blocks aligned to at least this; larger alignments need [`over_aligned`].
-const MALLOC_ALIGN: usize = 16;
+pub(super) const MALLOC_ALIGN: usize = 16;
 
 /// Raw blocks from the server: `TryAlloc`/`TryCalloc` where it has them (Redis ≥ 7.4, Valkey),
 /// which return null on failure, else the aborting `Alloc`/`Calloc`.

@@ -2,8 +2,8 @@
 //! A type is described by a [`Format`] — its name, encoding version, value type, and its RDB,
 //! AOF and digest code, all safe — and [`DataType::of`] builds the server's callback table
 //! from it: the value pointer convention (`Box<T>` handed to Redis, freed by `free`), the
-//! callbacks that only need a value's size and a copy of it (`mem_usage`, `free_effort`,
-//! `copy`, `free`), the family's totals kept as values enter the keyspace (RDB load, COPY) and
+//! callbacks that only need a value's size, a copy of it or its heap blocks (`mem_usage`,
+//! `free_effort`, `copy`, `free`, `defrag`), the family's totals kept as values enter the keyspace (RDB load, COPY) and
 //! are freed (commands count what they store and change: `commands::metrics`), and the panic
 //! guard around each. Each data type's own file (`types/`) holds only what its format needs.
 
@@ -15,14 +15,16 @@ use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
+use super::defrag::ServerMover;
 use super::guard::guarded;
 pub use super::io::{Aof, Digest, Io};
 use crate::commands::metrics::Measured;
 use crate::core::dump::{self, DumpWriter};
+use crate::core::relocate::Relocate;
 use crate::core::Error;
 
 /// What the shared callbacks need to know of a stored value, besides its footprint.
-pub trait StoredValue: Sized + Measured + Any {
+pub trait StoredValue: Sized + Measured + Relocate + Any {
     /// Bytes it holds as `MEMORY USAGE` reports them (RedisBloom's count, to the byte).
     fn memory_usage(&self) -> u64;
     /// Separately allocated arrays it holds (sub-filters): each costs a free.
@@ -156,7 +158,7 @@ const fn methods<F: Format>() -> raw::RedisModuleTypeMethods {
         free_effort: Some(free_effort::<F::Value>),
         unlink: None,
         copy: Some(copy::<F::Value>),
-        defrag: None,
+        defrag: Some(defrag::<F::Value>),
         mem_usage2: None,
         free_effort2: None,
         unlink2: None,
@@ -265,5 +267,26 @@ unsafe extern "C" fn copy<T: StoredValue>(
     let value = unsafe { value_ref::<T>(value) };
     guarded(ptr::null_mut(), || {
         value.try_clone().map_or(ptr::null_mut(), into_value)
+    })
+}
+
+/// The `defrag` callback (active defragmentation, `glue::defrag`): the value's box, then
+/// every block it offers. Returns 1 when the server's deadline stopped the walk part way.
+unsafe extern "C" fn defrag<T: StoredValue>(
+    ctx: *mut raw::RedisModuleDefragCtx,
+    _key: *mut raw::RedisModuleString,
+    value: *mut *mut c_void,
+) -> c_int {
+    guarded(0, || {
+        let mut mover = ServerMover::resume(ctx);
+        if mover.at_start() {
+            // SAFETY: Redis passes the key's value pointer, a live `Box<T>` of this type.
+            unsafe { mover.move_box::<T>(value) };
+        }
+        // SAFETY: `*value` is the (possibly moved) live value; nothing else holds a reference
+        // to it while the server defragments, between commands.
+        let stored = unsafe { &mut *(*value).cast::<T>() };
+        stored.relocate(&mut mover);
+        mover.finish()
     })
 }

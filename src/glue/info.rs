@@ -12,7 +12,7 @@ use redis_module::{raw, Context};
 
 use super::families::FAMILIES;
 use super::guard::guarded;
-use super::{alloc, huge_pages};
+use super::{alloc, defrag, huge_pages};
 use crate::commands::family::{InfoField, Stat};
 use crate::commands::metrics::Totals;
 
@@ -45,6 +45,16 @@ static MODULE_FIELDS: &[Field] = &[
     Field {
         name: c"huge_pages_advised_bytes",
         read: || Value::Count(huge_pages::huge_pages_advised()),
+    },
+    // Blocks active defragmentation moved, and blocks it offered the allocator and left
+    // (valkey-bloom's `bf_bloom_defrag_hits`/`_misses`, for every family).
+    Field {
+        name: c"defrag_hits",
+        read: || Value::Count(defrag::hits()),
+    },
+    Field {
+        name: c"defrag_misses",
+        read: || Value::Count(defrag::misses()),
     },
 ];
 

@@ -2,10 +2,10 @@
 //! learns of the server (`server`), the families it registers (`families`), registration and
 //! command metadata (`command_info`), the entry points of commands (`dispatch`) and replies
 //! (`reply`), the data types' callbacks (`data_type`, shared; `types/`, one safe file per
-//! family's formats), configs, the allocator, the module's `INFO` sections (`info`), the count of forks
-//! (`forks`), the panic
-//! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
-//! each block with its `SAFETY:` argument; only `families.rs` and `types/` name a family.
+//! family's formats), active defragmentation (`defrag`), configs, the allocator, the module's
+//! `INFO` sections (`info`), the count of forks (`forks`), the panic boundary (`guard`) and
+//! small FFI helpers (`ffi`). All `unsafe` code of the crate lives here, each block with its
+//! `SAFETY:` argument; only `families.rs` and `types/` name a family.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -15,6 +15,7 @@ mod command_info;
 mod config;
 mod context;
 mod data_type;
+mod defrag;
 mod dispatch;
 mod families;
 mod ffi;

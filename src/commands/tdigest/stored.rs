@@ -8,6 +8,7 @@ use crate::commands::metrics::{Footprint, Measured, Totals, COUNTS};
 #[cfg(doc)]
 use crate::commands::server::Server;
 use crate::core::rdb::RdbWrite;
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::tdigest::{rdb, TDigest};
 use crate::core::Error;
 
@@ -26,6 +27,12 @@ pub struct StoredDigest {
     /// The server's fork count ([`Server::snapshots`]) when the digest was last seen without a
     /// buffer: a fork after that saved it compressed.
     unbuffered_at: u64,
+}
+
+impl Relocate for StoredDigest {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        self.digest.get_mut().relocate(mover);
+    }
 }
 
 impl StoredDigest {

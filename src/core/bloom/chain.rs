@@ -7,6 +7,7 @@ use super::filter::{Added, Link};
 use super::shape::Shape;
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::Error;
 use crate::core::Memory;
 
@@ -76,6 +77,12 @@ pub enum LayoutKind {
     Classic,
     /// Cache-line-blocked with xxh3: one memory access per item per sub-filter.
     Fast,
+}
+
+impl Relocate for Chain {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        self.links.relocate(mover);
+    }
 }
 
 impl Chain {
@@ -502,5 +509,22 @@ mod tests {
             Chain::from_links(0, options::DEFAULT, 2, links),
             Err(Error::BadEncoding)
         );
+    }
+
+    /// Active defragmentation moves every block of a chain and changes nothing: the links'
+    /// vector, then each link's bytes and marks (a blocked link: its segments' vector, then
+    /// each segment's).
+    #[test]
+    fn relocation_moves_every_block_and_keeps_the_chain() {
+        use crate::core::relocate::tests::relocates_unchanged;
+        let classic = scaling_test_chain(100, 1000, LayoutKind::Classic);
+        let links = classic.links().len();
+        assert!(links > 2);
+        let copy = classic.try_clone(&EAGER).unwrap();
+        assert_eq!(relocates_unchanged(classic, &copy), 1 + 2 * links);
+        let blocked = scaling_test_chain(100, 1000, LayoutKind::Fast);
+        let links = blocked.links().len();
+        let copy = blocked.try_clone(&EAGER).unwrap();
+        assert_eq!(relocates_unchanged(blocked, &copy), 1 + 3 * links);
     }
 }

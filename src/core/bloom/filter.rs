@@ -14,6 +14,7 @@ use super::probes::ProbeRule;
 use super::shape::Shape;
 use super::sizing::Layout;
 use crate::core::hash::HashPair;
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 
@@ -56,6 +57,15 @@ pub enum Added {
     Absent,
     /// Written; true when at least one bit was new.
     Set(bool),
+}
+
+impl Relocate for Link {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        match &mut self.bits {
+            Bits::Classic { bytes, .. } => bytes.relocate(mover),
+            Bits::Blocked { segments, .. } => segments.relocate(mover),
+        }
+    }
 }
 
 impl Link {

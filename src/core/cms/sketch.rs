@@ -5,6 +5,7 @@
 //! RDB save writes them without a copy and load adopts the buffer it read.
 
 use crate::core::hash::murmur2_32;
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
 /// Bytes of one counter.
@@ -163,6 +164,12 @@ pub struct CountMinSketch {
     count: u64,
     /// `width × depth` counters, `u32` little-endian, row `i` at `[i·width, (i+1)·width)`.
     counters: Vec<u8>,
+}
+
+impl Relocate for CountMinSketch {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.counters);
+    }
 }
 
 impl CountMinSketch {

@@ -417,3 +417,15 @@ fn random_runs_match_redisbloom() {
         );
     }
 }
+
+/// Active defragmentation moves the counters and changes nothing.
+#[test]
+fn relocation_moves_the_counters_and_keeps_the_sketch() {
+    use crate::core::relocate::tests::relocates_unchanged;
+    let mut s = sketch(50, 4);
+    for i in 0..200u32 {
+        s.increment(&i.to_le_bytes(), u64::from(i));
+    }
+    let original = copy(&s);
+    assert_eq!(relocates_unchanged(s, &original), 1);
+}

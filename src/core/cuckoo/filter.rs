@@ -31,6 +31,7 @@ use super::header::SavedHeader;
 pub use super::params::MAX_BUCKET_SIZE;
 use super::params::{Params, MAX_BUCKETS, MAX_TOTAL_BYTES};
 use super::sub_filter::{sub_filter_buckets, SubFilter};
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 
@@ -55,6 +56,12 @@ pub struct CuckooFilter {
     expansion: u16,
     /// Oldest first.
     subs: Vec<SubFilter>,
+}
+
+impl Relocate for CuckooFilter {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        self.subs.relocate(mover);
+    }
 }
 
 impl CuckooFilter {

@@ -5,6 +5,7 @@
 
 use super::hash::{alt_index, ItemHash};
 use super::params::{MAX_BUCKETS, MAX_TOTAL_BYTES};
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
 
@@ -16,6 +17,12 @@ pub(super) struct SubFilter {
     mask: u64,
     pow2: bool,
     data: Sparse,
+}
+
+impl Relocate for SubFilter {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        self.data.relocate(mover);
+    }
 }
 
 impl SubFilter {

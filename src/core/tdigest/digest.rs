@@ -21,6 +21,7 @@ use std::f64::consts::PI;
 
 use super::sort::sort;
 use super::TDigestError;
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::{Error, Memory};
 
 /// The largest compression: `6 · c + 10` must fit RedisBloom's `int` capacity, which wraps
@@ -131,6 +132,13 @@ fn absorbed_mean(into: f64, mean: f64, weight: i64, total: i64) -> f64 {
         high
     } else {
         blended
+    }
+}
+
+impl Relocate for TDigest {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.means);
+        mover.vector(&mut self.weights);
     }
 }
 

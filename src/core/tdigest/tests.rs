@@ -574,3 +574,16 @@ fn reads_and_saves_leave_the_digest_alone() {
     super::rdb::save(&served, &mut compressed_bytes).unwrap();
     assert_eq!(view_bytes.0, compressed_bytes.0);
 }
+
+/// Active defragmentation moves the means and the weights and changes nothing, buffer
+/// included.
+#[test]
+fn relocation_moves_both_arrays_and_keeps_the_digest() {
+    use crate::core::relocate::tests::relocates_unchanged;
+    let mut d = TDigest::new(50, &EAGER).unwrap();
+    for i in 0..1000 {
+        d.add(f64::from(i % 97) * 1.5).unwrap();
+    }
+    let original = d.try_clone().unwrap();
+    assert_eq!(relocates_unchanged(d, &original), 2);
+}

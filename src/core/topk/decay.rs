@@ -3,6 +3,7 @@
 //! the chance from `rand()`; here it is a pure function of the sketch's saved state and the
 //! command (the module documentation says why that is enough and what it changes).
 
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::Error;
 
 /// Entries of the probability table (`TOPK_DECAY_LOOKUP_TABLE`).
@@ -16,6 +17,12 @@ const TABLE_LEN: u32 = 256;
 /// platform, which a replica on another libm needs.
 #[derive(Debug, PartialEq)]
 pub(super) struct DecayTable(Vec<f64>);
+
+impl Relocate for DecayTable {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.0);
+    }
+}
 
 impl DecayTable {
     pub(super) fn new(decay: f64) -> Result<DecayTable, Error> {

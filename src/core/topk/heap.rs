@@ -9,6 +9,7 @@
 //! copy too. The fingerprints are also kept apart, contiguous, so that the search for an item
 //! (every `TOPK.QUERY`, and `TOPK.ADD` of a heavy item) compares many at once.
 
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
 /// Bytes of one slot (`sizeof(HeapBucket)`).
@@ -57,6 +58,17 @@ pub(super) struct Heap {
 /// Fingerprints compared at once by [`Heap::find`]: a block without a match costs a few
 /// vector instructions instead of a branch per slot.
 const BLOCK: usize = 16;
+
+impl Relocate for Heap {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.slots);
+        mover.vector(&mut self.fingerprints);
+        mover.vector(&mut self.items);
+        for item in self.items.iter_mut().flatten() {
+            mover.vector(item);
+        }
+    }
+}
 
 impl Heap {
     /// `k` empty slots (the caller has checked the memory).

@@ -9,6 +9,7 @@ use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
 use crate::core::hash::murmur2_32;
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
 /// The seed of an item's fingerprint (RedisBloom's `GA`).
@@ -31,6 +32,14 @@ pub struct TopK {
     buckets: Vec<u8>,
     heap: Heap,
     table: DecayTable,
+}
+
+impl Relocate for TopK {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.buckets);
+        self.table.relocate(mover);
+        self.heap.relocate(mover);
+    }
 }
 
 impl TopK {

@@ -541,3 +541,17 @@ fn decay_below_one_reaches_the_pinned_state() {
         assert_eq!(got, pinned, "depth {depth}: {got:#x}");
     }
 }
+
+/// Active defragmentation moves every block of a Top-K — buckets, decay table, the heap's
+/// three vectors and each listed item — and changes nothing.
+#[test]
+fn relocation_moves_every_block_and_keeps_the_heap() {
+    use crate::core::relocate::tests::relocates_unchanged;
+    let mut t = topk(10, 20, 4, 0.9);
+    for i in 0..6u32 {
+        t.add(&i.to_le_bytes(), 1 + i).unwrap();
+    }
+    assert_eq!(list(&t).len(), 6);
+    let original = t.try_clone().unwrap();
+    assert_eq!(relocates_unchanged(t, &original), 5 + 6);
+}

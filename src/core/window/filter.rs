@@ -8,6 +8,7 @@
 
 use super::params::{Shape, Window};
 use crate::core::hash::{HashKind, HashPair};
+use crate::core::relocate::{Mover, Relocate};
 use crate::core::{Error, Memory};
 
 /// Mixed into every slice index, so that the positions are this format's own (a new format
@@ -80,6 +81,14 @@ pub struct Generation {
     pub fresh: u64,
     /// Time windows: when its latest item was added.
     pub latest_ms: Option<u64>,
+}
+
+impl Relocate for WindowFilter {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.bits);
+        mover.vector(&mut self.fresh);
+        mover.vector(&mut self.latest);
+    }
 }
 
 impl WindowFilter {

@@ -100,3 +100,19 @@ pub(super) fn bounded(len: usize) -> Option<Vec<u8>> {
 }
 
 const BOUND: usize = 1 << 20;
+
+/// Active defragmentation moves the sub-filters' vector and each one's bytes and marks, and
+/// changes nothing.
+#[test]
+fn relocation_moves_every_block_and_keeps_the_filter() {
+    use super::ItemHash;
+    use crate::core::relocate::tests::relocates_unchanged;
+    let mut f = CuckooFilter::new(params(64, 2, 20, 1), &EAGER).unwrap();
+    for i in 0..500u32 {
+        f.insert(&ItemHash::of(&i.to_le_bytes()), &EAGER).unwrap();
+    }
+    let subs = usize::from(f.num_filters());
+    assert!(subs > 2);
+    let original = f.try_clone(&EAGER).unwrap();
+    assert_eq!(relocates_unchanged(f, &original), 1 + 2 * subs);
+}

@@ -392,3 +392,15 @@ fn a_time_held_inside_a_slot_is_never_moved_back() {
     // The next slot starts afresh at its first millisecond.
     assert_eq!(filter.write_time(start + 300), start + 250);
 }
+
+/// Active defragmentation moves the bits and both generation arrays, and changes nothing.
+#[test]
+fn relocation_moves_every_array_and_keeps_the_window() {
+    use crate::core::relocate::tests::relocates_unchanged;
+    let mut filter = count_window(0.01, 100);
+    for n in 0..250 {
+        filter.insert(&item(n), 0);
+    }
+    let original = filter.try_clone().unwrap();
+    assert_eq!(relocates_unchanged(filter, &original), 3);
+}
