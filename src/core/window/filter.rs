@@ -349,8 +349,7 @@ impl WindowFilter {
                 if position < known.max(start) {
                     return true;
                 }
-                let (byte, mask) = self.bit_of(hash, self.physical(position));
-                if self.bits.get(byte).is_none_or(|b| b & mask == 0) {
+                if !self.holds_bit(hash, position) {
                     start = position + 1;
                     known = top + 1;
                     break;
@@ -362,6 +361,12 @@ impl WindowFilter {
             }
         }
         false
+    }
+
+    /// Whether the slice at `position` holds the item's bit.
+    pub(super) fn holds_bit(&self, hash: HashPair, position: u32) -> bool {
+        let (byte, mask) = self.bit_of(hash, self.physical(position));
+        self.bits.get(byte).is_some_and(|b| b & mask != 0)
     }
 
     /// How many positions, from the newest, may start a run at `now`: the opened ones up to l,

@@ -404,3 +404,31 @@ fn relocation_moves_every_array_and_keeps_the_window() {
     let original = filter.try_clone().unwrap();
     assert_eq!(relocates_unchanged(filter, &original), 3);
 }
+
+/// A lookup, which skips the windows a miss rules out, finds an item exactly when some live
+/// run of k consecutive slices all hold its bit.
+#[test]
+fn lookups_agree_with_checking_every_run() {
+    let mut rng = Rng::new(7);
+    for capacity in [20, 100, 1000] {
+        let mut filter = count_window(0.01, capacity);
+        for _ in 0..capacity * 7 {
+            filter.insert(&item(rng.below(capacity * 10)), 0);
+        }
+        let live = filter.live_run_starts(0);
+        let k = filter.shape.k;
+        let mut found = 0;
+        for n in 0..capacity * 20 {
+            let hash = WindowFilter::hash(&item(n));
+            let by_runs =
+                (0..live).any(|start| (start..start + k).all(|p| filter.holds_bit(hash, p)));
+            assert_eq!(
+                filter.contains(&item(n), 0),
+                by_runs,
+                "{capacity}: item {n}"
+            );
+            found += u64::from(by_runs);
+        }
+        assert!(found > capacity, "{capacity}: {found} found");
+    }
+}
