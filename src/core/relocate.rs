@@ -29,7 +29,7 @@ impl<T: Relocate> Relocate for Vec<T> {
 }
 
 /// How many blocks are offered between two looks at the deadline.
-pub const OFFERS_PER_DEADLINE_CHECK: u64 = 32;
+const OFFERS_PER_DEADLINE_CHECK: u64 = 32;
 
 /// Where a walk stands within one slice of it, for a mover whose server gives each slice a
 /// deadline: blocks are counted as they are offered, those earlier slices handled skipped,
@@ -55,7 +55,7 @@ impl Walk {
     }
 
     /// Whether the block now offered is this call's to handle. `deadline_passed` is asked
-    /// every [`OFFERS_PER_DEADLINE_CHECK`] blocks; once it says so, no block is.
+    /// every `OFFERS_PER_DEADLINE_CHECK` (32) blocks; once it says so, no block is.
     pub fn take(&mut self, deadline_passed: impl FnOnce() -> bool) -> bool {
         if self.stopped {
             return false;

@@ -30,10 +30,12 @@ static HITS: AtomicU64 = AtomicU64::new(0);
 /// Blocks offered to the allocator and left where they were (`bf_defrag_misses`).
 static MISSES: AtomicU64 = AtomicU64::new(0);
 
+/// Blocks moved since the module loaded.
 pub fn hits() -> u64 {
     HITS.load(Relaxed)
 }
 
+/// Blocks the allocator left where they were since the module loaded.
 pub fn misses() -> u64 {
     MISSES.load(Relaxed)
 }

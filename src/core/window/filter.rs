@@ -275,9 +275,7 @@ impl WindowFilter {
     pub fn write_time(&self, now_ms: u64) -> u64 {
         match self.shape.window {
             Window::Count => 0,
-            Window::Time(ms) => {
-                slot_start(now_ms.max(self.now_ms), self.shape.slots, ms).max(self.now_ms)
-            }
+            Window::Time(ms) => slot_start(now_ms, self.shape.slots, ms).max(self.now_ms),
         }
     }
 
