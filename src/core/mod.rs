@@ -14,6 +14,7 @@
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format;
 //! * [`relocate`] — each value's heap blocks, offered for moving (active defragmentation);
+//! * [`short_list`] — a list of a few numbers that does not allocate for them;
 //! * [`sparse`] — byte arrays that know which blocks were written, for work in proportion to data;
 //! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below.
 
@@ -39,6 +40,7 @@ pub mod le;
 mod memory;
 pub mod rdb;
 pub mod relocate;
+pub mod short_list;
 pub mod sparse;
 pub mod tdigest;
 #[cfg(test)]

@@ -108,7 +108,7 @@ fn reads(digest: &TDigest, probes: &[f64]) -> Vec<u64> {
     );
     bits.extend(digest.cdfs(probes).unwrap().iter().map(|x| x.to_bits()));
     for order in [Order::Ascending, Order::Descending] {
-        for rank in digest.ranks(probes, order).unwrap() {
+        for &rank in digest.ranks(probes, order).unwrap().iter() {
             assert!(rank == i64::MIN || (-2..=digest.size()).contains(&rank));
             bits.push(rank as u64);
         }
@@ -140,7 +140,7 @@ fn reads_in_place(digest: &mut TDigest, probes: &[f64]) -> Vec<u64> {
     );
     bits.extend(digest.cdfs(probes).unwrap().iter().map(|x| x.to_bits()));
     for (ranks, by) in ranked.into_iter().zip(by_ranked) {
-        bits.extend(ranks.into_iter().map(|r| r as u64));
+        bits.extend(ranks.iter().map(|&r| r as u64));
         bits.extend(by.iter().map(|x| x.to_bits()));
     }
     bits.push(digest.trimmed_mean(0.1, 0.9).unwrap().to_bits());

@@ -10,6 +10,7 @@ use crate::commands::args::parse_integer;
 use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
 use crate::commands::spec::{ArgKind, ArgSpec};
+use crate::core::short_list::ShortList;
 
 /// The compression of a digest nobody gave one.
 pub const DEFAULT_COMPRESSION: i64 = 100;
@@ -96,7 +97,7 @@ pub fn merge(args: &[&[u8]]) -> Result<Merge, Failure> {
 }
 
 /// ADD's values: each a number (NaN refused), then finite.
-pub fn values_to_add(args: &[&[u8]]) -> Result<Vec<f64>, Failure> {
+pub fn values_to_add(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
     each(args, |arg| {
         let value = parse_double(arg).ok_or(fail(errors::BAD_VALUE_TO_ADD))?;
         if value.is_finite() {
@@ -108,7 +109,7 @@ pub fn values_to_add(args: &[&[u8]]) -> Result<Vec<f64>, Failure> {
 }
 
 /// QUANTILE's quantiles: each a number within [0, 1].
-pub fn quantiles(args: &[&[u8]]) -> Result<Vec<f64>, Failure> {
+pub fn quantiles(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
     each(args, |arg| {
         let q = parse_double(arg).ok_or(fail(errors::BAD_QUANTILE))?;
         if (0.0..=1.0).contains(&q) {
@@ -120,17 +121,17 @@ pub fn quantiles(args: &[&[u8]]) -> Result<Vec<f64>, Failure> {
 }
 
 /// CDF's values: any number, ±inf included.
-pub fn cdf_values(args: &[&[u8]]) -> Result<Vec<f64>, Failure> {
+pub fn cdf_values(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
     each(args, |arg| parse_double(arg).ok_or(fail(errors::BAD_CDF)))
 }
 
 /// RANK's and REVRANK's values: any number, ±inf included.
-pub fn rank_values(args: &[&[u8]]) -> Result<Vec<f64>, Failure> {
+pub fn rank_values(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
     each(args, |arg| parse_double(arg).ok_or(fail(errors::BAD_VALUE)))
 }
 
 /// BYRANK's and BYREVRANK's ranks: strict integers, not negative.
-pub fn ranks(args: &[&[u8]]) -> Result<Vec<i64>, Failure> {
+pub fn ranks(args: &[&[u8]]) -> Result<ShortList<i64>, Failure> {
     each(args, |arg| {
         let rank = parse_integer(arg).ok_or(fail(errors::BAD_RANK))?;
         if rank >= 0 {
@@ -157,10 +158,11 @@ pub fn cuts(low: &[u8], high: &[u8]) -> Result<(f64, f64), Failure> {
 }
 
 /// Each argument through `parse`, in order, into a list sized before it is filled.
-fn each<T>(args: &[&[u8]], parse: impl Fn(&[u8]) -> Result<T, Failure>) -> Result<Vec<T>, Failure> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(args.len())
-        .map_err(|_| fail(errors::NO_MEMORY_TO_READ))?;
+fn each<T: Copy + Default>(
+    args: &[&[u8]],
+    parse: impl Fn(&[u8]) -> Result<T, Failure>,
+) -> Result<ShortList<T>, Failure> {
+    let mut out = ShortList::with_room(args.len()).map_err(|_| fail(errors::NO_MEMORY_TO_READ))?;
     for arg in args {
         out.push(parse(arg)?);
     }

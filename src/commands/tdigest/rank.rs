@@ -105,7 +105,7 @@ fn ranks(call: &Call, order: Order) -> CommandResult {
         },
     )?;
     call.out.array(ranks.len());
-    for rank in ranks {
+    for &rank in ranks.iter() {
         call.out.scalar(Scalar::Integer(rank));
     }
     Ok(crate::commands::reply::Reply::Sent)

@@ -11,8 +11,9 @@
 
 use std::ops::Deref;
 
-use super::digest::c_long_long;
+use super::digest::{c_long_long, node_arrays};
 use super::TDigest;
+use crate::core::short_list::ShortList;
 use crate::core::Error;
 
 /// A digest as a read or a save sees it: compressed. Dereferences to the digest.
@@ -45,13 +46,6 @@ pub enum Order {
     Ascending,
     /// From the largest: `REVRANK`, `BYREVRANK`.
     Descending,
-}
-
-/// An output array for `len` answers, or `OutOfMemory`.
-fn answers<T>(len: usize) -> Result<Vec<T>, Error> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(len).map_err(|_| Error::OutOfMemory)?;
-    Ok(out)
 }
 
 /// t-digest-c's `weighted_average`, with C's `<`/`>` macros (NaN-sensitive, unlike
@@ -104,9 +98,8 @@ impl TDigest {
         if !self.has_buffer() {
             return Ok(Merged(View::Itself(self)));
         }
-        let mut means = answers(self.means.len())?;
+        let (mut means, mut weights) = node_arrays(self.means.len())?;
         means.extend_from_slice(&self.means);
-        let mut weights = answers(self.weights.len())?;
         weights.extend_from_slice(&self.weights);
         let mut copy = TDigest {
             means,
@@ -145,9 +138,9 @@ impl TDigest {
 
     /// `TDIGEST.QUANTILE`: each maximal run of non-decreasing quantiles is one `td_quantiles`
     /// call, whose interpolation cursor carries from one quantile to the next.
-    pub fn quantiles(&self, quantiles: &[f64]) -> Result<Vec<f64>, Error> {
+    pub fn quantiles(&self, quantiles: &[f64]) -> Result<ShortList<f64>, Error> {
         let view = self.merged_view()?;
-        let mut out = answers(quantiles.len())?;
+        let mut out = ShortList::with_room(quantiles.len())?;
         let mut run_start = 0;
         for (i, &q) in quantiles.iter().enumerate() {
             let next = quantiles.get(i + 1);
@@ -163,7 +156,7 @@ impl TDigest {
     }
 
     /// t-digest-c's `td_quantiles` over one run, on a compressed digest.
-    fn quantile_run(&self, run: &[f64], out: &mut Vec<f64>) {
+    fn quantile_run(&self, run: &[f64], out: &mut ShortList<f64>) {
         let n = self.merged;
         let mut cursor = Cursor {
             weight_so_far: self.weight_at(0) / 2.0,
@@ -254,9 +247,9 @@ impl TDigest {
     }
 
     /// `TDIGEST.CDF` of each value.
-    pub fn cdfs(&self, values: &[f64]) -> Result<Vec<f64>, Error> {
+    pub fn cdfs(&self, values: &[f64]) -> Result<ShortList<f64>, Error> {
         let view = self.merged_view()?;
-        let mut out = answers(values.len())?;
+        let mut out = ShortList::with_room(values.len())?;
         out.extend(values.iter().map(|&x| view.cdf(x)));
         Ok(out)
     }
@@ -399,14 +392,18 @@ impl TDigest {
     /// `TDIGEST.RANK` (ascending) or `TDIGEST.REVRANK` (descending) of each value: −2 when
     /// empty, −1 or the size outside `[min, max]`, else the CDF scaled by the size the digest
     /// had before compressing, rounded as RedisBloom does and cast as C casts.
-    pub fn ranks(&self, values: &[f64], order: Order) -> Result<Vec<i64>, Error> {
+    pub fn ranks(&self, values: &[f64], order: Order) -> Result<ShortList<i64>, Error> {
         self.ranks_at(self.size() as f64, values, order)
     }
 
     /// [`ranks`](TDigest::ranks) as RedisBloom's primary runs it: the digest is compressed in
     /// place when RedisBloom's would be ([`ranks_compress`](TDigest::ranks_compress)), and
     /// the answers scale by the size from before.
-    pub fn ranks_compressing(&mut self, values: &[f64], order: Order) -> Result<Vec<i64>, Error> {
+    pub fn ranks_compressing(
+        &mut self,
+        values: &[f64],
+        order: Order,
+    ) -> Result<ShortList<i64>, Error> {
         let size = self.size() as f64;
         if self.ranks_compress(values) {
             self.compress();
@@ -414,9 +411,9 @@ impl TDigest {
         self.ranks_at(size, values, order)
     }
 
-    fn ranks_at(&self, size: f64, values: &[f64], order: Order) -> Result<Vec<i64>, Error> {
+    fn ranks_at(&self, size: f64, values: &[f64], order: Order) -> Result<ShortList<i64>, Error> {
         let mut view = None;
-        let mut out = answers(values.len())?;
+        let mut out = ShortList::with_room(values.len())?;
         for &v in values {
             let rank = if size == 0.0 {
                 -2.0
@@ -458,7 +455,7 @@ impl TDigest {
     /// `TDIGEST.BYRANK` (ascending) or `TDIGEST.BYREVRANK` (descending) of each rank: NaN when
     /// empty, `min`/`max` for rank 0, ±inf from the size on, else `td_quantile` of the rank over
     /// the size the digest had before compressing.
-    pub fn by_ranks(&self, ranks: &[i64], order: Order) -> Result<Vec<f64>, Error> {
+    pub fn by_ranks(&self, ranks: &[i64], order: Order) -> Result<ShortList<f64>, Error> {
         self.by_ranks_at(self.size() as f64, ranks, order)
     }
 
@@ -466,7 +463,11 @@ impl TDigest {
     /// compressed in place when RedisBloom's would be
     /// ([`by_ranks_compress`](TDigest::by_ranks_compress)), and the ranks are taken over the
     /// size from before.
-    pub fn by_ranks_compressing(&mut self, ranks: &[i64], order: Order) -> Result<Vec<f64>, Error> {
+    pub fn by_ranks_compressing(
+        &mut self,
+        ranks: &[i64],
+        order: Order,
+    ) -> Result<ShortList<f64>, Error> {
         let size = self.size() as f64;
         if self.by_ranks_compress(ranks) {
             self.compress();
@@ -474,9 +475,9 @@ impl TDigest {
         self.by_ranks_at(size, ranks, order)
     }
 
-    fn by_ranks_at(&self, size: f64, ranks: &[i64], order: Order) -> Result<Vec<f64>, Error> {
+    fn by_ranks_at(&self, size: f64, ranks: &[i64], order: Order) -> Result<ShortList<f64>, Error> {
         let mut view = None;
-        let mut out = answers(ranks.len())?;
+        let mut out = ShortList::with_room(ranks.len())?;
         for &r in ranks {
             let rank = r as f64;
             let descending = order == Order::Descending;
