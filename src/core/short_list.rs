@@ -9,16 +9,16 @@ use super::Error;
 /// How many elements a [`ShortList`] holds without allocating (its place).
 const IN_PLACE: usize = 8;
 
-/// A list of `Copy` values: up to eight in the list itself, more in a vector.
-#[derive(Debug, Clone)]
-pub enum ShortList<T> {
-    /// The first `len` elements of `items`.
-    InPlace {
-        /// The elements, then defaults.
-        items: [T; IN_PLACE],
-        /// How many of `items` are elements.
-        len: usize,
-    },
+/// A list of `Copy` values: up to eight in the list itself, more in a vector. Its elements
+/// are read as a slice.
+#[derive(Debug)]
+pub struct ShortList<T>(Held<T>);
+
+/// Where a [`ShortList`]'s elements are: private, so that `len` never passes the place.
+#[derive(Debug)]
+enum Held<T> {
+    /// The first `len` elements of `items`; the rest are defaults.
+    InPlace { items: [T; IN_PLACE], len: usize },
     /// More than fit in place.
     Spilled(Vec<T>),
 }
@@ -28,22 +28,22 @@ impl<T: Copy + Default> ShortList<T> {
     /// cannot be had (the length comes from a client).
     pub fn with_room(len: usize) -> Result<Self, Error> {
         if len <= IN_PLACE {
-            return Ok(ShortList::InPlace {
+            return Ok(ShortList(Held::InPlace {
                 items: [T::default(); IN_PLACE],
                 len: 0,
-            });
+            }));
         }
         let mut items = Vec::new();
         items
             .try_reserve_exact(len)
             .map_err(|_| Error::OutOfMemory)?;
-        Ok(ShortList::Spilled(items))
+        Ok(ShortList(Held::Spilled(items)))
     }
 
     /// Appends `item`, moving the elements to a vector when the place is full.
     pub fn push(&mut self, item: T) {
-        match self {
-            ShortList::InPlace { items, len } => match items.get_mut(*len) {
+        match &mut self.0 {
+            Held::InPlace { items, len } => match items.get_mut(*len) {
                 Some(slot) => {
                     *slot = item;
                     *len += 1;
@@ -51,10 +51,10 @@ impl<T: Copy + Default> ShortList<T> {
                 None => {
                     let mut spilled = items.to_vec();
                     spilled.push(item);
-                    *self = ShortList::Spilled(spilled);
+                    self.0 = Held::Spilled(spilled);
                 }
             },
-            ShortList::Spilled(items) => items.push(item),
+            Held::Spilled(items) => items.push(item),
         }
     }
 }
@@ -71,9 +71,9 @@ impl<T> Deref for ShortList<T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
-        match self {
-            ShortList::InPlace { items, len } => items.get(..*len).unwrap_or_default(),
-            ShortList::Spilled(items) => items,
+        match &self.0 {
+            Held::InPlace { items, len } => items.get(..*len).unwrap_or_default(),
+            Held::Spilled(items) => items,
         }
     }
 }
@@ -111,11 +111,11 @@ mod tests {
     fn allocates_only_past_its_place() {
         assert!(matches!(
             ShortList::<f64>::with_room(IN_PLACE),
-            Ok(ShortList::InPlace { len: 0, .. })
+            Ok(ShortList(Held::InPlace { len: 0, .. }))
         ));
         assert!(matches!(
             ShortList::<f64>::with_room(IN_PLACE + 1),
-            Ok(ShortList::Spilled(items)) if items.capacity() == IN_PLACE + 1
+            Ok(ShortList(Held::Spilled(items))) if items.capacity() == IN_PLACE + 1
         ));
     }
 
