@@ -4,7 +4,7 @@
 //! The counters are kept as the bytes RedisBloom saves (`u32` little-endian, row-major), so
 //! RDB save writes them without a copy and load adopts the buffer it read.
 
-use crate::core::hash::murmur2_32;
+use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
@@ -223,10 +223,11 @@ impl CountMinSketch {
     /// only reads the estimate.
     pub fn increment(&mut self, item: &[u8], amount: u64) -> Increment {
         let mut estimate = u32::MAX;
-        for cell in self.cells_of(item) {
+        let counters = &mut self.counters;
+        for_each_cell(self.width, self.depth, item, |cell| {
             // C adds a size_t to a uint32_t cell: the sum is cut to 32 bits, then compared
             // with the whole amount.
-            let counter = update_counter(&mut self.counters, cell, |counter| {
+            let counter = update_counter(counters, cell, |counter| {
                 let sum = counter.wrapping_add(amount as u32);
                 if u64::from(sum) < amount {
                     u32::MAX
@@ -235,7 +236,7 @@ impl CountMinSketch {
                 }
             });
             estimate = estimate.min(counter.unwrap_or(u32::MAX));
-        }
+        });
         self.count = self.count.wrapping_add(amount);
         if estimate == u32::MAX {
             Increment::Overflow
@@ -246,9 +247,11 @@ impl CountMinSketch {
 
     /// The item's estimate: the minimum of its counters (`CMS_Query`).
     pub fn query(&self, item: &[u8]) -> u32 {
-        self.cells_of(item)
-            .filter_map(|cell| self.counter(cell))
-            .fold(u32::MAX, u32::min)
+        let mut estimate = u32::MAX;
+        for_each_cell(self.width, self.depth, item, |cell| {
+            estimate = estimate.min(self.counter(cell).unwrap_or(u32::MAX));
+        });
+        estimate
     }
 
     /// Checks a merge of `sources` into this sketch without changing anything: the
@@ -298,14 +301,6 @@ impl CountMinSketch {
     /// `32 + 4 × width × depth` (2.8.2 counted `8 + 8 × width × depth`, a bug).
     pub fn memory_usage(&self) -> u64 {
         SKETCH_STRUCT_BYTES + self.counters.len() as u64
-    }
-
-    /// The item's counter in each row: MurmurHash2 of the item seeded with the row index
-    /// (cut to the hash's 32-bit seed, as C passes it), modulo the width.
-    fn cells_of<'a>(&self, item: &'a [u8]) -> impl Iterator<Item = u64> + 'a {
-        let width = self.width;
-        (0..self.depth)
-            .map(move |row| u64::from(murmur2_32(item, row as u32)) % width + row * width)
     }
 
     fn counter(&self, cell: u64) -> Option<u32> {
@@ -364,6 +359,21 @@ impl CountMinSketch {
                 .ok_or(MergeError::Overflow)?;
         }
         u64::try_from(total).map_err(|_| MergeError::Overflow)
+    }
+}
+
+/// Calls `f` with the item's counter in each row of a `width` × `depth` sketch, in row order:
+/// MurmurHash2 of the item seeded with the row index (cut to the hash's 32-bit seed, as C
+/// passes it), modulo the width. The rows are hashed [`MURMUR2_ROWS`] at a time.
+#[inline]
+fn for_each_cell(width: u64, depth: u64, item: &[u8], mut f: impl FnMut(u64)) {
+    let mut first = 0;
+    while first < depth {
+        let hashes = murmur2_32_rows(item, first as u32);
+        for (row, hash) in (first..depth).zip(hashes) {
+            f(u64::from(hash) % width + row * width);
+        }
+        first += MURMUR2_ROWS as u64;
     }
 }
 

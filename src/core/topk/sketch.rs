@@ -8,7 +8,7 @@
 use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
-use crate::core::hash::murmur2_32;
+use crate::core::hash::{murmur2_32, murmur2_32_rows, murmur2_32_seeds, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
@@ -16,9 +16,13 @@ use crate::core::{try_copy, Error, Memory};
 const FINGERPRINT_SEED: u32 = 1919;
 /// Bytes of one bucket (`sizeof(Bucket)`).
 const BUCKET_BYTES: u64 = 8;
+/// Rows hashed in the same pass as the fingerprint: RedisBloom's default depth.
+const FIRST_ROWS: usize = 7;
+/// The seeds of that pass: the fingerprint's, then each row's index.
+const FIRST_SEEDS: [u32; 1 + FIRST_ROWS] = [FINGERPRINT_SEED, 0, 1, 2, 3, 4, 5, 6];
 /// Rows whose bucket of the item `add` computes once and keeps at hand (the rows after are
 /// hashed again each time): the digest taken before a decay reads them all.
-const CACHED_ROWS: usize = 16;
+const CACHED_ROWS: usize = FIRST_ROWS + MURMUR2_ROWS;
 /// What RedisBloom's `TopKMemUsage` counts besides the buckets and the heap: its `TopK`
 /// struct, 256 doubles of decay table included.
 const STRUCT_BYTES: u64 = 2088;
@@ -94,11 +98,11 @@ impl TopK {
         increment: u32,
         draw: &mut impl FnMut(&mut Chances) -> f64,
     ) -> Result<Option<Expelled>, Error> {
-        let fp = fingerprint(item);
+        let positions = Positions::of(item, &self.params);
+        let fp = positions.fp;
         let heap_min = self.heap.min_count();
         let mut max_count = 0;
         let mut chances = None;
-        let positions = Positions::of(item, &self.params);
         for row in 0..self.params.depth {
             let at = positions.at(row);
             let (bucket_fp, count) = self.bucket(at);
@@ -191,11 +195,12 @@ impl TopK {
     /// `TOPK.COUNT`: the largest count of the item's buckets that hold its fingerprint; if
     /// the item is in the heap, only counts at least the heap's minimum take part.
     pub fn count(&self, item: &[u8]) -> u32 {
-        let fp = fingerprint(item);
+        let positions = Positions::of(item, &self.params);
+        let fp = positions.fp;
         let heap_min = self.heap.min_count();
         let in_heap = self.heap.find(fp, item).is_some();
         (0..self.params.depth)
-            .map(|row| self.bucket(bucket_of(self.params.width, item, row)))
+            .map(|row| self.bucket(positions.at(row)))
             .filter(|&(bucket_fp, count)| bucket_fp == fp && (!in_heap || count >= heap_min))
             .map(|(_, count)| count)
             .max()
@@ -254,7 +259,12 @@ impl TopK {
 /// The bucket of `item` in `row`. RedisBloom computes `row × width` in 32 bits; it wraps
 /// only past 2^32 buckets, where the result stays inside the sketch all the same.
 fn bucket_of(width: u32, item: &[u8], row: u32) -> usize {
-    row.wrapping_mul(width) as usize + (murmur2_32(item, row) % width) as usize
+    bucket_at(width, row, murmur2_32(item, row))
+}
+
+/// The bucket in `row` of an item whose hash under that row's seed is `hash`.
+fn bucket_at(width: u32, row: u32, hash: u32) -> usize {
+    row.wrapping_mul(width) as usize + (hash % width) as usize
 }
 
 /// The state of one decay attempt.
@@ -266,22 +276,36 @@ struct Attempt {
     remaining: u32,
 }
 
-/// An item's bucket in every row, the first [`CACHED_ROWS`] hashed once for all.
+/// An item's fingerprint and its bucket in every row. The fingerprint and the first
+/// [`FIRST_ROWS`] rows are hashed in one pass, the next [`MURMUR2_ROWS`] in another, and rows
+/// past [`CACHED_ROWS`] each time they are asked for.
 struct Positions<'a> {
     item: &'a [u8],
     width: u32,
+    fp: u32,
     cached: [usize; CACHED_ROWS],
 }
 
 impl Positions<'_> {
+    #[inline(always)]
     fn of<'a>(item: &'a [u8], params: &Params) -> Positions<'a> {
+        let width = params.width;
+        let [fp, first_rows @ ..] = murmur2_32_seeds(item, FIRST_SEEDS);
         let mut cached = [0; CACHED_ROWS];
-        for (row, at) in (0..params.depth).zip(&mut cached) {
-            *at = bucket_of(params.width, item, row);
+        let (first, next) = cached.split_at_mut(FIRST_ROWS);
+        for ((row, at), hash) in (0..params.depth).zip(first).zip(first_rows) {
+            *at = bucket_at(width, row, hash);
+        }
+        if params.depth > FIRST_ROWS as u32 {
+            let next_rows = murmur2_32_rows(item, FIRST_ROWS as u32);
+            for ((row, at), hash) in (FIRST_ROWS as u32..params.depth).zip(next).zip(next_rows) {
+                *at = bucket_at(width, row, hash);
+            }
         }
         Positions {
             item,
-            width: params.width,
+            width,
+            fp,
             cached,
         }
     }
