@@ -135,8 +135,8 @@ pub fn murmur2_32(data: &[u8], seed: u32) -> u32 {
 
 /// [`murmur2_32`] of `data` under each of `seeds`, in one pass over the item. A word's mix
 /// does not depend on the seed, only the running hash does, so each word is read and mixed
-/// once for all the seeds; the running hashes then advance side by side, which the compiler
-/// turns into vector instructions. The sketches hash every item under one seed per row
+/// once for all the seeds; the running hashes then advance side by side, as independent
+/// multiply chains the processor overlaps. The sketches hash every item under one seed per row
 /// (RedisBloom's `CMS_IncrBy`, `TopK_Add`), which is most of their work.
 #[inline]
 pub fn murmur2_32_seeds<const N: usize>(data: &[u8], seeds: [u32; N]) -> [u32; N] {
@@ -205,6 +205,13 @@ mod tests {
         }
     }
 
+    /// 40 varied bytes: every prefix of them is an item of another length and tail.
+    fn sample_bytes() -> Vec<u8> {
+        (0..40u8)
+            .map(|i| i.wrapping_mul(97).wrapping_add(13))
+            .collect()
+    }
+
     /// The reference's byte-by-byte tail, to check the word-at-a-time one against.
     fn murmur64a_bytewise(data: &[u8], seed: u64) -> u64 {
         let mut h = seed ^ (data.len() as u64).wrapping_mul(M64);
@@ -232,9 +239,7 @@ mod tests {
 
     #[test]
     fn tails_are_read_as_the_reference_reads_them() {
-        let data: Vec<u8> = (0..40u8)
-            .map(|i| i.wrapping_mul(97).wrapping_add(13))
-            .collect();
+        let data = sample_bytes();
         for n in 0..data.len() {
             let item = &data[..n];
             assert_eq!(
@@ -294,9 +299,7 @@ mod tests {
 
     #[test]
     fn murmur2_seeds_side_by_side_match_one_at_a_time() {
-        let data: Vec<u8> = (0..40u8)
-            .map(|i| i.wrapping_mul(89).wrapping_add(5))
-            .collect();
+        let data = sample_bytes();
         for n in 0..data.len() {
             let item = &data[..n];
             for first in [0, 7, 1919, u32::MAX - 3] {
