@@ -37,6 +37,10 @@ PORTABLE_SUITES := $(foreach suite,$(sort $(filter-out $(NONPORTABLE_SUITES),$(b
 # redis-py and node-redis for tests/clients, installed into the build directory, not the system.
 PYTHON_DEPS := target/python
 NODE_DEPS := target/node
+# redis-py's own tests of these modules (tests/test_bloom.py in its source release) and pytest,
+# which tests/clients.rs runs against redis-bf.
+REDIS_PY_SUITE := target/redis-py-suite
+CLIENT_DEPS := $(PYTHON_DEPS) $(NODE_DEPS) $(REDIS_PY_SUITE)
 
 # The servers on which CI requires the version matrix to pass, one a line (names from
 # `scripts/fetch-servers.sh --list`). CI runs the matrix on every other server too and
@@ -76,7 +80,7 @@ run: build
 install: build
 	install -D -m 0755 target/release/libredis_bf.so $(DESTDIR)$(MODULEDIR)/libredis_bf.so
 
-test: build $(PYTHON_DEPS) $(NODE_DEPS)
+test: build $(CLIENT_DEPS)
 	@eval "$$(scripts/fetch-anchors.sh)" && export REDISBLOOM_SO VALKEY_SERVER && \
 	export PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules && \
 	echo "== unit and integration tests on $$(redis-server --version | cut -d' ' -f1-3)" && \
@@ -85,18 +89,27 @@ test: build $(PYTHON_DEPS) $(NODE_DEPS)
 	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES) && \
 	$(MAKE) --no-print-directory fuzz-check
 
-test-matrix: build $(PYTHON_DEPS) $(NODE_DEPS)
+test-matrix: build $(CLIENT_DEPS)
 	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules \
 	MATRIX_SUITES="$(PORTABLE_SUITES)" scripts/test-matrix.sh $(MATRIX)
 
 # As CI runs it: fails only if a server of MATRIX_BLOCKING fails.
-test-matrix-ci: build $(PYTHON_DEPS) $(NODE_DEPS)
+test-matrix-ci: build $(CLIENT_DEPS)
 	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules \
 	MATRIX_SUITES="$(PORTABLE_SUITES)" \
 	MATRIX_REQUIRED="$(strip $(MATRIX_BLOCKING))" scripts/test-matrix.sh $(MATRIX)
 
 $(PYTHON_DEPS):
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@ "redis==8.1.0"
+
+# The source release of the same redis-py (its tests are in it, not in the wheel), unpacked beside
+# pytest; made aside and moved in whole, as node-redis below.
+$(REDIS_PY_SUITE):
+	rm -rf $@.part
+	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@.part/site "pytest==9.2.0" "packaging==26.4"
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: --dest $@.part "redis==8.1.0"
+	tar xzf $@.part/redis-8.1.0.tar.gz -C $@.part
+	mv $@.part $@
 
 # node-redis 6.3.1 (the `redis` package, with @redis/bloom), in $(NODE_DEPS)/node_modules;
 # installed aside and moved in whole, so an interrupted install is not taken for a finished one.

@@ -2,13 +2,15 @@
 //! `r.cf()` and `r.tdigest()` APIs (tests/clients/redis_py.py) and its `r.cms()` and `r.topk()`
 //! ones (tests/clients/redis_py_sketches.py); node-redis's `client.bf`, `client.cf`,
 //! `client.cms`, `client.topK` and `client.tDigest`, every command of each
-//! (tests/clients/node_redis.cjs). `make test` installs redis-py into target/python and
-//! node-redis into target/node, where the scripts look by default; `PYTHONPATH` and `NODE_PATH`
-//! (a `node_modules` directory), where set, say where else they are installed.
+//! (tests/clients/node_redis.cjs); and redis-py's own tests of these modules. `make test`
+//! installs redis-py into target/python, node-redis into target/node and redis-py's tests with
+//! pytest into target/redis-py-suite, where the tests look by default; `PYTHONPATH`,
+//! `NODE_PATH` (a `node_modules` directory) and `REDIS_PY_SUITE`, where set, say where else
+//! they are installed.
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
@@ -52,6 +54,81 @@ fn node_redis_apis() {
     run_script(&NODE_REDIS, "node_redis.cjs");
 }
 
+/// The redis-py release whose own tests `redis_py_own_module_suite` runs (the Makefile's).
+const REDIS_PY_RELEASE: &str = "redis-8.1.0";
+/// Tests of its `tests/test_bloom.py` that run against any server with modules: all but the
+/// two it gates on a `bf` module of version 2.4 or later (`MODULE LIST` says 10000 here).
+const REDIS_PY_SUITE_TESTS: usize = 23;
+
+/// redis-py's own tests of these modules, `tests/test_bloom.py` of its source release (every
+/// family through `r.bf()`, `r.cf()`, `r.cms()`, `r.topk()` and `r.tdigest()`), run with
+/// pytest as redis-py's CI runs them against RedisBloom: in RESP2, and in RESP3 where modules
+/// can send maps (before Redis 7.0 no module's `BF.INFO` is the map its RESP3 checks expect).
+/// They must all pass, and none may be skipped beyond the two gated on the module's version.
+#[test]
+fn redis_py_own_module_suite() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suite = std::env::var_os("REDIS_PY_SUITE")
+        .map_or_else(|| root.join("target/redis-py-suite"), PathBuf::from);
+    let source = suite.join(REDIS_PY_RELEASE);
+    assert!(
+        source.join("tests/test_bloom.py").is_file(),
+        "redis-py's tests are not in {} (`make test` installs them)",
+        suite.display()
+    );
+    // pytest, then redis-py's installation for what it needs on this Python (`async-timeout`
+    // before 3.11.3).
+    let python_path = std::env::join_paths([suite.join("site"), library_path(&REDIS_PY)]).unwrap();
+    let server = Server::start();
+    let url = format!("redis://127.0.0.1:{}", server.port);
+    let protocols: &[&str] = if feature::module_resp3() {
+        &["2", "3"]
+    } else {
+        &["2"]
+    };
+    for protocol in protocols {
+        // From the release's root: its conftest imports `tests.*`, and the `redis` package
+        // beside it is the release the tests were written for.
+        let output = Command::new("python3")
+            .current_dir(&source)
+            .args([
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-W",
+                "ignore",
+            ])
+            .arg("tests/test_bloom.py")
+            .arg(format!("--redis-url={url}"))
+            .arg(format!("--redis-mod-url={url}"))
+            .arg(format!("--protocol={protocol}"))
+            .env("PYTHONPATH", &python_path)
+            .output()
+            .unwrap_or_else(|e| panic!("python3 is needed for redis-py's tests: {e}"));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let passed = stdout
+            .lines()
+            .rev()
+            .find_map(|line| {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let at = words
+                    .iter()
+                    .position(|w| w.trim_end_matches(',') == "passed")?;
+                words.get(at.checked_sub(1)?)?.parse::<usize>().ok()
+            })
+            .unwrap_or(0);
+        assert!(
+            output.status.success() && passed == REDIS_PY_SUITE_TESTS,
+            "redis-py's tests/test_bloom.py in RESP{protocol}: {passed} passed, \
+             {REDIS_PY_SUITE_TESTS} expected:\n{stdout}\n{}\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            server.log()
+        );
+    }
+}
+
 /// Runs tests/clients/`name` with `client`'s interpreter against a fresh server.
 fn run_script(client: &Client, name: &str) {
     let server = Server::start();
@@ -66,9 +143,7 @@ fn run_script(client: &Client, name: &str) {
     };
     let mut command = Command::new(client.interpreter);
     command.arg(&script).arg(server.port.to_string()).arg(maps);
-    if std::env::var_os(client.path_var).is_none() {
-        command.env(client.path_var, root.join(client.installed));
-    }
+    command.env(client.path_var, library_path(client));
     let output = command
         .output()
         .unwrap_or_else(|e| panic!("{} is needed for the client tests: {e}", client.interpreter));
@@ -80,4 +155,12 @@ fn run_script(client: &Client, name: &str) {
         client.name,
         server.log()
     );
+}
+
+/// Where `client`'s library is: its variable's value where set, else where `make test` puts it.
+fn library_path(client: &Client) -> PathBuf {
+    std::env::var_os(client.path_var).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join(client.installed),
+        PathBuf::from,
+    )
 }
