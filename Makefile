@@ -35,10 +35,11 @@ MODULEDIR ?= $(PREFIX)/lib/redis/modules
 NONPORTABLE_SUITES := bf_compat bf_window_compat cf_compat cms_compat tdigest_compat topk_compat soak allocations huge_pages
 PORTABLE_SUITES := $(foreach suite,$(sort $(filter-out $(NONPORTABLE_SUITES),$(basename $(notdir $(wildcard tests/*.rs))))),--test $(suite))
 # redis-py and node-redis for tests/clients, installed into the build directory, not the system.
+REDIS_PY_VERSION := 8.1.0
 PYTHON_DEPS := target/python
 NODE_DEPS := target/node
-# redis-py's own tests of these modules (tests/test_bloom.py in its source release) and pytest,
-# which tests/clients.rs runs against redis-bf.
+# redis-py's own tests of these modules (tests/test_bloom.py in its source release, unpacked in
+# source/) and pytest (in site/), which tests/clients.rs runs against redis-bf.
 REDIS_PY_SUITE := target/redis-py-suite
 CLIENT_DEPS := $(PYTHON_DEPS) $(NODE_DEPS) $(REDIS_PY_SUITE)
 
@@ -100,15 +101,16 @@ test-matrix-ci: build $(CLIENT_DEPS)
 	MATRIX_REQUIRED="$(strip $(MATRIX_BLOCKING))" scripts/test-matrix.sh $(MATRIX)
 
 $(PYTHON_DEPS):
-	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@ "redis==8.1.0"
+	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@ "redis==$(REDIS_PY_VERSION)"
 
 # The source release of the same redis-py (its tests are in it, not in the wheel), unpacked beside
 # pytest; made aside and moved in whole, as node-redis below.
 $(REDIS_PY_SUITE):
 	rm -rf $@.part
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $@.part/site "pytest==9.2.0" "packaging==26.4"
-	python3 -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: --dest $@.part "redis==8.1.0"
-	tar xzf $@.part/redis-8.1.0.tar.gz -C $@.part
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: --dest $@.part "redis==$(REDIS_PY_VERSION)"
+	mkdir $@.part/source
+	tar xzf $@.part/redis-$(REDIS_PY_VERSION).tar.gz -C $@.part/source --strip-components=1
 	mv $@.part $@
 
 # node-redis 6.3.1 (the `redis` package, with @redis/bloom), in $(NODE_DEPS)/node_modules;

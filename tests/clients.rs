@@ -54,10 +54,9 @@ fn node_redis_apis() {
     run_script(&NODE_REDIS, "node_redis.cjs");
 }
 
-/// The redis-py release whose own tests `redis_py_own_module_suite` runs (the Makefile's).
-const REDIS_PY_RELEASE: &str = "redis-8.1.0";
-/// Tests of its `tests/test_bloom.py` that run against any server with modules: all but the
-/// two it gates on a `bf` module of version 2.4 or later (`MODULE LIST` says 10000 here).
+/// Tests of redis-py's `tests/test_bloom.py` (the release the Makefile's `REDIS_PY_VERSION`
+/// names, 8.1.0) that run against any server with modules: all but the two it gates on a `bf`
+/// module of version 2.4 or later (`MODULE LIST` says 10000 here).
 const REDIS_PY_SUITE_TESTS: usize = 23;
 
 /// redis-py's own tests of these modules, `tests/test_bloom.py` of its source release (every
@@ -70,7 +69,7 @@ fn redis_py_own_module_suite() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let suite = std::env::var_os("REDIS_PY_SUITE")
         .map_or_else(|| root.join("target/redis-py-suite"), PathBuf::from);
-    let source = suite.join(REDIS_PY_RELEASE);
+    let source = suite.join("source");
     assert!(
         source.join("tests/test_bloom.py").is_file(),
         "redis-py's tests are not in {} (`make test` installs them)",
@@ -89,7 +88,7 @@ fn redis_py_own_module_suite() {
     for protocol in protocols {
         // From the release's root: its conftest imports `tests.*`, and the `redis` package
         // beside it is the release the tests were written for.
-        let output = Command::new("python3")
+        let output = Command::new(REDIS_PY.interpreter)
             .current_dir(&source)
             .args([
                 "-m",
@@ -106,7 +105,12 @@ fn redis_py_own_module_suite() {
             .arg(format!("--protocol={protocol}"))
             .env("PYTHONPATH", &python_path)
             .output()
-            .unwrap_or_else(|e| panic!("python3 is needed for redis-py's tests: {e}"));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{} is needed for redis-py's tests: {e}",
+                    REDIS_PY.interpreter
+                )
+            });
         let stdout = String::from_utf8_lossy(&output.stdout);
         let passed = stdout
             .lines()
