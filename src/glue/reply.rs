@@ -59,22 +59,28 @@ impl Writer {
                 Err(Failure::Message(text)) => error(ctx, text),
                 Err(Failure::WrongArity) => wrong_arity(ctx),
             }
-            if matches!(
-                result,
-                Ok(Reply::Scalar(_) | Reply::Field(..) | Reply::Error(_) | Reply::Sent) | Err(_)
-            ) {
-                // Nothing to free: skips a call of the reply's drop glue on the hot path.
-                std::mem::forget(result);
-            }
+            release(result);
             return;
         }
-        let text = match result {
+        let text = match &result {
             Err(Failure::Message(text)) => text,
             _ => crate::commands::errors::INTERNAL_ERROR,
         };
         for _ in 0..self.owed.replace(0) {
             error(ctx, text);
         }
+        release(result);
+    }
+}
+
+/// Lets go of a command's result. Most own no memory, and for those the call of the reply's
+/// drop glue, on every command's path, is skipped.
+fn release(result: CommandResult) {
+    if matches!(
+        result,
+        Ok(Reply::Scalar(_) | Reply::Field(..) | Reply::Error(_) | Reply::Sent) | Err(_)
+    ) {
+        std::mem::forget(result);
     }
 }
 
