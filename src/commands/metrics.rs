@@ -29,6 +29,15 @@ pub struct Footprint {
 
 /// A stored value the totals count: its footprint, and its family's totals.
 pub trait Measured {
+    /// Whether a write can change a stored value's footprint. A family whose footprint is
+    /// fixed when the value is made says `false`, and its writes skip taking it before and
+    /// after ([`Tracked`](super::tracked::Tracked)).
+    fn changed_by_writes() -> bool
+    where
+        Self: Sized,
+    {
+        true
+    }
     fn footprint(&self) -> Footprint;
     fn totals() -> &'static Totals
     where

@@ -12,10 +12,12 @@ pub struct Tracked<'k, T: Measured> {
 
 impl<'k, T: Measured> Tracked<'k, T> {
     pub fn new(value: &'k mut T) -> Tracked<'k, T> {
-        Tracked {
-            before: value.footprint(),
-            value,
-        }
+        let before = if T::changed_by_writes() {
+            value.footprint()
+        } else {
+            Footprint::default()
+        };
+        Tracked { before, value }
     }
 }
 
@@ -35,6 +37,9 @@ impl<T: Measured> std::ops::DerefMut for Tracked<'_, T> {
 
 impl<T: Measured> Drop for Tracked<'_, T> {
     fn drop(&mut self) {
+        if !T::changed_by_writes() {
+            return;
+        }
         let after = self.value.footprint();
         if after != self.before {
             T::totals().changed(self.before, after);

@@ -64,6 +64,11 @@ static INFO_FIELDS: [InfoField; 4] = [
 ];
 
 impl Measured for TopK {
+    /// A Top-K's footprint is a function of its parameters, which no write changes.
+    fn changed_by_writes() -> bool {
+        false
+    }
+
     fn footprint(&self) -> Footprint {
         let params = self.params();
         let mut counts = [0; COUNTS];
@@ -97,4 +102,25 @@ fn topk_to_write<'k>(call: &Call, key: &'k WriteKey) -> Result<Tracked<'k, TopK>
 /// The Top-K at a key opened for reading.
 fn topk_to_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k TopK, Failure> {
     existing(call.lookup_read(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::topk::params::Params;
+    use crate::core::EAGER;
+
+    /// What `changed_by_writes` claims: no write moves a Top-K's footprint, even one that
+    /// fills its heap with long items and expels them again.
+    #[test]
+    fn writes_leave_the_footprint_as_it_was() {
+        let mut topk = TopK::new(Params::new(3, 8, 4, 0.9).unwrap(), &EAGER).unwrap();
+        let made = topk.footprint();
+        for n in 0..2_000u32 {
+            let item = vec![b'x'; (n % 300) as usize];
+            topk.add(&item, n % 7 + 1).unwrap();
+        }
+        assert!(!TopK::changed_by_writes());
+        assert_eq!(topk.footprint(), made);
+    }
 }
