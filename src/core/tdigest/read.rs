@@ -509,7 +509,7 @@ impl TDigest {
 /// pair is found by a binary search, once a pass over the means before it (which the compiler
 /// runs several at a time) has checked that they are; otherwise they are scanned as td_cdf
 /// scans them.
-fn cdf_stop(means: &[f64], x: f64) -> Option<usize> {
+pub(super) fn cdf_stop(means: &[f64], x: f64) -> Option<usize> {
     let first_not_below = means.partition_point(|&mean| mean < x);
     let below = means.get(..first_not_below).unwrap_or_default();
     // Whether the means up to the one at `first_not_below` are in order, those before it below
@@ -538,7 +538,7 @@ fn cdf_stop(means: &[f64], x: f64) -> Option<usize> {
 /// `weights` summed as td_cdf sums them, one double at a time in order. When none is negative
 /// and every partial sum stays below 2^53, each of those additions is exact, so the sum is
 /// taken in integers, which the compiler adds several at a time.
-fn weight_sum(weights: &[i64]) -> f64 {
+pub(super) fn weight_sum(weights: &[i64]) -> f64 {
     let sum = weights.iter().fold(0i64, |sum, &w| sum.wrapping_add(w));
     // At least every weight, and not negative, when no weight is negative: then `bits × len`
     // bounds every partial sum.
@@ -550,92 +550,4 @@ fn weight_sum(weights: &[i64]) -> f64 {
         return sum as f64;
     }
     weights.iter().fold(0.0, |sum, &w| sum + w as f64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{cdf_stop, weight_sum};
-
-    /// The sum td_cdf's loop takes, one double at a time.
-    fn in_doubles(weights: &[i64]) -> f64 {
-        weights.iter().fold(0.0, |sum, &w| sum + w as f64)
-    }
-
-    /// td_cdf's scan, pair by pair.
-    fn scanned(means: &[f64], x: f64) -> Option<usize> {
-        (0..means.len().saturating_sub(1)).find(|&i| {
-            let (mean, next_mean) = (means[i], means[i + 1]);
-            mean == x || (mean <= x && x < next_mean)
-        })
-    }
-
-    #[test]
-    fn the_search_stops_where_td_cdfs_scan_does() {
-        let mut state = 11u64;
-        let mut next = move |n: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
-        for round in 0..20_000 {
-            let len = next(12) as usize;
-            // Few distinct values, so that equal means and probes equal to one are common.
-            let mut means: Vec<f64> = (0..len).map(|_| next(8) as f64 - 3.0).collect();
-            match round % 4 {
-                0 | 1 => means.sort_by(f64::total_cmp),
-                // Sorted but for one pair: a forged RDB's centroids.
-                2 if len > 1 => {
-                    means.sort_by(f64::total_cmp);
-                    let at = next(len as u64 - 1) as usize;
-                    means.swap(at, at + 1);
-                }
-                _ => {}
-            }
-            if round % 97 == 0 && len > 0 {
-                means[next(len as u64) as usize] = f64::NAN;
-            }
-            for x in [next(10) as f64 - 4.0, next(10) as f64 - 3.5, f64::NAN] {
-                assert_eq!(cdf_stop(&means, x), scanned(&means, x), "{means:?} {x}");
-            }
-        }
-    }
-
-    #[test]
-    fn the_weight_sum_has_the_bits_of_td_cdfs() {
-        let big = 1 << 52;
-        let cases: [&[i64]; 8] = [
-            &[],
-            &[1, 2, 3, 1_000_000],
-            &[big, big - 1],
-            // Partial sums past 2^53, where doubles round: the integer sum must not be taken.
-            &[big, big, big, 1, 1, 1],
-            &[i64::MAX, 1, 3],
-            &[5, -7, 3],
-            &[0, 0, 0],
-            &[(1 << 53) - 1, 1],
-        ];
-        for weights in cases {
-            assert_eq!(
-                weight_sum(weights).to_bits(),
-                in_doubles(weights).to_bits(),
-                "{weights:?}"
-            );
-        }
-        let mut state = 7u64;
-        for len in 0..200 {
-            let weights: Vec<i64> = (0..len)
-                .map(|_| {
-                    state = state
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1);
-                    (state >> (12 + len % 40)) as i64
-                })
-                .collect();
-            assert_eq!(
-                weight_sum(&weights).to_bits(),
-                in_doubles(&weights).to_bits()
-            );
-        }
-    }
 }

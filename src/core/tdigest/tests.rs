@@ -14,6 +14,7 @@ mod primary;
 mod runs;
 mod scenarios;
 mod sorting;
+mod walks;
 
 use runs::{fnv, random_run};
 use scenarios::replay;
