@@ -223,19 +223,26 @@ impl CountMinSketch {
     /// only reads the estimate.
     pub fn increment(&mut self, item: &[u8], amount: u64) -> Increment {
         let mut estimate = u32::MAX;
-        let counters = &mut self.counters;
-        for_each_cell(self.width, self.depth, item, |cell| {
+        let row_len = self.row_len();
+        let rows = self
+            .counters
+            .as_chunks_mut::<4>()
+            .0
+            .chunks_exact_mut(row_len);
+        for_each_row(rows, self.depth, item, |row, column| {
+            let Some(bytes) = row.get_mut(column) else {
+                return;
+            };
             // C adds a size_t to a uint32_t cell: the sum is cut to 32 bits, then compared
             // with the whole amount.
-            let counter = update_counter(counters, cell, |counter| {
-                let sum = counter.wrapping_add(amount as u32);
-                if u64::from(sum) < amount {
-                    u32::MAX
-                } else {
-                    sum
-                }
-            });
-            estimate = estimate.min(counter.unwrap_or(u32::MAX));
+            let sum = u32::from_le_bytes(*bytes).wrapping_add(amount as u32);
+            let counter = if u64::from(sum) < amount {
+                u32::MAX
+            } else {
+                sum
+            };
+            *bytes = counter.to_le_bytes();
+            estimate = estimate.min(counter);
         });
         self.count = self.count.wrapping_add(amount);
         if estimate == u32::MAX {
@@ -248,8 +255,16 @@ impl CountMinSketch {
     /// The item's estimate: the minimum of its counters (`CMS_Query`).
     pub fn query(&self, item: &[u8]) -> u32 {
         let mut estimate = u32::MAX;
-        for_each_cell(self.width, self.depth, item, |cell| {
-            estimate = estimate.min(self.counter(cell).unwrap_or(u32::MAX));
+        let rows = self
+            .counters
+            .as_chunks::<4>()
+            .0
+            .chunks_exact(self.row_len());
+        for_each_row(rows, self.depth, item, |row, column| {
+            let counter = row
+                .get(column)
+                .map_or(u32::MAX, |bytes| u32::from_le_bytes(*bytes));
+            estimate = estimate.min(counter);
         });
         estimate
     }
@@ -301,6 +316,13 @@ impl CountMinSketch {
     /// `32 + 4 × width × depth` (2.8.2 counted `8 + 8 × width × depth`, a bug).
     pub fn memory_usage(&self) -> u64 {
         SKETCH_STRUCT_BYTES + self.counters.len() as u64
+    }
+
+    /// Counters per row, for cutting the counters into rows: each row a slice exactly that
+    /// long, so that a column taken modulo its length needs no bounds check. A width past
+    /// `usize` or past the counters (which `from_saved` rules out) gives no row at all.
+    fn row_len(&self) -> usize {
+        usize::try_from(self.width).unwrap_or(usize::MAX).max(1)
     }
 
     fn counter(&self, cell: u64) -> Option<u32> {
@@ -362,16 +384,25 @@ impl CountMinSketch {
     }
 }
 
-/// Calls `f` with the item's counter in each row of a `width` × `depth` sketch, in row order:
+/// Calls `f` with each of the first `depth` rows, in order, and the item's column in it:
 /// MurmurHash2 of the item seeded with the row index (cut to the hash's 32-bit seed, as C
 /// passes it), modulo the width. The rows are hashed [`MURMUR2_ROWS`] at a time.
 #[inline]
-fn for_each_cell(width: u64, depth: u64, item: &[u8], mut f: impl FnMut(u64)) {
+fn for_each_row<R: AsRef<[[u8; 4]]>>(
+    mut rows: impl Iterator<Item = R>,
+    depth: u64,
+    item: &[u8],
+    mut f: impl FnMut(R, usize),
+) {
     let mut first = 0;
     while first < depth {
-        let hashes = murmur2_32_rows(item, first as u32);
-        for (row, hash) in (first..depth).zip(hashes) {
-            f(u64::from(hash) % width + row * width);
+        // The hashes lead: a row is taken only when a hash is there for it.
+        for (hash, row) in murmur2_32_rows(item, first as u32)
+            .into_iter()
+            .zip(rows.by_ref())
+        {
+            let width = row.as_ref().len();
+            f(row, hash as usize % width);
         }
         first += MURMUR2_ROWS as u64;
     }

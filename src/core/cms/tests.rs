@@ -429,3 +429,35 @@ fn relocation_moves_the_counters_and_keeps_the_sketch() {
     let original = copy(&s);
     assert_eq!(relocates_unchanged(s, &original), 1);
 }
+
+/// Deep sketches hash their rows in several passes: every row's counter is still the one
+/// `CMS_IncrBy` picks (MurmurHash2 seeded with the row, modulo the width, in that row), for
+/// depths around each pass's end, and the estimate is the least of them.
+#[test]
+fn every_row_of_a_deep_sketch_counts_in_its_own_column() {
+    use crate::core::hash::murmur2_32;
+    let mut g = Rng::new(7);
+    for depth in [1u64, 7, 8, 9, 15, 16, 17, 24, 25] {
+        for width in [1u64, 2, 3, 64, 1000] {
+            let mut s = sketch(width as i64, depth as i64);
+            let mut model = vec![0u32; (width * depth) as usize];
+            for _ in 0..200 {
+                let item = item(&mut g);
+                let amount = g.below(5);
+                let cells: Vec<usize> = (0..depth)
+                    .map(|row| {
+                        (u64::from(murmur2_32(&item, row as u32)) % width + row * width) as usize
+                    })
+                    .collect();
+                for &cell in &cells {
+                    model[cell] += amount as u32;
+                }
+                let least = cells.iter().map(|&cell| model[cell]).min().unwrap();
+                assert_eq!(s.increment(&item, amount), Increment::Estimate(least));
+                assert_eq!(s.query(&item), least, "depth {depth}, width {width}");
+            }
+            let counters: Vec<u8> = model.iter().flat_map(|c| c.to_le_bytes()).collect();
+            assert_eq!(s.counters(), counters, "depth {depth}, width {width}");
+        }
+    }
+}
