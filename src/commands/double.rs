@@ -7,10 +7,16 @@ use super::hex_double;
 /// A double as Redis parses one (`RedisModule_StringToDouble`, which is `strtod`): the whole
 /// string, no leading space, no NaN, and no overflow or underflow of a finite literal.
 /// Hexadecimal literals (`0x1p-4`) are numbers too, as for `strtod`.
+#[inline]
 pub fn parse_double(text: &[u8]) -> Option<f64> {
-    if let Some(value) = parse_short_decimal(text) {
-        return Some(value);
-    }
+    parse_short_decimal(text).or_else(|| parse_general(text))
+}
+
+/// [`parse_double`] of what [`parse_short_decimal`] does not read. Out of line, so that the
+/// common case does not pay for its frame (some 15 instructions a value).
+#[cold]
+#[inline(never)]
+fn parse_general(text: &[u8]) -> Option<f64> {
     let text = std::str::from_utf8(text).ok()?;
     let (negative, unsigned) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -48,10 +54,12 @@ const POWERS_OF_TEN: [f64; 16] = [
 ];
 
 /// The common case, read without the general parser (which costs some 300 instructions a
-/// value, a third of a TDIGEST.ADD): an optional sign, then at most 15 decimal digits with at
-/// most one point among them (`12`, `-0.25`, `.5`). The digits make an integer below 2⁵³ and
-/// the point a power of ten up to 10¹⁵, both exact in a double, so their one division rounds
-/// the exact value to nearest as `strtod` does. `None` for anything else.
+/// value, a third of a TDIGEST.ADD): an optional sign, then at most 16 characters, decimal
+/// digits with at most one point among them (`12`, `-0.25`, `.5`). Without a point the
+/// integer's conversion to a double is the one rounding. With one, the digits (15 at most)
+/// make an integer below 2⁵³ and the point a power of ten up to 10¹⁵, both exact in a double,
+/// so their one division rounds the exact value to nearest as `strtod` does. `None` for
+/// anything else.
 fn parse_short_decimal(text: &[u8]) -> Option<f64> {
     let (negative, unsigned) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -61,23 +69,68 @@ fn parse_short_decimal(text: &[u8]) -> Option<f64> {
     if unsigned.len() > POWERS_OF_TEN.len() {
         return None;
     }
-    let (mut mantissa, mut digits, mut point) = (0u64, 0, None);
-    for (at, &byte) in unsigned.iter().enumerate() {
-        match byte {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(byte - b'0');
-                digits += 1;
-            }
-            b'.' if point.is_none() => point = Some(at),
+    let (mantissa, whole) = digit_run(0, unsigned);
+    let (mantissa, decimals) = match unsigned.get(whole..) {
+        Some([b'.', fraction @ ..]) => match digit_run(mantissa, fraction) {
+            (mantissa, decimals) if decimals == fraction.len() => (mantissa, decimals),
             _ => return None,
-        }
-    }
-    if digits == 0 {
+        },
+        Some([]) => (mantissa, 0),
+        _ => return None,
+    };
+    if whole + decimals == 0 {
         return None;
     }
-    let decimals = point.map_or(0, |at| unsigned.len() - at - 1);
-    let magnitude = mantissa as f64 / POWERS_OF_TEN.get(decimals).copied()?;
+    // Below 10^16, so the signed conversion (one instruction, where an unsigned one takes
+    // five) gives the same double.
+    let magnitude = mantissa as i64 as f64 / POWERS_OF_TEN.get(decimals).copied()?;
     Some(if negative { -magnitude } else { magnitude })
+}
+
+/// The decimal digits `bytes` begins with, read after those of `value`: the number they all
+/// make, and how many of `bytes` they are. Eight digits at a time where eight are there (a
+/// value's digits cost some 15 instructions each one by one). The caller keeps the digits to
+/// at most 16, whose number a `u64` holds.
+fn digit_run(mut value: u64, bytes: &[u8]) -> (u64, usize) {
+    let mut rest = bytes;
+    while let Some((eight, tail)) = rest.split_first_chunk::<8>() {
+        let Some(number) = eight_digits(*eight) else {
+            break;
+        };
+        value = value * 100_000_000 + number;
+        rest = tail;
+    }
+    let mut taken = bytes.len() - rest.len();
+    for &byte in rest {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value * 10 + u64::from(digit);
+        taken += 1;
+    }
+    (value, taken)
+}
+
+/// The number eight decimal digits make, or `None` unless all eight are digits: the digits'
+/// bytes as one little-endian word, checked and combined in three multiplications (as
+/// simdjson's `is_made_of_eight_digits_fast` and `parse_eight_digits_unrolled` do).
+fn eight_digits(bytes: [u8; 8]) -> Option<u64> {
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    let word = u64::from_le_bytes(bytes);
+    // A byte is a digit when its high nibble is 3, and still is once 6 is added to it.
+    let nibbles =
+        (word & HIGH_NIBBLES) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH_NIBBLES) >> 4);
+    if nibbles != 0x3333_3333_3333_3333 {
+        return None;
+    }
+    // Each byte a digit, the first (the most significant) lowest: pairs, then fours, then all.
+    let digits = word - 0x3030_3030_3030_3030;
+    let pairs = digits.wrapping_mul(10).wrapping_add(digits >> 8);
+    const PAIR_MASK: u64 = 0x0000_00FF_0000_00FF;
+    let high = (pairs & PAIR_MASK).wrapping_mul(100 + (1_000_000 << 32));
+    let low = ((pairs >> 16) & PAIR_MASK).wrapping_mul(1 + (10_000 << 32));
+    Some(high.wrapping_add(low) >> 32)
 }
 
 #[cfg(test)]
@@ -165,6 +218,27 @@ mod tests {
             Some(999999999999999.0)
         );
         assert_eq!(parse_short_decimal(b"0.000000000000001"), None); // 16 characters
+                                                                     // Runs of eight digits and more, whole and after the point.
+        assert_eq!(parse_short_decimal(b"12345678"), Some(12345678.0));
+        assert_eq!(parse_short_decimal(b"000000012345"), Some(12345.0));
+        assert_eq!(
+            parse_short_decimal(b"98765432.1234567"),
+            Some(98765432.1234567)
+        );
+        assert_eq!(parse_short_decimal(b"98765432.12345678"), None); // 17 characters
+        assert_eq!(
+            parse_short_decimal(b"9876543.12345678"),
+            Some(9876543.12345678)
+        );
+        assert_eq!(
+            parse_short_decimal(b".12345678901234"),
+            Some(0.12345678901234)
+        );
+        assert_eq!(parse_short_decimal(b"1234567:"), None); // ':' follows '9'
+        assert_eq!(parse_short_decimal(b"1234567/"), None); // '/' precedes '0'
+        for text in [&b"1234567\xff"[..], b"\xff2345678", b"12345678\xff"] {
+            assert_eq!(parse_short_decimal(text), None);
+        }
         assert_eq!(parse_short_decimal(b".000000000000001"), Some(1e-15));
     }
 }
