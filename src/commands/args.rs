@@ -9,22 +9,34 @@ use super::errors::Failure;
 /// A signed integer as Redis parses one (`string2ll`): optional `-`, no `+`, no spaces, no
 /// leading zeros, within i64.
 pub fn parse_integer(text: &[u8]) -> Option<i64> {
-    let digits = text.strip_prefix(b"-").unwrap_or(text);
-    let canonical = match digits {
-        [b'0'] => true,
-        [first, rest @ ..] => (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit),
-        [] => false,
+    let (negative, digits) = match text {
+        [b'-', digits @ ..] => (true, digits),
+        _ => (false, text),
     };
-    let negative = digits.len() != text.len();
-    if !canonical || (negative && digits == b"0") {
-        return None;
+    match digits {
+        [b'0'] if !negative => return Some(0),
+        [b'1'..=b'9', ..] => {}
+        _ => return None, // empty, a leading zero, `-0`, a sign or space first
+    }
+    if digits.len() <= SAFE_DIGITS {
+        // Below 10^18: no check on the way.
+        let mut value = 0i64;
+        for &byte in digits {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            value = value * 10 + i64::from(digit);
+        }
+        return Some(if negative { -value } else { value });
     }
     // Summed as a negative number, whose range holds i64::MIN's magnitude too.
     let mut value = 0i64;
-    for &digit in digits {
-        value = value
-            .checked_mul(10)?
-            .checked_sub(i64::from(digit - b'0'))?;
+    for &byte in digits {
+        if !byte.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_sub(i64::from(byte - b'0'))?;
     }
     if negative {
         Some(value)
@@ -32,6 +44,9 @@ pub fn parse_integer(text: &[u8]) -> Option<i64> {
         value.checked_neg()
     }
 }
+
+/// Digits of any integer below 10^18, which no `i64` arithmetic on them can overflow.
+const SAFE_DIGITS: usize = 18;
 
 /// Why a parameter was refused. Each caller words it its own way: the same fault gets different
 /// texts from BF.RESERVE, BF.INSERT, CF.RESERVE and CONFIG SET.
@@ -118,6 +133,8 @@ mod tests {
             b"-9223372036854775809",
             b"99999999999999999999",
             b"0x10",
+            b"12345678901234567a",
+            b"123456789012345678a",
         ] {
             assert_eq!(
                 parse_integer(bad),
@@ -125,6 +142,31 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(bad)
             );
+        }
+    }
+
+    /// Redis takes exactly the texts an `i64` prints as: the oracle parses with Rust and
+    /// checks the text is the number's own, over random digits, signs and lengths up to 21
+    /// (either side of the 18 digits read without checks).
+    #[test]
+    fn integers_are_the_texts_an_i64_prints_as() {
+        let mut g = crate::core::testing::Rng::new(5);
+        for _ in 0..200_000 {
+            let len = g.below(22) as usize;
+            let mut text: Vec<u8> = (0..len).map(|_| b'0' + g.below(10) as u8).collect();
+            match g.below(8) {
+                0 => text.insert(0, b'-'),
+                1 => text.insert(0, b'+'),
+                2 if len > 0 => text[g.below(len as u64) as usize] = b"x. /:"[g.below(5) as usize],
+                3 if len > 1 => text[0] = b'0',
+                _ => {}
+            }
+            let oracle = std::str::from_utf8(&text)
+                .ok()
+                .and_then(|t| t.parse::<i64>().ok())
+                .filter(|n| n.to_string().as_bytes() == text);
+            let shown = String::from_utf8_lossy(&text);
+            assert_eq!(parse_integer(&text), oracle, "{shown}");
         }
     }
 
