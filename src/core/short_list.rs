@@ -41,6 +41,7 @@ impl<T: Copy + Default> ShortList<T> {
     }
 
     /// Appends `item`, moving the elements to a vector when the place is full.
+    #[inline]
     pub fn push(&mut self, item: T) {
         match &mut self.0 {
             Held::InPlace { items, len } => match items.get_mut(*len) {
@@ -48,13 +49,21 @@ impl<T: Copy + Default> ShortList<T> {
                     *slot = item;
                     *len += 1;
                 }
-                None => {
-                    let mut spilled = items.to_vec();
-                    spilled.push(item);
-                    self.0 = Held::Spilled(spilled);
-                }
+                None => self.spill(item),
             },
             Held::Spilled(items) => items.push(item),
+        }
+    }
+
+    /// Moves the elements, full in place, to a vector, and appends `item` there. Out of line,
+    /// so that a push in place is a store and an increment where it is inlined.
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, item: T) {
+        if let Held::InPlace { items, .. } = &self.0 {
+            let mut spilled = items.to_vec();
+            spilled.push(item);
+            self.0 = Held::Spilled(spilled);
         }
     }
 }
