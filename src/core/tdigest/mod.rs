@@ -47,6 +47,7 @@ pub mod digest;
 pub mod rdb;
 pub mod read;
 mod sort;
+mod walk;
 
 #[cfg(test)]
 mod tests;

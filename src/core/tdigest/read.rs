@@ -12,6 +12,7 @@
 use std::ops::Deref;
 
 use super::digest::{c_long_long, node_arrays};
+use super::walk::{cdf_stop, skip_pairs, weight_sum};
 use super::TDigest;
 use crate::core::short_list::ShortList;
 use crate::core::Error;
@@ -209,9 +210,13 @@ impl TDigest {
                 - (total - index - 1.0) / (right_weight / 2.0 - 1.0) * (self.max - right_mean);
         }
         // The walk reads only the weights, from a slice (a quantile of a big digest walks
-        // tens of thousands of nodes); the means only where it stops.
+        // tens of thousands of nodes), whole blocks of them at a time where it can; the means
+        // only where it stops.
+        let merged_weights = self.weights.get(..n).unwrap_or_default();
+        (cursor.node, cursor.weight_so_far) =
+            skip_pairs(merged_weights, cursor.node, cursor.weight_so_far, index);
         let mut weight = self.weight_at(cursor.node);
-        let following = self.weights.get(cursor.node + 1..n).unwrap_or(&[]);
+        let following = merged_weights.get(cursor.node + 1..).unwrap_or(&[]);
         for &next in following {
             let next_weight = next as f64;
             let dw = (weight + next_weight) / 2.0;
@@ -500,54 +505,4 @@ impl TDigest {
         }
         Ok(out)
     }
-}
-
-/// Where td_cdf's scan of the centroids stops for `x`: the first pair whose left mean equals
-/// `x`, or whose means hold `x` from the left one up to the right one; `None` if none does.
-///
-/// The scan is most of a CDF or RANK. Compressed centroids are in order of their means, so the
-/// pair is found by a binary search, once a pass over the means before it (which the compiler
-/// runs several at a time) has checked that they are; otherwise they are scanned as td_cdf
-/// scans them.
-pub(super) fn cdf_stop(means: &[f64], x: f64) -> Option<usize> {
-    let first_not_below = means.partition_point(|&mean| mean < x);
-    let below = means.get(..first_not_below).unwrap_or_default();
-    // Whether the means up to the one at `first_not_below` are in order, those before it below
-    // `x`: then the search found what the scan would.
-    let ordered = below
-        .iter()
-        .zip(means.iter().skip(1))
-        .fold(true, |ordered, (left, right)| ordered & (left <= right));
-    if ordered && below.last().is_none_or(|&last| last < x) {
-        match means.get(first_not_below) {
-            None => return None,
-            // The last centroid starts no pair: the scan ends before it.
-            Some(&mean) if mean == x => {
-                return Some(first_not_below).filter(|&i| i + 1 < means.len())
-            }
-            Some(&mean) if mean > x && first_not_below > 0 => return Some(first_not_below - 1),
-            _ => {}
-        }
-    }
-    means.windows(2).position(|pair| match *pair {
-        [mean, next_mean] => (x < next_mean && mean <= x) || mean == x,
-        _ => false,
-    })
-}
-
-/// `weights` summed as td_cdf sums them, one double at a time in order. When none is negative
-/// and every partial sum stays below 2^53, each of those additions is exact, so the sum is
-/// taken in integers, which the compiler adds several at a time.
-pub(super) fn weight_sum(weights: &[i64]) -> f64 {
-    let sum = weights.iter().fold(0i64, |sum, &w| sum.wrapping_add(w));
-    // At least every weight, and not negative, when no weight is negative: then `bits × len`
-    // bounds every partial sum.
-    let bits = weights.iter().fold(0i64, |bits, &w| bits | w);
-    let bound = u64::try_from(bits)
-        .ok()
-        .and_then(|bits| bits.checked_mul(weights.len() as u64));
-    if bound.is_some_and(|bound| bound < 1 << 53) {
-        return sum as f64;
-    }
-    weights.iter().fold(0.0, |sum, &w| sum + w as f64)
 }
