@@ -7,7 +7,8 @@
 //! * [`read`] — min, max, quantiles, CDF, ranks, values by rank, trimmed mean;
 //! * [`rdb`] — the RDB and DUMP format, with every field checked on load;
 //! * `sort` — RedisBloom's quicksort, which decides the order of equal means, without its
-//!   quadratic stall on them.
+//!   quadratic stall on them;
+//! * `walk` — shortcuts through t-digest-c's walks over the centroids, with the walks' bits.
 //!
 //! # Reads do not write
 //!
