@@ -104,13 +104,8 @@ fn walked(weights: &[i64], mut node: usize, mut so_far: f64, index: f64) -> (usi
 
 #[test]
 fn the_quantile_walk_stops_where_it_did_with_blocks_skipped() {
-    let mut state = 3u64;
-    let mut next = move |n: u64| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % n
-    };
+    let mut g = crate::core::testing::Rng::new(3);
+    let mut next = move |n: u64| g.below(n);
     let big = 1i64 << 52;
     for round in 0..20_000 {
         let len = next(60) as usize;
