@@ -4,10 +4,12 @@
 use std::ffi::CStr;
 use std::ops::RangeInclusive;
 
+use super::digits::decimal_digits;
 use super::errors::Failure;
 
 /// A signed integer as Redis parses one (`string2ll`): optional `-`, no `+`, no spaces, no
 /// leading zeros, within i64.
+#[inline]
 pub fn parse_integer(text: &[u8]) -> Option<i64> {
     let (negative, digits) = match text {
         [b'-', digits @ ..] => (true, digits),
@@ -15,38 +17,23 @@ pub fn parse_integer(text: &[u8]) -> Option<i64> {
     };
     match digits {
         [b'0'] if !negative => return Some(0),
-        [b'1'..=b'9', ..] => {}
-        _ => return None, // empty, a leading zero, `-0`, a sign or space first
+        // No leading zero: more digits than `i64::MIN` has are out of range.
+        [b'1'..=b'9', ..] if digits.len() <= I64_DIGITS => {}
+        _ => return None, // empty, a leading zero, `-0`, a sign or space first, too long
     }
-    if digits.len() <= SAFE_DIGITS {
-        // Below 10^18: no check on the way.
-        let mut value = 0i64;
-        for &byte in digits {
-            let digit = byte.wrapping_sub(b'0');
-            if digit > 9 {
-                return None;
-            }
-            value = value * 10 + i64::from(digit);
-        }
-        return Some(if negative { -value } else { value });
-    }
-    // Summed as a negative number, whose range holds i64::MIN's magnitude too.
-    let mut value = 0i64;
-    for &byte in digits {
-        if !byte.is_ascii_digit() {
-            return None;
-        }
-        value = value.checked_mul(10)?.checked_sub(i64::from(byte - b'0'))?;
+    let (magnitude, read) = decimal_digits(0, digits);
+    if read != digits.len() {
+        return None;
     }
     if negative {
-        Some(value)
+        0i64.checked_sub_unsigned(magnitude)
     } else {
-        value.checked_neg()
+        i64::try_from(magnitude).ok()
     }
 }
 
-/// Digits of any integer below 10^18, which no `i64` arithmetic on them can overflow.
-const SAFE_DIGITS: usize = 18;
+/// Digits of `i64::MIN`, the longest `i64`: a `u64` holds any number of that many.
+const I64_DIGITS: usize = 19;
 
 /// Why a parameter was refused. Each caller words it its own way: the same fault gets different
 /// texts from BF.RESERVE, BF.INSERT, CF.RESERVE and CONFIG SET.

@@ -2,6 +2,7 @@
 //! which is `strtod`), hexadecimal literals included, so that what RedisBloom accepts and
 //! refuses, redis-bf accepts and refuses.
 
+use super::digits::decimal_digits;
 use super::hex_double;
 
 /// A double as Redis parses one (`RedisModule_StringToDouble`, which is `strtod`): the whole
@@ -69,9 +70,9 @@ fn parse_short_decimal(text: &[u8]) -> Option<f64> {
     if unsigned.len() > POWERS_OF_TEN.len() {
         return None;
     }
-    let (mantissa, whole) = digit_run(0, unsigned);
+    let (mantissa, whole) = decimal_digits(0, unsigned);
     let (mantissa, decimals) = match unsigned.get(whole..) {
-        Some([b'.', fraction @ ..]) => match digit_run(mantissa, fraction) {
+        Some([b'.', fraction @ ..]) => match decimal_digits(mantissa, fraction) {
             (mantissa, decimals) if decimals == fraction.len() => (mantissa, decimals),
             _ => return None,
         },
@@ -85,52 +86,6 @@ fn parse_short_decimal(text: &[u8]) -> Option<f64> {
     // five) gives the same double.
     let magnitude = mantissa as i64 as f64 / POWERS_OF_TEN.get(decimals).copied()?;
     Some(if negative { -magnitude } else { magnitude })
-}
-
-/// The decimal digits `bytes` begins with, read after those of `value`: the number they all
-/// make, and how many of `bytes` they are. Eight digits at a time where eight are there (a
-/// value's digits cost some 15 instructions each one by one). The caller keeps the digits to
-/// at most 16, whose number a `u64` holds.
-fn digit_run(mut value: u64, bytes: &[u8]) -> (u64, usize) {
-    let mut rest = bytes;
-    while let Some((eight, tail)) = rest.split_first_chunk::<8>() {
-        let Some(number) = eight_digits(*eight) else {
-            break;
-        };
-        value = value * 100_000_000 + number;
-        rest = tail;
-    }
-    let mut taken = bytes.len() - rest.len();
-    for &byte in rest {
-        let digit = byte.wrapping_sub(b'0');
-        if digit > 9 {
-            break;
-        }
-        value = value * 10 + u64::from(digit);
-        taken += 1;
-    }
-    (value, taken)
-}
-
-/// The number eight decimal digits make, or `None` unless all eight are digits: the digits'
-/// bytes as one little-endian word, checked and combined in three multiplications (as
-/// simdjson's `is_made_of_eight_digits_fast` and `parse_eight_digits_unrolled` do).
-fn eight_digits(bytes: [u8; 8]) -> Option<u64> {
-    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    let word = u64::from_le_bytes(bytes);
-    // A byte is a digit when its high nibble is 3, and still is once 6 is added to it.
-    let nibbles =
-        (word & HIGH_NIBBLES) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH_NIBBLES) >> 4);
-    if nibbles != 0x3333_3333_3333_3333 {
-        return None;
-    }
-    // Each byte a digit, the first (the most significant) lowest: pairs, then fours, then all.
-    let digits = word - 0x3030_3030_3030_3030;
-    let pairs = digits.wrapping_mul(10).wrapping_add(digits >> 8);
-    const PAIR_MASK: u64 = 0x0000_00FF_0000_00FF;
-    let high = (pairs & PAIR_MASK).wrapping_mul(100 + (1_000_000 << 32));
-    let low = ((pairs >> 16) & PAIR_MASK).wrapping_mul(1 + (10_000 << 32));
-    Some(high.wrapping_add(low) >> 32)
 }
 
 #[cfg(test)]
@@ -217,8 +172,9 @@ mod tests {
             parse_short_decimal(b"999999999999999"),
             Some(999999999999999.0)
         );
-        assert_eq!(parse_short_decimal(b"0.000000000000001"), None); // 16 characters
-                                                                     // Runs of eight digits and more, whole and after the point.
+        // 17 characters.
+        assert_eq!(parse_short_decimal(b"0.000000000000001"), None);
+        // Runs of eight digits and more, whole and after the point.
         assert_eq!(parse_short_decimal(b"12345678"), Some(12345678.0));
         assert_eq!(parse_short_decimal(b"000000012345"), Some(12345.0));
         assert_eq!(

@@ -5,8 +5,8 @@
 //!
 //! Shared by every family, and naming none: `spec` — what Redis is told about a command;
 //! `family` — the record a family hands the glue (commands, configs, INFO section, totals);
-//! `call` and `server` — one invocation and its keys; `args`, `double` and `hex_double` —
-//! numbers as Redis parses them;
+//! `call` and `server` — one invocation and its keys; `args`, `double`, `hex_double` and
+//! `digits` — numbers as Redis parses them;
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
 //! `metrics` — the totals of the module's `INFO` sections.
 //!
@@ -29,6 +29,7 @@ pub mod bf;
 pub mod call;
 pub mod cf;
 pub mod cms;
+mod digits;
 pub mod double;
 pub mod dump;
 pub mod errors;
