@@ -16,6 +16,49 @@ fn arity(command: &str) -> Value {
     arity_error(&command.to_uppercase())
 }
 
+/// A RESP2 client gets each double as the server writes its own (ZSCORE's): on Redis 6.2 to
+/// 7.0 redis-bf prints them itself, as glibc's `printf("%.17g")` does.
+#[test]
+fn doubles_read_as_the_servers_own() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let mut rng = Rng(0x5eed);
+    let mut values = vec![
+        // (Not -0: a sorted set keeps it as 0.)
+        0.0,
+        0.1,
+        1e-5,
+        1e16,
+        1e17,
+        123456789012345680.0,
+        4938271560493825.0 / 4.0,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -1.5e-300,
+        1e100,
+    ];
+    values.extend((0..3000).map(|i| {
+        let bits = rng.next();
+        match i % 3 {
+            0 => f64::from_bits(bits),
+            1 => (bits >> 11) as f64 / (1u64 << (bits % 60)) as f64,
+            // 16 digits and a quarter: ties at the 17th digit.
+            _ => (bits >> 11) as f64 * 0.25,
+        }
+    }));
+    assert_eq!(c.cmd("TDIGEST.CREATE t"), ok());
+    for x in values.into_iter().filter(|x| x.is_finite()) {
+        let text = format!("{x:e}");
+        c.call(&["ZADD", "z", &text, "m"]);
+        c.call(&["TDIGEST.RESET", "t"]);
+        assert_eq!(c.call(&["TDIGEST.ADD", "t", &text]), ok(), "{text}");
+        let theirs = c.call(&["ZSCORE", "z", "m"]);
+        assert!(matches!(theirs, Value::Bulk(_)), "{theirs:?}");
+        assert_eq!(c.call(&["TDIGEST.MIN", "t"]), theirs, "{text}");
+    }
+}
+
 #[test]
 fn replies_in_both_protocols() {
     let server = Server::start();

@@ -12,6 +12,7 @@
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
+//! * [`printf_double`] — a double as C's `printf("%.17g")` writes it (a server's RESP2 replies);
 //! * [`rdb`] — a value as the fields of an RDB file, read and written by each family's format;
 //! * [`relocate`] — each value's heap blocks, offered for moving (active defragmentation);
 //! * [`short_list`] — a list of a few numbers that does not allocate for them;
@@ -38,6 +39,7 @@ mod error;
 pub mod hash;
 pub mod le;
 mod memory;
+pub mod printf_double;
 pub mod rdb;
 pub mod relocate;
 pub mod short_list;

@@ -89,6 +89,7 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
             log(ctx, c"warning", &format!("redis-bf not loaded: {message}"));
             return err;
         }
+        super::reply::learn_double_format();
         if let Err(message) = create_data_types(ctx) {
             log(ctx, c"warning", &format!("redis-bf not loaded: {message}"));
             return err;

@@ -8,11 +8,14 @@
 use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_long, c_longlong};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use redis_module::raw;
 
+use super::server;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Out, Reply, Scalar};
+use crate::core::printf_double::printf_g17;
 
 /// The reply of one command: what it streams through [`Out`], then what it returns. It
 /// counts the elements the array it began still owes, so a command that stops half-way — an
@@ -211,8 +214,25 @@ fn bulk(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) {
     }
 }
 
-/// A double as the server writes one (RedisBloom's replies of doubles go the same way).
+/// Whether the server sends a RESP2 client a double as the bulk string of `printf("%.17g")`
+/// and tells a module which protocol its client speaks: Redis 6.2 to 7.0. (Redis 7.2 and
+/// Valkey convert doubles their own way; Redis 6.0 sets no RESP3 context flag.)
+static PRINTS_DOUBLES: AtomicBool = AtomicBool::new(false);
+
+/// Reads, once at load, how the server writes doubles.
+pub fn learn_double_format() {
+    let printf = server::own_version().is_some_and(|v| ((6, 2, 0)..(7, 2, 0)).contains(&v));
+    PRINTS_DOUBLES.store(printf, Ordering::Relaxed);
+}
+
+/// A double as the server writes one (RedisBloom's replies of doubles go the same way). Where
+/// the server would print it with glibc's `printf` for a RESP2 client (some 2,900 instructions),
+/// the same text is printed here and sent as the same bulk string.
 fn double(ctx: *mut raw::RedisModuleCtx, x: f64) {
+    if PRINTS_DOUBLES.load(Ordering::Relaxed) && !is_resp3(ctx) {
+        bulk(ctx, printf_g17(x).as_bytes());
+        return;
+    }
     // SAFETY: see `error`.
     unsafe {
         if let Some(reply) = raw::RedisModule_ReplyWithDouble {
