@@ -13,6 +13,7 @@
 use super::{errors, sketch_to_write};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
+use crate::commands::digits::decimal_digits;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
@@ -76,10 +77,7 @@ pub fn parse<'a>(
 /// The value of an increment [`amount_of`] accepted (decimal digits, no sign, no leading
 /// zero, at most `i64::MAX`): its digits read without checking them again.
 fn checked_amount(digits: &[u8]) -> u64 {
-    digits.iter().fold(0, |n: u64, &digit| {
-        n.wrapping_mul(10)
-            .wrapping_add(u64::from(digit.wrapping_sub(b'0')))
-    })
+    decimal_digits(0, digits).0
 }
 
 /// An increment: a non-negative integer as Redis parses one.
