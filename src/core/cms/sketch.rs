@@ -242,7 +242,7 @@ impl CountMinSketch {
                 sum
             };
             *bytes = counter.to_le_bytes();
-            estimate = estimate.min(counter);
+            estimate = smaller(counter, estimate);
         });
         self.count = self.count.wrapping_add(amount);
         if estimate == u32::MAX {
@@ -264,7 +264,7 @@ impl CountMinSketch {
             let counter = row
                 .get(column)
                 .map_or(u32::MAX, |bytes| u32::from_le_bytes(*bytes));
-            estimate = estimate.min(counter);
+            estimate = smaller(counter, estimate);
         });
         estimate
     }
@@ -408,6 +408,16 @@ fn for_each_row<R: AsRef<[[u8; 4]]>>(
     }
 }
 
+/// The smaller of two counters, in arithmetic the compiler does not turn into a branch. Which
+/// row holds an item's smallest counter is a coin toss, and `min` (a conditional move that
+/// LLVM's x86 pass turns back into a branch inside the row loop) was mispredicted about every
+/// other row, each miss throwing away the rows' overlapped divisions and loads: `CMS.QUERY`
+/// ×100 took 1.3 times RedisBloom's time with fewer instructions, and 0.8 with this.
+fn smaller(a: u32, b: u32) -> u32 {
+    let difference = i64::from(a) - i64::from(b);
+    (i64::from(b) + (difference & (difference >> 63))) as u32
+}
+
 /// Replaces counter `cell` by `f` of its value and returns the new value (`None` past the
 /// end, which the sketch's geometry rules out).
 fn update_counter(counters: &mut [u8], cell: u64, f: impl FnOnce(u32) -> u32) -> Option<u32> {
@@ -416,4 +426,19 @@ fn update_counter(counters: &mut [u8], cell: u64, f: impl FnOnce(u32) -> u32) ->
     let value = f(u32::from_le_bytes(*bytes));
     *bytes = value.to_le_bytes();
     Some(value)
+}
+
+#[cfg(test)]
+mod branchless {
+    use super::smaller;
+
+    #[test]
+    fn smaller_is_the_minimum() {
+        let values = [0, 1, 2, 0x7fff_ffff, 0x8000_0000, u32::MAX - 1, u32::MAX];
+        for a in values {
+            for b in values {
+                assert_eq!(smaller(a, b), a.min(b), "{a} {b}");
+            }
+        }
+    }
 }
