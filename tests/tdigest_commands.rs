@@ -16,8 +16,8 @@ fn arity(command: &str) -> Value {
     arity_error(&command.to_uppercase())
 }
 
-/// A RESP2 client gets each double as the server writes its own (ZSCORE's): on Redis 6.2 to
-/// 7.0 redis-bf prints them itself, as glibc's `printf("%.17g")` does.
+/// A RESP2 client gets each double as the server writes its own (ZSCORE's): on Redis 7.0
+/// redis-bf prints them itself, as glibc's `printf("%.17g")` does.
 #[test]
 fn doubles_read_as_the_servers_own() {
     let server = Server::start();

@@ -6,7 +6,7 @@
 //!
 //! glibc reaches the digits through multi-precision arithmetic, about 2,900 instructions a
 //! double (more than half of a `TDIGEST.QUANTILE`). The digits are one integer, the value
-//! times a power of ten, rounded: for a double from 1e-16 to about 1e38 that is one product or
+//! times a power of ten, rounded: for a double from 1e-16 to about 1e46 that is one product or
 //! one quotient in 128 bits, exact. Anything else (subnormals, the far ends of the range) goes
 //! through Rust's own exact formatting (`{:.16e}`), which rounds the same way.
 
@@ -32,7 +32,7 @@ const FIVES: [u128; 56] = {
     fives
 };
 
-/// The text of one double (at most [`LONGEST`] bytes).
+/// The text of one double (at most 24 bytes).
 pub struct Printed {
     bytes: [u8; LONGEST],
     len: usize,
@@ -46,6 +46,7 @@ impl Printed {
 
     fn extend(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();
+        debug_assert!(end <= LONGEST, "a double's text outgrew its buffer");
         if let Some(slot) = self.bytes.get_mut(self.len..end) {
             slot.copy_from_slice(bytes);
             self.len = end;
@@ -314,7 +315,7 @@ mod tests {
                 assert_eq!(exact, formatted(x), "{x:e} ({:#x})", x.to_bits());
             }
         }
-        // The 128-bit path covers what replies hold: from 1e-16 to about 1e38.
+        // The 128-bit path covers what replies hold: from 1e-16 to about 1e46.
         for x in [
             1.5e-16, 3.5e-10, 1.0, 123.456, 1e17, 7.25e30, 1e38, 1e40, 1e44, 1e45, 1e46,
         ] {
