@@ -45,21 +45,36 @@ impl Printed {
     }
 
     fn extend(&mut self, bytes: &[u8]) {
+        let written = self.write_str_bytes(bytes);
+        debug_assert!(written.is_ok(), "a double's text outgrew its buffer");
+    }
+
+    fn write_str_bytes(&mut self, bytes: &[u8]) -> std::fmt::Result {
         let end = self.len + bytes.len();
-        debug_assert!(end <= LONGEST, "a double's text outgrew its buffer");
-        if let Some(slot) = self.bytes.get_mut(self.len..end) {
-            slot.copy_from_slice(bytes);
-            self.len = end;
+        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(bytes);
+        self.len = end;
+        Ok(())
+    }
+
+    fn empty() -> Printed {
+        Printed {
+            bytes: [0; LONGEST],
+            len: 0,
         }
+    }
+}
+
+/// Rust's formatting writes into the same buffer (the fallback's `{:.16e}`).
+impl Write for Printed {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.write_str_bytes(s.as_bytes())
     }
 }
 
 /// `printf("%.17g", x)`.
 pub fn printf_g17(x: f64) -> Printed {
-    let mut out = Printed {
-        bytes: [0; LONGEST],
-        len: 0,
-    };
+    let mut out = Printed::empty();
     if x.is_sign_negative() {
         out.extend(b"-");
     }
@@ -118,18 +133,13 @@ fn lay_out(out: &mut Printed, digits: u64, exponent: i32) {
                 out.extend(b".");
                 out.extend(fraction);
             }
+            out.extend(if exponent < 0 { b"e-" } else { b"e+" });
+            // At least two digits, as C prints an exponent.
             let power = exponent.unsigned_abs();
-            let sign = if exponent < 0 { b'-' } else { b'+' };
-            let hundreds = b'0' + (power / 100) as u8;
-            let (tens, units) = (b'0' + (power / 10 % 10) as u8, b'0' + (power % 10) as u8);
-            let text = [b'e', sign, hundreds, tens, units];
-            match power {
-                100.. => out.extend(&text),
-                _ => {
-                    out.extend(&text[..2]);
-                    out.extend(&text[3..]);
-                }
+            if power >= 100 {
+                out.extend(&[b'0' + (power / 100) as u8]);
             }
+            out.extend(PAIRS.get((power % 100) as usize).unwrap_or(&[b'0'; 2]));
         }
     }
 }
@@ -223,20 +233,10 @@ fn shifted_left(value: u128, shift: u32) -> Option<u128> {
 
 /// The 17 digits and decimal exponent of a positive double, from Rust's exact formatting.
 fn formatted(x: f64) -> (u64, i32) {
-    struct Text([u8; 32], usize);
-    impl Write for Text {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            let end = self.1 + s.len();
-            let slot = self.0.get_mut(self.1..end).ok_or(std::fmt::Error)?;
-            slot.copy_from_slice(s.as_bytes());
-            self.1 = end;
-            Ok(())
-        }
-    }
-    let mut text = Text([0; 32], 0);
-    // `d.dddddddddddddddde[-]x`: 17 digits, then the exponent.
+    let mut text = Printed::empty();
+    // `d.dddddddddddddddde[-]x`: 17 digits, then the exponent (23 bytes at most).
     let _ = write!(text, "{x:.16e}");
-    let written = std::str::from_utf8(text.0.get(..text.1).unwrap_or_default()).unwrap_or("");
+    let written = std::str::from_utf8(text.as_bytes()).unwrap_or("");
     let (mantissa, exponent) = written.split_once('e').unwrap_or(("0", "0"));
     let digits = mantissa.bytes().filter(u8::is_ascii_digit);
     let digits = digits.fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));

@@ -214,16 +214,12 @@ fn bulk(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) {
     }
 }
 
-/// Whether the server sends a RESP2 client a double as the bulk string of `printf("%.17g")`
-/// and tells a module which protocol its client speaks: Redis 7.0. (Redis 7.2, its release
-/// candidates 7.1.24x, and Valkey convert doubles their own way; Redis 6.x sets no RESP3
-/// context flag, so a module cannot tell a RESP3 client there.)
+/// [`server::prints_doubles_with_printf`], read once at load.
 static PRINTS_DOUBLES: AtomicBool = AtomicBool::new(false);
 
 /// Reads, once at load, how the server writes doubles.
 pub fn learn_double_format() {
-    let printf = server::own_version().is_some_and(|v| ((7, 0, 0)..(7, 1, 0)).contains(&v));
-    PRINTS_DOUBLES.store(printf, Ordering::Relaxed);
+    PRINTS_DOUBLES.store(server::prints_doubles_with_printf(), Ordering::Relaxed);
 }
 
 /// A double as the server writes one (RedisBloom's replies of doubles go the same way). Where

@@ -1,5 +1,6 @@
 //! Which server the module runs in, for the few decisions that need more than checking an API
-//! pointer: the oldest server supported, and whether module configs may be unprefixed.
+//! pointer: the oldest server supported, whether module configs may be unprefixed, and whether
+//! the server prints doubles with `printf`.
 //!
 //! `RedisModule_GetServerVersion` gives each server's own version: Redis's, but Valkey's
 //! (8.x, 9.x) on Valkey, whose module API is Redis 7.2's (`INFO server` there says
@@ -17,6 +18,14 @@ pub fn own_version() -> Option<Version> {
     let encoded = unsafe { raw::RedisModule_GetServerVersion.map(|get| get()) }?;
     let encoded = u32::try_from(encoded).ok()?;
     Some((encoded >> 16, (encoded >> 8) & 0xff, encoded & 0xff))
+}
+
+/// Whether the server sends a RESP2 client a double as the bulk string of `printf("%.17g")`
+/// and tells a module which protocol its client speaks: Redis 7.0. (Redis 7.2, its release
+/// candidates 7.1.24x, and Valkey convert doubles their own way; Redis 6.x sets no RESP3
+/// context flag, so a module cannot tell a RESP3 client there.)
+pub fn prints_doubles_with_printf() -> bool {
+    own_version().is_some_and(|version| ((7, 0, 0)..(7, 1, 0)).contains(&version))
 }
 
 /// Refuses servers older than Redis 6.0 — or without `RedisModule_GetServerVersion`, i.e.
