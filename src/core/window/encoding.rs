@@ -53,7 +53,7 @@ pub fn save(filter: &WindowFilter, out: &mut impl RdbWrite) {
 }
 
 /// Loads a value of encoding version `encver`: its state checked, its size checked against
-/// `memory`, then its bits adopted from the saved strings.
+/// `memory`, then its bits read from the saved strings.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<WindowFilter, Error> {
     if encver != ENCODING_VERSION {
         return Err(Error::BadEncoding);
@@ -61,18 +61,35 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     let mut filter = load_state(input, memory)?;
     let total = filter.shape.bit_bytes().ok_or(Error::BadEncoding)?;
     let total = usize::try_from(total).map_err(|_| Error::OutOfMemory)?;
-    let mut bits = input.bytes()?;
-    if bits.len() != total.min(MAX_CHUNK) {
+    let first = input.bytes()?;
+    if first.len() != total.min(MAX_CHUNK) {
         return Err(Error::BadEncoding);
     }
-    bits.try_reserve_exact(total - bits.len())
-        .map_err(|_| Error::OutOfMemory)?;
-    while bits.len() < total {
-        let segment = input.bytes()?;
-        if segment.len() != (total - bits.len()).min(MAX_CHUNK) {
+    if first.len() == total {
+        // One string: the array as the server's reader made it, advised as it saw fit.
+        filter.bits = first;
+        return Ok(filter);
+    }
+    // Several strings go into one array of the whole size, told dense (the strings fill every
+    // byte of it) before any is copied in: its pages then fault in as huge pages where the
+    // server glue asks for them, as a classic filter's single string does.
+    let mut bits = memory.array(total as u64)?;
+    (memory.dense)(&bits);
+    let mut filled = 0;
+    let mut segment = first;
+    loop {
+        let end = filled + segment.len();
+        bits.get_mut(filled..end)
+            .ok_or(Error::BadEncoding)?
+            .copy_from_slice(&segment);
+        filled = end;
+        if filled == total {
+            break;
+        }
+        segment = input.bytes()?;
+        if segment.len() != (total - filled).min(MAX_CHUNK) {
             return Err(Error::BadEncoding);
         }
-        bits.extend_from_slice(&segment);
     }
     filter.bits = bits;
     Ok(filter)

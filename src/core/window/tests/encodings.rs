@@ -36,6 +36,44 @@ fn rdb_round_trips_and_every_truncation_fails_cleanly() {
 }
 
 #[test]
+fn a_filter_of_several_rdb_strings_loads_into_one_array_told_dense_first() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    /// The length of the last array told dense (only this test tells this function).
+    static TOLD: AtomicUsize = AtomicUsize::new(0);
+    fn record(bytes: &[u8]) {
+        assert!(
+            bytes.iter().all(|&b| b == 0),
+            "told dense after being written"
+        );
+        TOLD.store(bytes.len(), Ordering::Relaxed);
+    }
+    let memory = Memory {
+        dense: record,
+        ..EAGER
+    };
+    // About 20 MB of bits: two strings of the RDB.
+    let mut filter = count_window(0.01, 8_000_000);
+    for n in 0..1000 {
+        filter.insert(&item(n), 0);
+    }
+    let fields = saved(&filter);
+    let loaded = encoding::load(&mut LeReader(&fields), 0, &memory).unwrap();
+    assert_eq!(loaded, filter);
+    assert_eq!(TOLD.load(Ordering::Relaxed), filter.bits().len());
+    assert!(filter.bits().len() > 16 << 20);
+    // The second string cut short, or longer than what remains, is refused.
+    for len in [fields.len() - 1, fields.len() - 4096] {
+        assert!(encoding::load(&mut LeReader(&fields[..len]), 0, &memory).is_err());
+    }
+    // A filter of one string is taken as read, and nobody is told.
+    TOLD.store(0, Ordering::Relaxed);
+    let small = &busy_filters()[0];
+    let loaded = encoding::load(&mut LeReader(&saved(small)), 0, &memory).unwrap();
+    assert_eq!(&loaded, small);
+    assert_eq!(TOLD.load(Ordering::Relaxed), 0);
+}
+
+#[test]
 fn hostile_rdb_streams_never_panic_nor_over_allocate() {
     fn small(len: usize) -> Option<Vec<u8>> {
         assert!(len < 1 << 20, "{len} bytes allocated");
