@@ -1,10 +1,10 @@
 //! `bf-huge-pages`: bit arrays of 2 MiB or more ask for transparent huge pages once they are
-//! dense — written by as many items as they have 4 KiB blocks, or loaded whole: RDB load (and
-//! so RESTORE), LOADCHUNK of a full dump — never fresh (BF.RESERVE, scaling), where each item
-//! written at random would fault in 2 MiB; unless the config is `no`. `INFO bf` says which
-//! (`bf_huge_pages`) and how many bytes were advised. Where the system cannot give huge pages
-//! (setting `never`, or `always`, which the server turns off for its process), the state says
-//! why and nothing is advised.
+//! dense — written by as many items as they have 4 KiB blocks (a window filter: once its ring
+//! has gone round), or loaded whole: RDB load (and so RESTORE), LOADCHUNK of a full dump — never
+//! fresh (BF.RESERVE, scaling), where each item written at random would fault in 2 MiB; unless
+//! the config is `no`. `INFO bf` says which (`bf_huge_pages`) and how many bytes were advised.
+//! Where the system cannot give huge pages (setting `never`, or `always`, which the server turns
+//! off for its process), the state says why and nothing is advised.
 
 mod common;
 
@@ -109,6 +109,57 @@ fn big_arrays_are_advised_however_they_are_made() {
     let before = advised(&mut c);
     c.cmd("BF.RESERVE small 0.01 100000");
     assert_eq!(advised(&mut c), before);
+}
+
+/// A window filter is dense once its ring has gone round: every slice has held a generation
+/// (`(slices − 1) × generation` additions, then one more). It is advised then, once, and never
+/// while young; loaded, it is advised as any array loaded whole is.
+#[test]
+fn window_filters_are_advised_once_their_ring_has_turned() {
+    let server = Server::start();
+    let mut c = server.conn();
+    if !available(&mut c) {
+        return;
+    }
+    // About 6.8 MB of bits: at least one aligned 2 MiB page.
+    assert_eq!(c.cmd("BF.RESERVE win 0.0001 1500000 WINDOW"), ok());
+    let fields = c.cmd("BF.INFO win").array();
+    let field = |name: &str| {
+        let pair = fields.chunks(2).find(|pair| pair[0].text() == name);
+        pair.unwrap()[1].int() as usize
+    };
+    let to_turn = (field("Slices") - 1) * field("Generation size");
+    let mut added = 0;
+    let mut add = |c: &mut Conn, count: usize| {
+        for start in (added..added + count).step_by(50_000) {
+            let end = (start + 50_000).min(added + count);
+            let items: Vec<String> = (start..end).map(|i| i.to_string()).collect();
+            let mut args = vec!["BF.MADD", "win"];
+            args.extend(items.iter().map(String::as_str));
+            assert!(!c.call(&args).is_error());
+        }
+        added += count;
+    };
+    let before = advised(&mut c);
+    add(&mut c, to_turn);
+    assert_eq!(
+        advised(&mut c),
+        before,
+        "young: every slice but one held a generation"
+    );
+    add(&mut c, 1);
+    let turned = advised(&mut c);
+    assert!(
+        turned - before >= 2 << 20,
+        "turned: {} bytes",
+        turned - before
+    );
+    add(&mut c, 100_000);
+    assert_eq!(advised(&mut c), turned, "advised once");
+    // The latest additions are found; the first ones, more than the window ago, are not.
+    let latest = (added - 1).to_string();
+    assert_eq!(c.call(&["BF.EXISTS", "win", &latest]), int(1));
+    assert_eq!(c.cmd("BF.EXISTS win 1"), int(0));
 }
 
 #[test]

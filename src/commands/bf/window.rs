@@ -120,8 +120,14 @@ pub fn add(
         None => read_time(call, filter),
     };
     let made_at = filter.write_time(now);
+    let turned = filter.ring_has_turned();
     for item in items {
         each(!filter.insert(item, now));
+    }
+    if !turned && filter.ring_has_turned() {
+        // Dense from now on, as a classic filter is once its writes reached its blocks: the
+        // server glue may back it with huge pages (never earlier, see `core::memory::Dense`).
+        (call.memory().dense)(filter.bits());
     }
     let time = match filter.shape().window {
         // Made at the time replicas would make it at without one: the command is replicated

@@ -203,6 +203,12 @@ impl WindowFilter {
         })
     }
 
+    /// Whether the ring has gone round once: every slice has held a generation, so writes
+    /// (and the clearing of each slice reused) have reached nearly every page of its bits.
+    pub fn ring_has_turned(&self) -> bool {
+        self.opened == self.shape.slices()
+    }
+
     /// Its shape.
     pub fn shape(&self) -> &Shape {
         &self.shape
