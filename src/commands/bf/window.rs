@@ -126,7 +126,8 @@ pub fn add(
     }
     if !turned && filter.ring_has_turned() {
         // Dense from now on, as a classic filter is once its writes reached its blocks: the
-        // server glue may back it with huge pages (never earlier, see `core::memory::Dense`).
+        // server glue advises huge pages, into which khugepaged collapses the resident pages
+        // over time (never earlier: see `core::memory::Dense`).
         (call.memory().dense)(filter.bits());
     }
     let time = match filter.shape().window {

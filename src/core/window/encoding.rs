@@ -72,7 +72,8 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     }
     // Several strings go into one array of the whole size, told dense (the strings fill every
     // byte of it) before any is copied in: its pages then fault in as huge pages where the
-    // server glue asks for them, as a classic filter's single string does.
+    // server glue asks for them. (A single string was filled by the server before the glue
+    // saw it: its pages can only be collapsed later, by khugepaged.)
     let mut bits = memory.array(total as u64)?;
     (memory.dense)(&bits);
     let mut filled = 0;
@@ -86,6 +87,8 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
         if filled == total {
             break;
         }
+        // Freed before the next is read: at most one string beside the array.
+        drop(std::mem::take(&mut segment));
         segment = input.bytes()?;
         if segment.len() != (total - filled).min(MAX_CHUNK) {
             return Err(Error::BadEncoding);

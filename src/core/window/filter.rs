@@ -203,8 +203,9 @@ impl WindowFilter {
         })
     }
 
-    /// Whether the ring has gone round once: every slice has held a generation, so writes
-    /// (and the clearing of each slice reused) have reached nearly every page of its bits.
+    /// Whether the ring has gone round once: every slice has held a generation, so every
+    /// page of its bits is resident (each slice is cleared as a generation opens in it) and
+    /// most hold items.
     pub fn ring_has_turned(&self) -> bool {
         self.opened == self.shape.slices()
     }

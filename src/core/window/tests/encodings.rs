@@ -61,9 +61,20 @@ fn a_filter_of_several_rdb_strings_loads_into_one_array_told_dense_first() {
     assert_eq!(loaded, filter);
     assert_eq!(TOLD.load(Ordering::Relaxed), filter.bits().len());
     assert!(filter.bits().len() > 16 << 20);
-    // The second string cut short, or longer than what remains, is refused.
+    // The stream cut short is refused, and so is a second string of the wrong length,
+    // well formed: one byte too long, or split in two.
     for len in [fields.len() - 1, fields.len() - 4096] {
         assert!(encoding::load(&mut LeReader(&fields[..len]), 0, &memory).is_err());
+    }
+    let second_len = filter.bits().len() - (16 << 20);
+    let (head, second) = fields.split_at(fields.len() - second_len - 4);
+    let string = |bytes: &[u8]| [&(bytes.len() as u32).to_le_bytes()[..], bytes].concat();
+    let too_long = [head, &string(&[&second[4..], &[0]].concat())].concat();
+    let (left, right) = second[4..].split_at(100);
+    let split = [head, &string(left), &string(right)].concat();
+    for stream in [too_long, split] {
+        let refused = encoding::load(&mut LeReader(&stream), 0, &memory);
+        assert_eq!(refused.err(), Some(Error::BadEncoding));
     }
     // A filter of one string is taken as read, and nobody is told.
     TOLD.store(0, Ordering::Relaxed);
