@@ -28,6 +28,18 @@ fn available(c: &mut Conn) -> bool {
     state == "yes"
 }
 
+/// A server on a machine that gives huge pages to advised memory, or `None` (and a line in
+/// the test's output) where there is nothing to check: when arrays are advised.
+fn server_with_huge_pages() -> Option<(Server, Conn)> {
+    let server = Server::start();
+    let mut c = server.conn();
+    if available(&mut c) {
+        return Some((server, c));
+    }
+    eprintln!("transparent huge pages are unavailable here: nothing to check");
+    None
+}
+
 /// About 74 MiB of bits: 2 MiB-aligned parts of it are advised (at least 62 MiB).
 const BIG: &str = "56000000";
 const BIG_ADVISED: u64 = 62 << 20;
@@ -116,12 +128,9 @@ fn big_arrays_are_advised_however_they_are_made() {
 /// while young.
 #[test]
 fn window_filters_are_advised_once_their_ring_has_turned() {
-    let server = Server::start();
-    let mut c = server.conn();
-    if !available(&mut c) {
-        eprintln!("transparent huge pages are unavailable here: nothing to check");
+    let Some((_server, mut c)) = server_with_huge_pages() else {
         return;
-    }
+    };
     // About 6.8 MB of bits: at least one aligned 2 MiB page.
     assert_eq!(c.cmd("BF.RESERVE win 0.0001 1500000 WINDOW"), ok());
     let fields = c.cmd("BF.INFO win").array();
@@ -169,12 +178,9 @@ fn window_filters_are_advised_once_their_ring_has_turned() {
 /// more than 24 MiB in all, where the strings alone come to less than 20 MiB.
 #[test]
 fn a_window_of_several_rdb_strings_is_advised_whole_when_loaded() {
-    let server = Server::start();
-    let mut c = server.conn();
-    if !available(&mut c) {
-        eprintln!("transparent huge pages are unavailable here: nothing to check");
+    let Some((_server, mut c)) = server_with_huge_pages() else {
         return;
-    }
+    };
     // About 20 MB of bits: two strings.
     assert_eq!(c.cmd("BF.RESERVE win 0.01 8000000 WINDOW"), ok());
     c.cmd("BF.MADD win a b c");
