@@ -203,9 +203,9 @@ impl WindowFilter {
         })
     }
 
-    /// Whether the ring has gone round once: every slice has held a generation, so every
-    /// page of its bits is resident (each slice is cleared as a generation opens in it) and
-    /// most hold items.
+    /// Whether the ring has gone round once: every slice has held a generation, and every
+    /// slice but the first generation's was cleared when a generation opened in it, so nearly
+    /// all the pages of its bits are resident.
     pub fn ring_has_turned(&self) -> bool {
         self.opened == self.shape.slices()
     }
