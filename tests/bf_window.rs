@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::bf::info_value;
 use common::*;
 
 const BOTH: &str = "ERR WINDOW and TIMESPAN cannot be combined";
@@ -35,16 +36,6 @@ fn found(c: &mut Conn, key: &str, items: &[String]) -> usize {
         .iter()
         .filter(|v| matches!(v, Value::Int(1) | Value::Bool(true)))
         .count()
-}
-
-/// The value BF.INFO's RESP2 array gives for `name`.
-fn info_value(info: &Value, name: &str) -> Value {
-    let fields = info.array();
-    fields
-        .chunks(2)
-        .find(|pair| pair[0].text() == name)
-        .unwrap_or_else(|| panic!("no {name} in {fields:?}"))[1]
-        .clone()
 }
 
 #[test]

@@ -46,9 +46,9 @@ const BIG_ADVISED: u64 = 62 << 20;
 /// Items enough to make that array dense: more than its 4 KiB blocks (about 18,850).
 const DENSE_ITEMS: usize = 20_000;
 
-/// Adds `count` distinct items to `key` in one BF.MADD.
-fn add_items(c: &mut Conn, key: &str, count: usize) -> Value {
-    let items: Vec<String> = (0..count).map(|i| i.to_string()).collect();
+/// Adds the distinct items `first..first + count` to `key` in one BF.MADD.
+fn add_items(c: &mut Conn, key: &str, first: usize, count: usize) -> Value {
+    let items: Vec<String> = (first..first + count).map(|i| i.to_string()).collect();
     let mut args = vec!["BF.MADD", key];
     args.extend(items.iter().map(String::as_str));
     c.call(&args)
@@ -89,7 +89,7 @@ fn big_arrays_are_advised_however_they_are_made() {
     );
     for key in ["big", "fast"] {
         let before = advised(&mut c);
-        assert!(!add_items(&mut c, key, DENSE_ITEMS).is_error());
+        assert!(!add_items(&mut c, key, 0, DENSE_ITEMS).is_error());
         let grew = advised(&mut c) - before;
         assert!(
             grew >= BIG_ADVISED,
@@ -101,7 +101,7 @@ fn big_arrays_are_advised_however_they_are_made() {
     // not always do), and the new one holds too few to be dense.
     c.cmd("BF.RESERVE grows 0.01 1000 EXPANSION 32768");
     let before = advised(&mut c);
-    assert!(!add_items(&mut c, "grows", 2000).is_error());
+    assert!(!add_items(&mut c, "grows", 0, 2000).is_error());
     assert_eq!(c.cmd("BF.INFO grows FILTERS"), ints(&[2]));
     assert_eq!(advised(&mut c), before, "scaling: a fresh sub-filter");
     step(&mut c, "DEBUG RELOAD (RDB load)", "DEBUG RELOAD");
@@ -133,20 +133,14 @@ fn window_filters_are_advised_once_their_ring_has_turned() {
     };
     // About 6.8 MB of bits: at least one aligned 2 MiB page.
     assert_eq!(c.cmd("BF.RESERVE win 0.0001 1500000 WINDOW"), ok());
-    let fields = c.cmd("BF.INFO win").array();
-    let field = |name: &str| {
-        let pair = fields.chunks(2).find(|pair| pair[0].text() == name);
-        pair.unwrap()[1].int() as usize
-    };
+    let info = c.cmd("BF.INFO win");
+    let field = |name: &str| bf::info_value(&info, name).int() as usize;
     let to_turn = (field("Slices") - 1) * field("Generation size");
     let mut added = 0;
     let mut add = |c: &mut Conn, count: usize| {
-        for start in (added..added + count).step_by(50_000) {
-            let end = (start + 50_000).min(added + count);
-            let items: Vec<String> = (start..end).map(|i| i.to_string()).collect();
-            let mut args = vec!["BF.MADD", "win"];
-            args.extend(items.iter().map(String::as_str));
-            assert!(!c.call(&args).is_error());
+        for first in (added..added + count).step_by(50_000) {
+            let batch = 50_000.min(added + count - first);
+            assert!(!add_items(c, "win", first, batch).is_error());
         }
         added += count;
     };
@@ -184,9 +178,7 @@ fn a_window_of_several_rdb_strings_is_advised_whole_when_loaded() {
     // About 20 MB of bits: two strings.
     assert_eq!(c.cmd("BF.RESERVE win 0.01 8000000 WINDOW"), ok());
     c.cmd("BF.MADD win a b c");
-    let fields = c.cmd("BF.INFO win").array();
-    let size = fields.chunks(2).find(|pair| pair[0].text() == "Size");
-    let size = size.unwrap()[1].int() as u64;
+    let size = bf::info_value(&c.cmd("BF.INFO win"), "Size").int() as u64;
     let before = advised(&mut c);
     assert_eq!(c.cmd("DEBUG RELOAD"), ok());
     let grew = advised(&mut c) - before;
@@ -215,7 +207,7 @@ fn the_config_turns_it_off_for_new_arrays() {
     assert_eq!(c.call(&["CONFIG", "GET", &name]).array()[1].text(), "yes");
     if available(&mut c) {
         c.cmd(&format!("BF.RESERVE big2 0.01 {BIG}"));
-        add_items(&mut c, "big2", DENSE_ITEMS);
+        add_items(&mut c, "big2", 0, DENSE_ITEMS);
         assert!(advised(&mut c) >= BIG_ADVISED);
     }
 }

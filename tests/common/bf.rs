@@ -1,6 +1,6 @@
 //! Bloom-filter helpers that suites of every concern use.
 
-use super::{ok, Conn};
+use super::{ok, Conn, Value};
 
 /// Every (iterator, chunk) pair BF.SCANDUMP gives for `key`; empty for a missing key.
 pub fn scandump(c: &mut Conn, key: &str) -> Vec<(i64, Vec<u8>)> {
@@ -32,4 +32,14 @@ pub fn loadchunks(c: &mut Conn, key: &str, chunks: &[(i64, Vec<u8>)]) {
         ]);
         assert_eq!(reply, ok());
     }
+}
+
+/// The value BF.INFO's RESP2 array gives for `name`.
+pub fn info_value(info: &Value, name: &str) -> Value {
+    let fields = info.array();
+    fields
+        .chunks(2)
+        .find(|pair| pair[0].text() == name)
+        .unwrap_or_else(|| panic!("no {name} in {fields:?}"))[1]
+        .clone()
 }

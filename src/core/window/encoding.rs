@@ -59,8 +59,8 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
         return Err(Error::BadEncoding);
     }
     let mut filter = load_state(input, memory)?;
-    let total = filter.shape.bit_bytes().ok_or(Error::BadEncoding)?;
-    let total = usize::try_from(total).map_err(|_| Error::OutOfMemory)?;
+    let bytes = filter.shape.bit_bytes().ok_or(Error::BadEncoding)?;
+    let total = usize::try_from(bytes).map_err(|_| Error::OutOfMemory)?;
     let first = input.bytes()?;
     if first.len() != total.min(MAX_CHUNK) {
         return Err(Error::BadEncoding);
@@ -74,7 +74,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     // byte of it) before any is copied in: its pages then fault in as huge pages where the
     // server glue asks for them. (A single string was filled by the server before the glue
     // saw it: its pages can only be collapsed later, by khugepaged.)
-    let mut bits = memory.array(total as u64)?;
+    let mut bits = memory.array(bytes)?;
     (memory.dense)(&bits);
     let mut filled = 0;
     let mut segment = first;
