@@ -108,13 +108,11 @@ impl<'a> Call<'a> {
         Lookup::of(self.server.held(&key.0), |value: &'k mut T| &*value)
     }
 
-    /// What a key opened for reading holds, for a read that may change how it is held but not
-    /// what it answers (the key is not signalled as modified): tracked, as for a write.
-    pub fn lookup_read_mut<'k, T: Measured + Any>(
-        &self,
-        key: &'k ReadKey,
-    ) -> Lookup<Tracked<'k, T>> {
-        Lookup::of(self.server.held(&key.0), Tracked::new)
+    /// What a key opened for reading holds, for a read that may change how it is held but
+    /// neither what it answers nor its footprint (a t-digest compressing its buffer): there is
+    /// nothing for the totals to take, and the key is not signalled as modified.
+    pub fn lookup_read_mut<'k, T: Any>(&self, key: &'k ReadKey) -> Lookup<&'k mut T> {
+        Lookup::of(self.server.held(&key.0), |value: &'k mut T| value)
     }
 
     /// The value at the key, or the one `create` makes when the key is empty.

@@ -108,7 +108,10 @@ fn reads(digest: &TDigest, probes: &[f64]) -> Vec<u64> {
     );
     bits.extend(digest.cdfs(probes).unwrap().iter().map(|x| x.to_bits()));
     for order in [Order::Ascending, Order::Descending] {
-        for &rank in digest.ranks(probes, order).unwrap().iter() {
+        for rank in digest
+            .ranks(probes, order, |ranks| ranks.collect::<Vec<_>>())
+            .unwrap()
+        {
             assert!(rank == i64::MIN || (-2..=digest.size()).contains(&rank));
             bits.push(rank as u64);
         }
@@ -127,7 +130,11 @@ fn reads_in_place(digest: &mut TDigest, probes: &[f64]) -> Vec<u64> {
     let mut ranked = Vec::new();
     let mut by_ranked = Vec::new();
     for order in [Order::Ascending, Order::Descending] {
-        ranked.push(digest.ranks_compressing(probes, order).unwrap());
+        ranked.push(
+            digest
+                .ranks_compressing(probes, order, |ranks| ranks.collect::<Vec<_>>())
+                .unwrap(),
+        );
         by_ranked.push(digest.by_ranks_compressing(&ranks, order).unwrap());
     }
     digest.compress();

@@ -88,7 +88,7 @@ fn merge(call: &Call) -> CommandResult {
         order.push(source);
     }
     let keys: Vec<ReadKey> = first_at.iter().map(|&i| call.open_read_at(3 + i)).collect();
-    let mut sources: Vec<Tracked<StoredDigest>> = Vec::new();
+    let mut sources: Vec<&mut StoredDigest> = Vec::new();
     for source in &order {
         match *source {
             Source::Old if old.is_none() => return Err(errors::fail(errors::KEY_MISSING)),
@@ -154,7 +154,7 @@ fn merge(call: &Call) -> CommandResult {
 fn pick<'a>(
     source: Source,
     old: &'a mut Option<Tracked<StoredDigest>>,
-    sources: &'a mut [Tracked<StoredDigest>],
+    sources: &'a mut [&mut StoredDigest],
 ) -> Option<&'a mut TDigest> {
     match source {
         Source::Old => old.as_mut().map(|old| old.digest_mut()),

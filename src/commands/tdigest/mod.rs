@@ -159,7 +159,7 @@ fn existing_shared<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k StoredDigest
 }
 
 /// The digest at a key opened for reading, for a read that may compress it.
-fn existing_read<'k>(call: &Call, key: &'k ReadKey) -> Result<Tracked<'k, StoredDigest>, Failure> {
+fn existing_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k mut StoredDigest, Failure> {
     held(call.lookup_read_mut(key))
 }
 

@@ -80,11 +80,11 @@ pub static TRIMMED_MEAN: CommandSpec = CommandSpec {
 
 fn quantile(call: &Call) -> CommandResult {
     let key = call.open_for_read();
-    let mut stored = existing_read(call, &key)?;
+    let stored = existing_read(call, &key)?;
     let quantiles = parse::quantiles(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
-        &mut stored,
+        stored,
         |_| true,
         |digest, in_place| {
             compress_if(digest, in_place);
@@ -96,11 +96,11 @@ fn quantile(call: &Call) -> CommandResult {
 
 fn cdf(call: &Call) -> CommandResult {
     let key = call.open_for_read();
-    let mut stored = existing_read(call, &key)?;
+    let stored = existing_read(call, &key)?;
     let values = parse::cdf_values(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
-        &mut stored,
+        stored,
         |_| true,
         |digest, in_place| {
             compress_if(digest, in_place);
@@ -112,11 +112,11 @@ fn cdf(call: &Call) -> CommandResult {
 
 fn trimmed_mean(call: &Call) -> CommandResult {
     let key = call.open_for_read();
-    let mut stored = existing_read(call, &key)?;
+    let stored = existing_read(call, &key)?;
     let (low, high) = parse::cuts(call.arg(2), call.arg(3))?;
     let mean = read_compressing(
         call,
-        &mut stored,
+        stored,
         |_| true,
         |digest, in_place| {
             compress_if(digest, in_place);

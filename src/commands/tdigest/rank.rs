@@ -22,7 +22,7 @@ use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Scalar;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::tdigest::Order;
+use crate::core::tdigest::{Order, Ranks};
 
 const fn spec(
     name: &'static str,
@@ -90,34 +90,37 @@ pub static BYREVRANK: CommandSpec = spec(
 
 fn ranks(call: &Call, order: Order) -> CommandResult {
     let key = call.open_for_read();
-    let mut stored = existing_read(call, &key)?;
+    let stored = existing_read(call, &key)?;
     let values = parse::rank_values(call.args.get(2..).unwrap_or_default())?;
-    let ranks = read_compressing(
+    read_compressing(
         call,
-        &mut stored,
+        stored,
         |digest| digest.ranks_compress(&values),
         |digest, in_place| {
+            // Written as they are made: nothing can fail once they are.
+            let reply = |ranks: Ranks| {
+                call.out.array(ranks.len());
+                for rank in ranks {
+                    call.out.scalar(Scalar::Integer(rank));
+                }
+            };
             if in_place {
-                digest.ranks_compressing(&values, order)
+                digest.ranks_compressing(&values, order, reply)
             } else {
-                digest.ranks(&values, order)
+                digest.ranks(&values, order, reply)
             }
         },
     )?;
-    call.out.array(ranks.len());
-    for &rank in ranks.iter() {
-        call.out.scalar(Scalar::Integer(rank));
-    }
     Ok(crate::commands::reply::Reply::Sent)
 }
 
 fn by_ranks(call: &Call, order: Order) -> CommandResult {
     let key = call.open_for_read();
-    let mut stored = existing_read(call, &key)?;
+    let stored = existing_read(call, &key)?;
     let ranks = parse::ranks(call.args.get(2..).unwrap_or_default())?;
     let values = read_compressing(
         call,
-        &mut stored,
+        stored,
         |digest| digest.by_ranks_compress(&ranks),
         |digest, in_place| {
             if in_place {

@@ -54,7 +54,7 @@ mod walk;
 mod tests;
 
 pub use digest::{merge_compression, Info, TDigest, MAX_COMPRESSION};
-pub use read::{Merged, Order};
+pub use read::{Merged, Order, Ranks};
 
 /// A failure of an add or a merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -92,6 +92,65 @@ struct Cursor {
     node: usize,
 }
 
+/// The ranks of `TDIGEST.RANK` or `TDIGEST.REVRANK`, one per value, made as they are read so
+/// that the command replies as it goes: −2 when empty, −1 or the size outside `[min, max]`,
+/// else the CDF scaled by the size the digest had before compressing, rounded as RedisBloom
+/// does and cast as C casts.
+#[derive(Debug)]
+pub struct Ranks<'a> {
+    digest: &'a TDigest,
+    /// The digest compressed, when a value lies within its range.
+    view: Option<&'a TDigest>,
+    values: std::slice::Iter<'a, f64>,
+    size: f64,
+    order: Order,
+}
+
+impl Ranks<'_> {
+    fn rank(&self, v: f64) -> i64 {
+        let (size, descending) = (self.size, self.order == Order::Descending);
+        let rank = if size == 0.0 {
+            -2.0
+        } else if v < self.digest.min {
+            if descending {
+                size
+            } else {
+                -1.0
+            }
+        } else if v > self.digest.max {
+            if descending {
+                -1.0
+            } else {
+                size
+            }
+        } else {
+            let cdf = self.view.map_or(f64::NAN, |view| view.cdf(v));
+            let scaled = cdf * size;
+            if descending {
+                (size - scaled.round()).round()
+            } else {
+                round_half_down(scaled)
+            }
+        };
+        c_long_long(rank)
+    }
+}
+
+impl Iterator for Ranks<'_> {
+    type Item = i64;
+
+    fn next(&mut self) -> Option<i64> {
+        let &v = self.values.next()?;
+        Some(self.rank(v))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Ranks<'_> {}
+
 impl TDigest {
     /// The digest compressed, without changing it: itself when it has no buffer, else a
     /// compressed copy (`OutOfMemory` when the copy cannot be had).
@@ -387,60 +446,56 @@ impl TDigest {
         self.size() != 0 && values.iter().any(|&v| !outside(v, self.min, self.max))
     }
 
-    /// `TDIGEST.RANK` (ascending) or `TDIGEST.REVRANK` (descending) of each value: −2 when
-    /// empty, −1 or the size outside `[min, max]`, else the CDF scaled by the size the digest
-    /// had before compressing, rounded as RedisBloom does and cast as C casts.
-    pub fn ranks(&self, values: &[f64], order: Order) -> Result<ShortList<i64>, Error> {
-        self.ranks_at(self.size() as f64, values, order)
+    /// `TDIGEST.RANK` (ascending) or `TDIGEST.REVRANK` (descending) of each value, as
+    /// [`Ranks`] yields them to `read` (`OutOfMemory` when a compressed copy is needed and
+    /// cannot be had, before `read` runs).
+    pub fn ranks<R>(
+        &self,
+        values: &[f64],
+        order: Order,
+        read: impl FnOnce(Ranks<'_>) -> R,
+    ) -> Result<R, Error> {
+        self.ranks_over(self.size() as f64, values, order, read)
     }
 
     /// [`ranks`](TDigest::ranks) as RedisBloom's primary runs it: the digest is compressed in
     /// place when RedisBloom's would be ([`ranks_compress`](TDigest::ranks_compress)), and
     /// the answers scale by the size from before.
-    pub fn ranks_compressing(
+    pub fn ranks_compressing<R>(
         &mut self,
         values: &[f64],
         order: Order,
-    ) -> Result<ShortList<i64>, Error> {
+        read: impl FnOnce(Ranks<'_>) -> R,
+    ) -> Result<R, Error> {
         let size = self.size() as f64;
         if self.ranks_compress(values) {
             self.compress();
         }
-        self.ranks_at(size, values, order)
+        self.ranks_over(size, values, order, read)
     }
 
-    fn ranks_at(&self, size: f64, values: &[f64], order: Order) -> Result<ShortList<i64>, Error> {
-        let mut view = None;
-        let mut out = ShortList::with_room(values.len())?;
-        for &v in values {
-            let rank = if size == 0.0 {
-                -2.0
-            } else if v < self.min {
-                if order == Order::Descending {
-                    size
-                } else {
-                    -1.0
-                }
-            } else if v > self.max {
-                if order == Order::Descending {
-                    -1.0
-                } else {
-                    size
-                }
-            } else {
-                if view.is_none() {
-                    view = Some(self.merged_view()?);
-                }
-                let cdf = view.as_ref().map_or(f64::NAN, |view| view.cdf(v));
-                let scaled = cdf * size;
-                match order {
-                    Order::Ascending => round_half_down(scaled),
-                    Order::Descending => (size - scaled.round()).round(),
-                }
-            };
-            out.push(c_long_long(rank));
-        }
-        Ok(out)
+    /// The ranks are handed to `read` rather than returned, so that they borrow the view here
+    /// and are never moved.
+    fn ranks_over<R>(
+        &self,
+        size: f64,
+        values: &[f64],
+        order: Order,
+        read: impl FnOnce(Ranks<'_>) -> R,
+    ) -> Result<R, Error> {
+        // The centroids are looked at only for a value within the range.
+        let view = if self.ranks_compress(values) {
+            Some(self.merged_view()?)
+        } else {
+            None
+        };
+        Ok(read(Ranks {
+            digest: self,
+            view: view.as_deref(),
+            values: values.iter(),
+            size,
+            order,
+        }))
     }
 
     /// Whether RedisBloom's `BYRANK`/`BYREVRANK` of `ranks` compresses the digest: when one of

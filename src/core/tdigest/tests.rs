@@ -500,19 +500,29 @@ fn redisbloom_flow_test_anchors() {
     );
     let probes = [0., 1., 2., 3., 4., 5., 6.];
     assert_eq!(
-        t.ranks(&probes, Order::Ascending).unwrap(),
+        t.ranks(&probes, Order::Ascending, |ranks| ranks.collect::<Vec<_>>())
+            .unwrap(),
         [-1, 0, 2, 4, 8, 12, 15]
     );
     assert_eq!(
-        t.ranks(&probes, Order::Descending).unwrap(),
+        t.ranks(&probes, Order::Descending, |ranks| ranks
+            .collect::<Vec<_>>())
+            .unwrap(),
         [15, 14, 13, 10, 7, 2, -1]
     );
     let empty = digest(100, &[]);
-    assert_eq!(empty.ranks(&[0., 1.], Order::Descending).unwrap(), [-2, -2]);
+    assert_eq!(
+        empty
+            .ranks(&[0., 1.], Order::Descending, |ranks| ranks
+                .collect::<Vec<_>>())
+            .unwrap(),
+        [-2, -2]
+    );
     let s = digest(1000, &[10., 20., 30., 40., 50., 60.]);
     let probes = [0., 10., 20., 30., 40., 50., 60., 70.];
     assert_eq!(
-        s.ranks(&probes, Order::Ascending).unwrap(),
+        s.ranks(&probes, Order::Ascending, |ranks| ranks.collect::<Vec<_>>())
+            .unwrap(),
         [-1, 0, 1, 2, 3, 4, 5, 6]
     );
     let b = digest(500, &[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.]);
@@ -551,7 +561,11 @@ fn reads_and_saves_leave_the_digest_alone() {
         drop(view);
         served.quantiles(&[0.1, 0.5, 0.2]).unwrap();
         served.cdfs(&[3.0]).unwrap();
-        served.ranks(&[0.0, 7.0], Order::Ascending).unwrap();
+        served
+            .ranks(&[0.0, 7.0], Order::Ascending, |ranks| {
+                ranks.collect::<Vec<_>>()
+            })
+            .unwrap();
         served.by_ranks(&[1, 5], Order::Descending).unwrap();
         served.trimmed_mean(0.2, 0.8).unwrap();
         let mut first = crate::core::rdb::FieldWriter::default();

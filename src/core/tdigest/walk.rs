@@ -45,10 +45,11 @@ pub(super) fn cdf_stop(means: &[f64], x: f64) -> Option<usize> {
 /// and every partial sum stays below 2^53, each of those additions is exact, so the sum is
 /// taken in integers, which the compiler adds several at a time.
 pub(super) fn weight_sum(weights: &[i64]) -> f64 {
-    let sum = weights.iter().fold(0i64, |sum, &w| sum.wrapping_add(w));
-    // At least every weight, and not negative, when no weight is negative: then `bits × len`
-    // bounds every partial sum.
-    let bits = weights.iter().fold(0i64, |bits, &w| bits | w);
+    // `bits` is at least every weight, and not negative, when no weight is negative: then
+    // `bits × len` bounds every partial sum. Both in one pass.
+    let (sum, bits) = weights.iter().fold((0i64, 0i64), |(sum, bits), &w| {
+        (sum.wrapping_add(w), bits | w)
+    });
     let bound = u64::try_from(bits)
         .ok()
         .and_then(|bits| bits.checked_mul(weights.len() as u64));

@@ -196,7 +196,10 @@ pub fn random_run(seed: u64) -> String {
                 };
                 let xs: Vec<f64> = (0..1 + g.below(5)).map(|_| g.probe(kind)).collect();
                 let compresses = digest.ranks_compress(&xs);
-                let got = read_both(digest, compresses, |d| d.ranks(&xs, order).unwrap());
+                let got = read_both(digest, compresses, |d| {
+                    d.ranks(&xs, order, |ranks| ranks.collect::<Vec<_>>())
+                        .unwrap()
+                });
                 line(label, key, list(&got, |r| r.to_string()));
             }
             64..75 => {

@@ -114,11 +114,10 @@ fn read(digest: &mut TDigest, name: &str, args: &[&str]) -> (String, bool) {
             };
             let values = numbers(args);
             let ranks: Vec<String> = digest
-                .ranks(&values, order)
-                .unwrap()
-                .iter()
-                .map(|r| r.to_string())
-                .collect();
+                .ranks(&values, order, |ranks| {
+                    ranks.map(|r| r.to_string()).collect()
+                })
+                .unwrap();
             (
                 format!("[{}]", ranks.join(",")),
                 digest.ranks_compress(&values),
