@@ -16,7 +16,7 @@ mod scenarios;
 mod sorting;
 mod walks;
 
-use runs::{fnv, random_run};
+use runs::{all_ranks, fnv, random_run};
 use scenarios::replay;
 
 use super::{Order, TDigest};
@@ -500,29 +500,24 @@ fn redisbloom_flow_test_anchors() {
     );
     let probes = [0., 1., 2., 3., 4., 5., 6.];
     assert_eq!(
-        t.ranks(&probes, Order::Ascending, |ranks| ranks.collect::<Vec<_>>())
-            .unwrap(),
+        t.ranks(&probes, Order::Ascending, all_ranks).unwrap(),
         [-1, 0, 2, 4, 8, 12, 15]
     );
     assert_eq!(
-        t.ranks(&probes, Order::Descending, |ranks| ranks
-            .collect::<Vec<_>>())
-            .unwrap(),
+        t.ranks(&probes, Order::Descending, all_ranks).unwrap(),
         [15, 14, 13, 10, 7, 2, -1]
     );
     let empty = digest(100, &[]);
     assert_eq!(
         empty
-            .ranks(&[0., 1.], Order::Descending, |ranks| ranks
-                .collect::<Vec<_>>())
+            .ranks(&[0., 1.], Order::Descending, all_ranks)
             .unwrap(),
         [-2, -2]
     );
     let s = digest(1000, &[10., 20., 30., 40., 50., 60.]);
     let probes = [0., 10., 20., 30., 40., 50., 60., 70.];
     assert_eq!(
-        s.ranks(&probes, Order::Ascending, |ranks| ranks.collect::<Vec<_>>())
-            .unwrap(),
+        s.ranks(&probes, Order::Ascending, all_ranks).unwrap(),
         [-1, 0, 1, 2, 3, 4, 5, 6]
     );
     let b = digest(500, &[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.]);
@@ -562,9 +557,7 @@ fn reads_and_saves_leave_the_digest_alone() {
         served.quantiles(&[0.1, 0.5, 0.2]).unwrap();
         served.cdfs(&[3.0]).unwrap();
         served
-            .ranks(&[0.0, 7.0], Order::Ascending, |ranks| {
-                ranks.collect::<Vec<_>>()
-            })
+            .ranks(&[0.0, 7.0], Order::Ascending, all_ranks)
             .unwrap();
         served.by_ranks(&[1, 5], Order::Descending).unwrap();
         served.trimmed_mean(0.2, 0.8).unwrap();

@@ -50,10 +50,8 @@ fn exercise(mut d: TDigest, bytes: &[u8]) {
     let probes = [f64::NEG_INFINITY, -1.0, 0.0, 0.5, 3.0, 1e300, f64::INFINITY];
     d.quantiles(&[0.0, 0.3, 0.2, 1.0]).unwrap();
     d.cdfs(&probes).unwrap();
-    d.ranks(&probes, Order::Descending, |ranks| {
-        ranks.collect::<Vec<_>>()
-    })
-    .unwrap();
+    d.ranks(&probes, Order::Descending, super::runs::all_ranks)
+        .unwrap();
     d.by_ranks(&[0, 1, 2, 1000], Order::Ascending).unwrap();
     d.trimmed_mean(0.1, 0.9).unwrap();
     let mut other = TDigest::new(3, &EAGER).unwrap();

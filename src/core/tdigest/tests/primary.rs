@@ -28,12 +28,11 @@ fn in_place_reads_and_copies() {
         assert_eq!(copy, d);
         assert!(copy.means.capacity() >= copy.cap && copy.weights.capacity() >= copy.cap);
         let expected = (
-            d.ranks(&values, order, |ranks| ranks.collect::<Vec<_>>())
-                .unwrap(),
+            d.ranks(&values, order, super::runs::all_ranks).unwrap(),
             d.ranks_compress(&values),
         );
         let ranked = copy
-            .ranks_compressing(&values, order, |ranks| ranks.collect::<Vec<_>>())
+            .ranks_compressing(&values, order, super::runs::all_ranks)
             .unwrap();
         assert_eq!(ranked, expected.0);
         assert_eq!(counted(&copy), counted(&d));

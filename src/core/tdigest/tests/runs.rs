@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::fields::{hex, DumpReader, DumpWriter};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
-use crate::core::tdigest::{merge_compression, Order, TDigest};
+use crate::core::tdigest::{merge_compression, Order, Ranks, TDigest};
 use crate::core::EAGER;
 
 const COMPRESSIONS: [i64; 10] = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500];
@@ -98,6 +98,11 @@ fn read_both<T: PartialEq + std::fmt::Debug>(
         );
     }
     before
+}
+
+/// Every rank of `ranks`: the tests' reader of [`TDigest::ranks`].
+pub fn all_ranks(ranks: Ranks) -> Vec<i64> {
+    ranks.collect()
 }
 
 /// The FNV-1a of `capture.py`.
@@ -197,8 +202,7 @@ pub fn random_run(seed: u64) -> String {
                 let xs: Vec<f64> = (0..1 + g.below(5)).map(|_| g.probe(kind)).collect();
                 let compresses = digest.ranks_compress(&xs);
                 let got = read_both(digest, compresses, |d| {
-                    d.ranks(&xs, order, |ranks| ranks.collect::<Vec<_>>())
-                        .unwrap()
+                    d.ranks(&xs, order, all_ranks).unwrap()
                 });
                 line(label, key, list(&got, |r| r.to_string()));
             }
