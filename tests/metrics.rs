@@ -4,10 +4,12 @@
 //! capacity and deletes, summed over the keys. Each test changes the keyspace one way —
 //! commands that create, fill, scale, delete from and compact filters; DEL, UNLINK and
 //! FLUSHALL ASYNC (frees on the lazy-free thread), EXPIRE; COPY, RESTORE, LOADCHUNK; DEBUG
-//! RELOAD, AOF rewrite and restart — and compares after every step.
+//! RELOAD, AOF rewrite and restart — and compares after every step. The t-digest's
+//! observations are checked where a compression changes them.
 
 mod common;
 
+use common::tdigest::info_of;
 use common::*;
 
 /// One family's totals: objects, bytes, sub-filters, items, capacity (and, for Cuckoo
@@ -356,4 +358,41 @@ fn reload_and_aof_restart_count_what_loads() {
     let server = server.restart();
     let mut c = server.conn();
     assert_eq!(settled(&mut c), before);
+}
+
+/// A compression sums the weights as doubles, as RedisBloom's does, so past 2^53 observations
+/// it can change a digest's size. `INFO bf` follows it whichever command compresses: a read
+/// compressing in place, or a MERGE compressing its source.
+#[test]
+fn totals_follow_a_compression_that_changes_the_size() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let total = |c: &mut Conn| -> i64 {
+        let info = c.cmd("INFO bf").text();
+        let field = info
+            .lines()
+            .find_map(|l| l.strip_prefix("bf_tdigest_observations_across_objects:"))
+            .unwrap_or_else(|| panic!("no observations total in {info}"));
+        field.trim().parse().unwrap()
+    };
+    for key in ["a", "b"] {
+        c.call(&["TDIGEST.CREATE", key]);
+        c.call(&["TDIGEST.ADD", key, "1"]);
+        // Merging the digest with itself doubles its size.
+        for _ in 0..53 {
+            let merged = c.call(&["TDIGEST.MERGE", key, "2", key, key, "OVERRIDE"]);
+            assert_eq!(merged, ok());
+        }
+        c.call(&["TDIGEST.ADD", key, "1"]);
+        assert_eq!(info_of(&mut c, key, "Observations"), (1 << 53) + 1);
+    }
+    assert_eq!(total(&mut c), 2 * ((1 << 53) + 1));
+    // 2^53 + 1 is no double: a compression makes the size 2^53.
+    c.cmd("TDIGEST.QUANTILE a 0.5");
+    assert_eq!(c.cmd("TDIGEST.MERGE c 1 b"), ok());
+    let sizes = ["a", "b", "c"].map(|key| info_of(&mut c, key, "Observations"));
+    assert_eq!(sizes[..2], [1 << 53; 2]);
+    assert_eq!(total(&mut c), sizes.iter().sum::<i64>());
+    c.cmd("DEL a b c");
+    assert_eq!(total(&mut c), 0);
 }

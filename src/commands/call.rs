@@ -31,8 +31,9 @@ pub struct Call<'a> {
     pub out: &'a dyn Out,
 }
 
-/// What a key holds, from a command's point of view: `V` is `&T` for keys opened to read,
-/// [`Tracked<T>`] (a `&mut T` that keeps the totals) for keys opened to write.
+/// What a key holds, from a command's point of view: `V` is `&T` for keys opened to read (or
+/// `&mut T`, [`Call::lookup_read_mut`]), [`Tracked<T>`] (a `&mut T` that keeps the totals) for
+/// keys opened to write.
 pub enum Lookup<V> {
     Missing,
     WrongType,
@@ -108,9 +109,10 @@ impl<'a> Call<'a> {
         Lookup::of(self.server.held(&key.0), |value: &'k mut T| &*value)
     }
 
-    /// What a key opened for reading holds, for a read that may change how it is held but
-    /// neither what it answers nor its footprint (a t-digest compressing its buffer): there is
-    /// nothing for the totals to take, and the key is not signalled as modified.
+    /// What a key opened for reading holds, for a read that may change how it is held but not
+    /// what it answers (a t-digest compressing its buffer); the key is not signalled as
+    /// modified. Untracked: a read that can change the value's footprint wraps it in a
+    /// [`Tracked`] around that change, so the reads that change nothing pay nothing.
     pub fn lookup_read_mut<'k, T: Any>(&self, key: &'k ReadKey) -> Lookup<&'k mut T> {
         Lookup::of(self.server.held(&key.0), |value: &'k mut T| value)
     }

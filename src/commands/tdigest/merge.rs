@@ -88,13 +88,14 @@ fn merge(call: &Call) -> CommandResult {
         order.push(source);
     }
     let keys: Vec<ReadKey> = first_at.iter().map(|&i| call.open_read_at(3 + i)).collect();
-    let mut sources: Vec<&mut StoredDigest> = Vec::new();
+    let mut sources: Vec<Tracked<StoredDigest>> = Vec::new();
     for source in &order {
         match *source {
             Source::Old if old.is_none() => return Err(errors::fail(errors::KEY_MISSING)),
             Source::Key(n) if n == sources.len() => {
                 let key = keys.get(n).ok_or(Failure::WrongArity)?;
-                sources.push(existing_read(call, key)?);
+                // Merging compresses a source, which can change its size.
+                sources.push(Tracked::new(existing_read(call, key)?));
             }
             _ => {}
         }
@@ -154,7 +155,7 @@ fn merge(call: &Call) -> CommandResult {
 fn pick<'a>(
     source: Source,
     old: &'a mut Option<Tracked<StoredDigest>>,
-    sources: &'a mut [&mut StoredDigest],
+    sources: &'a mut [Tracked<StoredDigest>],
 ) -> Option<&'a mut TDigest> {
     match source {
         Source::Old => old.as_mut().map(|old| old.digest_mut()),

@@ -158,7 +158,8 @@ fn existing_shared<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k StoredDigest
     held(call.lookup_read(key))
 }
 
-/// The digest at a key opened for reading, for a read that may compress it.
+/// The digest at a key opened for reading, for a read that may compress it: untracked, so
+/// whatever compresses it tracks it (`read_compressing`, MERGE's sources).
 fn existing_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k mut StoredDigest, Failure> {
     held(call.lookup_read_mut(key))
 }
@@ -207,7 +208,10 @@ fn read_compressing<T>(
     if call.server.origin() == Origin::Replica {
         return read(stored.digest_mut(), false).map_err(no_memory);
     }
-    settle(call, 1, stored);
+    // Only here is the digest compressed in place, which can change its size: a sum of weights
+    // past 2^53 rounds, as RedisBloom's does. So only here is it tracked for the totals.
+    let mut stored = Tracked::new(stored);
+    settle(call, 1, &mut stored);
     let digest = stored.digest_mut();
     let changes = digest.compress_changes() && compresses(digest);
     let answer = read(digest, true).map_err(no_memory)?;

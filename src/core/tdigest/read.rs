@@ -455,7 +455,8 @@ impl TDigest {
         order: Order,
         read: impl FnOnce(Ranks<'_>) -> R,
     ) -> Result<R, Error> {
-        self.ranks_over(self.size() as f64, values, order, read)
+        let in_range = self.ranks_compress(values);
+        self.ranks_over(self.size() as f64, values, order, in_range, read)
     }
 
     /// [`ranks`](TDigest::ranks) as RedisBloom's primary runs it: the digest is compressed in
@@ -468,23 +469,25 @@ impl TDigest {
         read: impl FnOnce(Ranks<'_>) -> R,
     ) -> Result<R, Error> {
         let size = self.size() as f64;
-        if self.ranks_compress(values) {
+        let in_range = self.ranks_compress(values);
+        if in_range {
             self.compress();
         }
-        self.ranks_over(size, values, order, read)
+        self.ranks_over(size, values, order, in_range, read)
     }
 
     /// The ranks are handed to `read` rather than returned, so that they borrow the view here
-    /// and are never moved.
+    /// and are never moved. The centroids are looked at only when a value is `in_range`
+    /// ([`ranks_compress`](TDigest::ranks_compress), which a compression does not change).
     fn ranks_over<R>(
         &self,
         size: f64,
         values: &[f64],
         order: Order,
+        in_range: bool,
         read: impl FnOnce(Ranks<'_>) -> R,
     ) -> Result<R, Error> {
-        // The centroids are looked at only for a value within the range.
-        let view = if self.ranks_compress(values) {
+        let view = if in_range {
             Some(self.merged_view()?)
         } else {
             None

@@ -3,12 +3,6 @@
 use crate::core::tdigest::{Order, TDigest};
 use crate::core::EAGER;
 
-/// What a family's totals count of a digest. A read that compresses it in place changes none
-/// of it, which is why such reads are not tracked (`Call::lookup_read_mut`).
-fn counted(d: &TDigest) -> (i64, i64, u64) {
-    (d.size(), d.info().capacity, d.memory_usage())
-}
-
 /// The in-place reads of a primary answer as the view does, compress exactly when RedisBloom
 /// would, and a copy is the same digest with room for its capacity.
 #[test]
@@ -35,7 +29,8 @@ fn in_place_reads_and_copies() {
             .ranks_compressing(&values, order, super::runs::all_ranks)
             .unwrap();
         assert_eq!(ranked, expected.0);
-        assert_eq!(counted(&copy), counted(&d));
+        // Without a buffer an in-place read changes nothing (the command does not track it).
+        assert!(d.has_buffer() || copy == d);
         assert_eq!(copy.has_buffer(), d.has_buffer() && !expected.1);
         let mut copy = d.try_clone().unwrap();
         let by = d.by_ranks(&ranks, order).unwrap();
@@ -46,7 +41,8 @@ fn in_place_reads_and_copies() {
             by.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
         );
         assert_eq!(copy.has_buffer(), d.has_buffer() && !compresses);
-        assert_eq!(counted(&copy), counted(&d));
+        // Without a buffer an in-place read changes nothing (the command does not track it).
+        assert!(d.has_buffer() || copy == d);
         if g.below(7) == 0 {
             assert_eq!(d.compress_changes(), d.has_buffer());
             d.compress();
