@@ -368,12 +368,8 @@ fn totals_follow_a_compression_that_changes_the_size() {
     let server = Server::start();
     let mut c = server.conn();
     let total = |c: &mut Conn| -> i64 {
-        let info = c.cmd("INFO bf").text();
-        let field = info
-            .lines()
-            .find_map(|l| l.strip_prefix("bf_tdigest_observations_across_objects:"))
-            .unwrap_or_else(|| panic!("no observations total in {info}"));
-        field.trim().parse().unwrap()
+        let total = info_field(c, "bf", "bf_tdigest_observations_across_objects");
+        total.parse().unwrap()
     };
     for key in ["a", "b"] {
         c.call(&["TDIGEST.CREATE", key]);

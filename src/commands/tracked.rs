@@ -1,10 +1,12 @@
-//! A stored value opened for writing ([`Tracked`]): whatever a command changes in it reaches
-//! its family's totals when the command lets go of it, so no command counts anything itself.
+//! A stored value a command may change ([`Tracked`]): whatever the command changes in it
+//! reaches its family's totals when the command lets go of it, so no command counts anything
+//! itself.
 
 use super::metrics::{Footprint, Measured};
 
-/// A stored value opened for writing: derefs to it, and when dropped applies whatever the
-/// command changed in its footprint to its family's totals.
+/// A stored value a command may change (opened for writing, or a t-digest a read compresses):
+/// derefs to it, and when dropped applies whatever the command changed in its footprint to its
+/// family's totals.
 pub struct Tracked<'k, T: Measured> {
     value: &'k mut T,
     before: Footprint,

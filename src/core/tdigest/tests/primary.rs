@@ -29,8 +29,6 @@ fn in_place_reads_and_copies() {
             .ranks_compressing(&values, order, super::runs::all_ranks)
             .unwrap();
         assert_eq!(ranked, expected.0);
-        // Without a buffer an in-place read changes nothing (the command does not track it).
-        assert!(d.has_buffer() || copy == d);
         assert_eq!(copy.has_buffer(), d.has_buffer() && !expected.1);
         let mut copy = d.try_clone().unwrap();
         let by = d.by_ranks(&ranks, order).unwrap();
@@ -41,12 +39,16 @@ fn in_place_reads_and_copies() {
             by.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
         );
         assert_eq!(copy.has_buffer(), d.has_buffer() && !compresses);
-        // Without a buffer an in-place read changes nothing (the command does not track it).
-        assert!(d.has_buffer() || copy == d);
         if g.below(7) == 0 {
             assert_eq!(d.compress_changes(), d.has_buffer());
             d.compress();
             assert!(!d.compress_changes());
+            // Without a buffer an in-place read changes nothing (the command does not track it).
+            let mut copy = d.try_clone().unwrap();
+            copy.ranks_compressing(&values, order, super::runs::all_ranks)
+                .unwrap();
+            copy.by_ranks_compressing(&ranks, order).unwrap();
+            assert_eq!(copy, d);
         }
     }
     let mut single = TDigest::new(5, &EAGER).unwrap();
