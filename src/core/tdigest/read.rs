@@ -98,9 +98,9 @@ struct Cursor {
 /// does and cast as C casts.
 #[derive(Debug)]
 pub struct Ranks<'a> {
-    digest: &'a TDigest,
-    /// The digest compressed, when a value lies within its range.
-    view: Option<&'a TDigest>,
+    /// The digest compressed when a value lies within its range (only those look at the
+    /// centroids); else the digest as it is.
+    view: &'a TDigest,
     values: std::slice::Iter<'a, f64>,
     size: f64,
     order: Order,
@@ -111,21 +111,20 @@ impl Ranks<'_> {
         let (size, descending) = (self.size, self.order == Order::Descending);
         let rank = if size == 0.0 {
             -2.0
-        } else if v < self.digest.min {
+        } else if v < self.view.min {
             if descending {
                 size
             } else {
                 -1.0
             }
-        } else if v > self.digest.max {
+        } else if v > self.view.max {
             if descending {
                 -1.0
             } else {
                 size
             }
         } else {
-            let cdf = self.view.map_or(f64::NAN, |view| view.cdf(v));
-            let scaled = cdf * size;
+            let scaled = self.view.cdf(v) * size;
             if descending {
                 (size - scaled.round()).round()
             } else {
@@ -487,14 +486,15 @@ impl TDigest {
         in_range: bool,
         read: impl FnOnce(Ranks<'_>) -> R,
     ) -> Result<R, Error> {
+        let merged;
         let view = if in_range {
-            Some(self.merged_view()?)
+            merged = self.merged_view()?;
+            &*merged
         } else {
-            None
+            self
         };
         Ok(read(Ranks {
-            digest: self,
-            view: view.as_deref(),
+            view,
             values: values.iter(),
             size,
             order,

@@ -76,23 +76,18 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     // saw it: its pages can only be collapsed later, by khugepaged.)
     let mut bits = memory.array(bytes)?;
     (memory.dense)(&bits);
-    let mut filled = 0;
-    let mut segment = first;
-    loop {
-        let end = filled + segment.len();
-        bits.get_mut(filled..end)
-            .ok_or(Error::BadEncoding)?
-            .copy_from_slice(&segment);
-        filled = end;
-        if filled == total {
-            break;
-        }
-        // Freed before the next is read: at most one string beside the array.
-        drop(std::mem::take(&mut segment));
-        segment = input.bytes()?;
-        if segment.len() != (total - filled).min(MAX_CHUNK) {
+    // Each string is the part of the array `save` cut it from. A string is read only once the
+    // one before it is freed: at most one beside the array.
+    let mut first = Some(first);
+    for part in bits.chunks_mut(MAX_CHUNK) {
+        let string = match first.take() {
+            Some(string) => string,
+            None => input.bytes()?,
+        };
+        if string.len() != part.len() {
             return Err(Error::BadEncoding);
         }
+        part.copy_from_slice(&string);
     }
     filter.bits = bits;
     Ok(filter)

@@ -62,8 +62,7 @@ fn a_filter_of_several_rdb_strings_loads_into_one_array_told_dense_first() {
     assert_eq!(TOLD.load(Ordering::Relaxed), filter.bits().len());
     assert!(filter.bits().len() > 16 << 20);
     // The stream cut short is refused, and so is a second string of the wrong length,
-    // well formed: one byte too long, or split in two (only the split one reaches the length
-    // check; the copy itself refuses the long one).
+    // well formed: one byte too long, or split in two.
     for len in [fields.len() - 1, fields.len() - 4096] {
         assert!(encoding::load(&mut LeReader(&fields[..len]), 0, &memory).is_err());
     }
