@@ -43,6 +43,156 @@ WIRE_TEXT = re.compile(r'c"(ERR |WRONGTYPE )')
 CITES_SHARED = re.compile(r"shared/reference|\.\./shared")
 
 
+# Paths a file's code names: `use` trees, and paths from `crate`, `super` or `self` anywhere.
+USE_TREE = re.compile(r"\buse\s+([^;]*);", re.S)
+ROOTED_PATH = re.compile(r"(?<![\w:])((?:crate|super|self)(?:::\w+)+)")
+ANY_PATH = re.compile(r"(?<![\w:])(\w+)((?:::\w+)+)")
+
+
+def module_path(path):
+    """The module a file under src/ defines, as a tuple: src/glue/mod.rs is ('glue',)."""
+    parts = path[len("src/"):-len(".rs")].split("/")
+    if parts[-1] in ("mod", "lib"):
+        parts = parts[:-1]
+    return tuple(parts)
+
+
+def use_paths(tree):
+    """The paths one `use` tree names: `a::{b, c::{d, self}}` is a::b, a::c::d and a::c."""
+    tree = re.sub(r"\s+", " ", tree).strip()
+    group = re.match(r"^(.*?)::\s*\{(.*)\}$", tree, re.S)
+    if not group:
+        return [tree.split(" as ")[0].strip()]
+    prefix, body = group.groups()
+    items, depth, item = [], 0, ""
+    for ch in body:
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            items.append(item)
+            item = ""
+        else:
+            item += ch
+    items.append(item)
+    paths = []
+    for item in filter(None, (i.strip() for i in items)):
+        for sub in use_paths(item):
+            paths.append(prefix if sub == "self" else f"{prefix}::{sub}")
+    return paths
+
+
+def resolve(name, here, modules):
+    """The file that defines the item path `name` names from module `here`, or None (std,
+    other crates, or a name this file does not reach by path)."""
+    segments = name.split("::")
+    if segments[0] == "crate":
+        base, segments = [], segments[1:]
+    elif segments[0] in ("super", "self"):
+        base = list(here)
+        while segments and segments[0] in ("super", "self"):
+            if segments[0] == "super":
+                base = base[:-1]
+            segments = segments[1:]
+    elif tuple(list(here) + segments[:1]) in modules:
+        base = list(here)  # a submodule, as `use add::ADD` in a mod.rs
+    else:
+        return None
+    found = None
+    for i in range(len(segments) + 1):
+        module = tuple(base + segments[:i])
+        if module in modules:
+            found = modules[module]
+        elif i > 0:
+            break
+    return found
+
+
+def imports(root):
+    """{file: files it imports} for the non-test files under src/. A module's own submodules
+    are its structure (`mod` lines, re-exports), not imports."""
+    files = [p for p in rust_files(root, "src") if not is_test_file(p)]
+    modules = {module_path(p): p for p in files}
+    graph = {}
+    for path in files:
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            text = "\n".join(code_lines(f.read().split("\n")))
+        here = module_path(path)
+        names = set(ROOTED_PATH.findall(text))
+        for tree in USE_TREE.findall(text):
+            names.update(use_paths(tree))
+        # A module brought in by `use` starts paths from then on (`use super::types;`, then
+        # `types::bloom::BLOOM`).
+        aliases = {}
+        for name in list(names):
+            target = resolve(name, here, modules)
+            last = name.split("::")[-1]
+            if target is not None and module_path(target)[-1:] == (last,):
+                aliases[last] = name
+        for match in ANY_PATH.finditer(text):
+            if match.group(1) in aliases:
+                names.add(aliases[match.group(1)] + match.group(2))
+        targets = set()
+        for name in names:
+            target = resolve(name, here, modules)
+            if target and target != path and module_path(target)[:len(here)] != here:
+                targets.add(target)
+        graph[path] = targets
+    return graph
+
+
+def cycles(graph):
+    """Each set of files that import one another in a circle (strongly connected, more than
+    one file), with one circle through its first file."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    circles = []
+    for component in found:
+        start, inside = component[0], set(component)
+        # The shortest way back to the first file, breadth first inside the component.
+        came_from, frontier = {start: None}, [start]
+        while frontier and start not in [w for v in frontier for w in graph[v]]:
+            step = []
+            for v in frontier:
+                for w in sorted(graph[v] & inside):
+                    if w not in came_from:
+                        came_from[w] = v
+                        step.append(w)
+            frontier = step
+        last = next(v for v in frontier if start in graph[v])
+        circle = [last]
+        while came_from[circle[-1]] is not None:
+            circle.append(came_from[circle[-1]])
+        circles.append((component, list(reversed(circle)) + [start]))
+    return circles
+
+
+def is_test_file(path):
+    return "/tests/" in path or path.endswith("/tests.rs")
+
+
 def rust_files(root, folder):
     base = os.path.join(root, folder)
     for dirpath, _, names in os.walk(base):
@@ -114,7 +264,7 @@ def check(root):
         with open(os.path.join(root, path), encoding="utf-8") as f:
             lines = f.read().split("\n")
         # A wing's test files may compare it with another wing.
-        is_test = "/tests/" in path or path.endswith("/tests.rs")
+        is_test = is_test_file(path)
         code = [] if is_test else code_lines(lines)
         layer, wing = where(path)
         is_registry = path in ("src/core/mod.rs", "src/commands/mod.rs",
@@ -152,6 +302,9 @@ def check(root):
             n = len(code_lines(lines)) if counted == "code" else len(lines)
             if n > limit:
                 report(path, n, rule, f"{n} {'lines of code' if counted == 'code' else 'lines'}, over {limit}")
+    for component, circle in cycles(imports(root)):
+        report(circle[0], 1, "import-cycle",
+               f"{len(component)} files import one another: " + " -> ".join(circle))
     for path, attribute in REQUIRED:
         full = os.path.join(root, path)
         if not os.path.exists(full) or attribute not in open(full, encoding="utf-8").read():
@@ -182,6 +335,8 @@ PLANTS = [
     ("size-fuzz", "fuzz/src/dump.rs", "// planted\n" * 810),
     ("attributes", "src/glue/mod.rs", ("#![deny(unsafe_op_in_unsafe_fn)]", "")),
     ("citations", "src/core/hash.rs", "// see ../shared/reference/x.md\n"),
+    # glue/reply.rs reads glue/server.rs: the server's state reading a reply closes a circle.
+    ("import-cycle", "src/glue/server.rs", "use super::reply::learn_double_format;\n"),
 ]
 
 
@@ -205,7 +360,9 @@ def self_test(root):
             else:
                 text += plant
             open(target, "w", encoding="utf-8").write(text)
-            reported = [p for p in check(copy) if p.startswith(path + ":") and f": {rule}: " in p]
+            # A circle is reported once, at its first file, naming every file on it.
+            reported = [p for p in check(copy)
+                        if f": {rule}: " in p and (p.startswith(path + ":") or f" {path} " in p)]
             if not reported:
                 failures.append(f"a planted {rule} violation in {path} was not reported")
             else:

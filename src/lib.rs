@@ -19,4 +19,4 @@ mod glue;
 
 #[cfg(not(any(test, fuzzing)))]
 #[global_allocator]
-static ALLOCATOR: glue::alloc::BloomAlloc = glue::alloc::BloomAlloc;
+static ALLOCATOR: glue::alloc::ServerAllocator = glue::alloc::ServerAllocator;

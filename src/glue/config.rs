@@ -1,7 +1,5 @@
-//! The module's configs: each family's (its `Family::settings`: `bf-*`, `cf-*`, …) and two
-//! that concern the whole module: (ours) `bf-memory-usage-limit`, the most memory one value may
-//! hold, and (ours) `bf-huge-pages`, whether big bit arrays ask for transparent huge pages
-//! (for arrays made or loaded afterwards).
+//! The module's configs: each family's (its `Family::settings`: `bf-*`, `cf-*`, …) and the two
+//! that concern the whole module (`settings.rs`), registered with the server.
 //!
 //! They can be given as module arguments (RedisBloom's `ERROR_RATE`/`INITIAL_SIZE`/
 //! `CF_MAX_EXPANSIONS` or the new names, case-insensitive), in the config file and with
@@ -26,46 +24,15 @@ use redis_module::{raw, Context, RedisString};
 
 use super::families::FAMILIES;
 use super::ffi::{c_string, log};
-use super::server;
-use crate::commands::args::parse_memory;
-use crate::commands::errors;
+use super::{server, settings};
 use crate::commands::setting::Setting;
-
-/// Ours: whether bit arrays of 2 MiB or more ask for transparent huge pages (`glue::alloc`).
-static HUGE_PAGES: Setting = Setting::new(
-    c"bf-huge-pages",
-    None,
-    |text| match () {
-        () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
-        () if text.eq_ignore_ascii_case(b"no") => Ok(0),
-        () => Err(errors::CONFIG_BAD_HUGE_PAGES),
-    },
-    |value| if value == 1 { "yes" } else { "no" }.into(),
-    1,
-);
-
-/// `bf-huge-pages`: whether big bit arrays are advised transparent huge pages.
-pub fn huge_pages() -> bool {
-    HUGE_PAGES.get() == 1
-}
-
-/// Ours: the most bytes one value (of any family) may hold, as `MEMORY USAGE` counts them; 0
-/// (the default) for no limit but the machine's memory. Checked before anything is
-/// allocated, when a value is created and before it grows.
-static MEMORY_LIMIT: Setting = Setting::new(
-    c"bf-memory-usage-limit",
-    None,
-    |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
-    |bytes| bytes.to_string(),
-    0,
-);
 
 /// Every setting: each family's, then the module's.
 fn settings() -> impl Iterator<Item = &'static Setting> {
     let families = FAMILIES
         .iter()
         .flat_map(|registered| registered.family.settings);
-    families.copied().chain([&MEMORY_LIMIT, &HUGE_PAGES])
+    families.copied().chain(settings::MODULE_SETTINGS)
 }
 
 /// `REDISMODULE_CONFIG_UNPREFIXED` (Redis ≥ 8; the crate's header predates it).
@@ -90,23 +57,6 @@ impl Naming {
             Naming::Unprefixed => (c_string(&format!("{name}|bf.{name}")), CONFIG_UNPREFIXED),
             Naming::Prefixed => (c_string(&name), 0),
         }
-    }
-}
-
-/// The most bytes one value may hold in the command (or RESTORE) running in `ctx`:
-/// `bf-memory-usage-limit` (0 there: no limit). What the primary replicates, what the AOF
-/// replays and what an RDB file or a full resync loads were accepted once and must apply as
-/// they did, whatever this server's limit — as a replica ignores `maxmemory` for its
-/// primary's writes — so they get no limit (`context::replayed`).
-pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
-    let limit = MEMORY_LIMIT.get();
-    if limit == 0 {
-        return u64::MAX; // The default: no call to the server on the hot path.
-    }
-    if super::context::replayed(ctx) {
-        u64::MAX
-    } else {
-        limit
     }
 }
 

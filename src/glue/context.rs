@@ -13,7 +13,8 @@ use std::ptr;
 use redis_module::raw;
 
 use super::families::DATA_TYPES;
-use super::{alloc, ffi, forks};
+use super::server::{context_flags, is_replay};
+use super::{ffi, forks, memory};
 use crate::commands::server::{Arg, Held, OpenKey, Origin, Replicated, Server, Stored};
 use crate::core::Memory;
 
@@ -121,7 +122,7 @@ impl<'a> CommandContext<'a> {
 
 impl Server for CommandContext<'_> {
     fn memory(&self) -> Memory {
-        alloc::memory(self.ctx)
+        memory::memory(self.ctx)
     }
 
     fn open(&self, index: usize, write: bool) -> *mut c_void {
@@ -268,23 +269,4 @@ impl Server for CommandContext<'_> {
     fn snapshots(&self) -> u64 {
         forks::count()
     }
-}
-
-/// Whether the command running in `ctx` replays a write accepted once already: sent by the
-/// primary over the replication link, or read from an AOF being loaded.
-pub fn replayed(ctx: *mut raw::RedisModuleCtx) -> bool {
-    is_replay(context_flags(ctx))
-}
-
-/// Whether context flags `flags` are those of a replayed command (see [`replayed`]).
-fn is_replay(flags: u32) -> bool {
-    flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) != 0
-}
-
-/// `RedisModule_GetContextFlags(ctx)`.
-fn context_flags(ctx: *mut raw::RedisModuleCtx) -> u32 {
-    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
-    // RedisModule_Init.
-    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
-    flags as u32
 }

@@ -18,6 +18,7 @@ use redis_module::raw;
 use super::defrag::ServerMover;
 use super::guard::guarded;
 pub use super::io::{Aof, Digest, Io};
+use crate::commands::family::Family;
 use crate::commands::metrics::Measured;
 use crate::core::dump::{self, DumpWriter};
 use crate::core::relocate::Relocate;
@@ -54,6 +55,13 @@ pub trait Format: 'static {
     fn rewrite(value: &Self::Value, aof: &mut Aof);
     /// Adds every field of the value to a DEBUG DIGEST.
     fn digest(value: &Self::Value, digest: &mut Digest);
+}
+
+/// A family and the data types that hold its values: what each family's file in `types/`
+/// declares, and `families.rs` lists.
+pub struct Registered {
+    pub family: &'static Family,
+    pub types: &'static [&'static DataType],
 }
 
 /// The RDB version of the payloads [`rewrite_as_restore`] writes: Redis 6.0's, the oldest

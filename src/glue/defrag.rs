@@ -75,7 +75,7 @@ impl ServerMover {
     /// The block `ptr` moved, or `None` where the server left it.
     fn move_block(&self, ptr: *mut c_void) -> Option<*mut c_void> {
         // SAFETY: `ptr` is a live block from the server's allocator (every heap block of the
-        // module is: `alloc::BloomAlloc`), owned by the value being walked; when the server
+        // module is: `alloc::ServerAllocator`), owned by the value being walked; when the server
         // moves it, the old block is freed and the caller takes the new one.
         let moved = unsafe { raw::RedisModule_DefragAlloc.map(|alloc| alloc(self.ctx, ptr)) };
         let moved = moved.filter(|moved| !moved.is_null());

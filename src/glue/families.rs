@@ -2,15 +2,8 @@
 //! joins. Everything else — data types, commands, configs, ACL categories, INFO sections —
 //! is derived from it.
 
-use super::data_type::DataType;
+use super::data_type::{DataType, Registered};
 use super::types;
-use crate::commands::family::Family;
-
-/// A family and the data types that hold its values.
-pub struct Registered {
-    pub family: &'static Family,
-    pub types: &'static [&'static DataType],
-}
 
 /// Every family, in registration order.
 pub static FAMILIES: &[&Registered] = &[

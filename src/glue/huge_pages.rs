@@ -95,7 +95,7 @@ pub fn log_huge_pages_unavailable() {
 /// then fault in huge, the resident ones are collapsed later by khugepaged. Where huge
 /// pages cannot be had, nothing is done.
 pub fn advise_huge_pages(bytes: &[u8]) {
-    if bytes.len() < HUGE_PAGE || !super::config::huge_pages() {
+    if bytes.len() < HUGE_PAGE || !super::settings::huge_pages() {
         return;
     }
     let Some((start, len)) = huge_range(bytes.as_ptr(), bytes.len()) else {

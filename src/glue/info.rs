@@ -69,7 +69,7 @@ fn total(totals: &Totals, stat: Stat) -> u64 {
 }
 
 fn huge_pages() -> Value {
-    Value::Text(if !super::config::huge_pages() {
+    Value::Text(if !super::settings::huge_pages() {
         c"no"
     } else {
         huge_pages::huge_pages_unavailable().map_or(c"yes", |reason| reason.info)

@@ -8,8 +8,8 @@ use std::os::raw::{c_char, c_longlong};
 
 use redis_module::raw;
 
-use super::alloc;
 use super::huge_pages::advise_huge_pages;
+use super::memory;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::sparse::Sparse;
 use crate::core::{Error, Memory};
@@ -25,7 +25,7 @@ impl Io {
         Io(io)
     }
 
-    /// The bounds of a value being loaded (`alloc::memory` of the load's context): a format
+    /// The bounds of a value being loaded (`memory::memory` of the load's context): a format
     /// checks what a payload announces against them before reading its arrays, so that
     /// RESTORE obeys the limits a command would.
     pub fn memory(&self) -> Memory {
@@ -35,9 +35,9 @@ impl Io {
             raw::RedisModule_GetContextFromIO.map_or(std::ptr::null_mut(), |get| get(self.0))
         };
         if ctx.is_null() {
-            alloc::machine_memory()
+            memory::machine_memory()
         } else {
-            alloc::memory(ctx)
+            memory::memory(ctx)
         }
     }
 }

@@ -1,11 +1,15 @@
-//! Everything that touches the server directly: the module's entry point (`load`) and what it
-//! learns of the server (`server`), the families it registers (`families`), registration and
-//! command metadata (`command_info`), the entry points of commands (`dispatch`) and replies
-//! (`reply`), the data types' callbacks (`data_type`, shared; `types/`, one safe file per
-//! family's formats), active defragmentation (`defrag`), configs, the allocator, the module's
-//! `INFO` sections (`info`), the count of forks (`forks`), the panic boundary (`guard`) and
-//! small FFI helpers (`ffi`). All `unsafe` code of the crate lives here, each block with its
-//! `SAFETY:` argument; only `families.rs` and `types/` name a family.
+//! Everything that touches the server directly: the module's entry point (`load`), what it
+//! reads of the server's state (`server`), the families it registers (`families`), registration
+//! and command metadata (`command_info`), the entry points of commands (`dispatch`, with the
+//! command's view of the server in `context`) and replies (`reply`), the data types' callbacks
+//! (`data_type`, shared; `io`, the server's I/O handles; `types/`, one safe file per family's
+//! formats), active defragmentation (`defrag`), the configs (`config`; the module-wide ones in
+//! `settings`), the allocator (`alloc`) and the memory bound of a value (`memory`), huge pages
+//! (`huge_pages`), the module's `INFO` sections (`info`), the count of forks (`forks`), the panic
+//! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
+//! each block with its `SAFETY:` argument; only `families.rs` and `types/` name a family.
+//! Imports run one way: `server`, `settings`, `ffi` and `guard` are leaves that any other file
+//! may read; no file imports one that imports it back (`make lint`, rule `import-cycle`).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -25,8 +29,10 @@ pub mod huge_pages;
 mod info;
 mod io;
 mod load;
+mod memory;
 mod reply;
 mod server;
+mod settings;
 mod types;
 
 use std::os::raw::c_int;
@@ -51,7 +57,7 @@ pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
         Ok(()) => {
             info::register(ctx);
             forks::subscribe(ctx.ctx);
-            if config::huge_pages() {
+            if settings::huge_pages() {
                 huge_pages::log_huge_pages_unavailable();
             }
             Status::Ok

@@ -1,6 +1,7 @@
-//! Which server the module runs in, for the few decisions that need more than checking an API
-//! pointer: the oldest server supported, whether module configs may be unprefixed, and whether
-//! the server prints doubles with `printf`.
+//! What the module asks of the server's state, a leaf every other glue file may read: which
+//! server it runs in, for the few decisions that need more than checking an API pointer (the
+//! oldest server supported, whether module configs may be unprefixed, whether the server prints
+//! doubles with `printf`), and whether a command replays a write ([`replayed`]).
 //!
 //! `RedisModule_GetServerVersion` gives each server's own version: Redis's, but Valkey's
 //! (8.x, 9.x) on Valkey, whose module API is Redis 7.2's (`INFO server` there says
@@ -100,4 +101,23 @@ fn info_server(ctx: *mut raw::RedisModuleCtx) -> Option<Vec<u8>> {
         free(reply);
         copy
     }
+}
+
+/// Whether the command running in `ctx` replays a write accepted once already: sent by the
+/// primary over the replication link, or read from an AOF being loaded.
+pub fn replayed(ctx: *mut raw::RedisModuleCtx) -> bool {
+    is_replay(context_flags(ctx))
+}
+
+/// Whether context flags `flags` are those of a replayed command (see [`replayed`]).
+pub fn is_replay(flags: u32) -> bool {
+    flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) != 0
+}
+
+/// `RedisModule_GetContextFlags(ctx)`.
+pub fn context_flags(ctx: *mut raw::RedisModuleCtx) -> u32 {
+    // SAFETY: `ctx` is the live context of the running command; reading an API pointer set by
+    // RedisModule_Init.
+    let flags = unsafe { raw::RedisModule_GetContextFlags.map_or(0, |flags| flags(ctx)) };
+    flags as u32
 }

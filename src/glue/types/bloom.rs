@@ -12,9 +12,8 @@
 //!   (`MBbloom*`, `CMSk-TYPE`, `TopK-TYPE`, `TDIS-TYPE`) or not (`APBFcTYPE`, `APBFtTYPE` of
 //!   its unreleased age-partitioned branch), so RedisBloom refuses such a value by its name.
 
-use super::super::alloc;
-use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
-use super::super::families::Registered;
+use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
+use super::super::memory;
 use crate::commands::bf;
 use crate::core::bloom::chain::{Chain, LayoutKind};
 use crate::core::bloom::{encoding, rdb};
@@ -150,7 +149,7 @@ impl StoredValue for Chain {
     }
 
     fn try_clone(&self) -> Result<Chain, Error> {
-        Chain::try_clone(self, &alloc::machine_memory())
+        Chain::try_clone(self, &memory::machine_memory())
     }
 }
 

@@ -3,8 +3,9 @@
 //! byte (the format is `core::cms::rdb`). RedisBloom's type has no digest or copy callbacks
 //! (DEBUG DIGEST-VALUE is one constant for every sketch, COPY fails); this one has both.
 
-use super::super::data_type::{rewrite_as_restore, Aof, DataType, Digest, Format, Io, StoredValue};
-use super::super::families::Registered;
+use super::super::data_type::{
+    rewrite_as_restore, Aof, DataType, Digest, Format, Io, Registered, StoredValue,
+};
 use crate::commands::cms;
 use crate::core::cms::{rdb, CountMinSketch};
 use crate::core::Error;

@@ -3,9 +3,8 @@
 //! `core::cuckoo::rdb`). RedisBloom's type has no digest, copy or free-effort callbacks; this
 //! one has all three.
 
-use super::super::alloc;
-use super::super::data_type::{Aof, DataType, Digest, Format, Io, StoredValue};
-use super::super::families::Registered;
+use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
+use super::super::memory;
 use crate::commands::cf;
 use crate::core::cuckoo::{encoding, rdb, CuckooFilter};
 use crate::core::Error;
@@ -67,6 +66,6 @@ impl StoredValue for CuckooFilter {
     }
 
     fn try_clone(&self) -> Result<CuckooFilter, Error> {
-        CuckooFilter::try_clone(self, &alloc::machine_memory())
+        CuckooFilter::try_clone(self, &memory::machine_memory())
     }
 }

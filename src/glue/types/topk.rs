@@ -5,8 +5,9 @@
 //! RedisBloom's type has no digest or copy callbacks (DEBUG DIGEST-VALUE is one constant for
 //! every Top-K, COPY fails); this one has both.
 
-use super::super::data_type::{rewrite_as_restore, Aof, DataType, Digest, Format, Io, StoredValue};
-use super::super::families::Registered;
+use super::super::data_type::{
+    rewrite_as_restore, Aof, DataType, Digest, Format, Io, Registered, StoredValue,
+};
 use crate::commands::topk;
 use crate::core::topk::{rdb, TopK};
 use crate::core::Error;

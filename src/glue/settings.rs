@@ -1,0 +1,61 @@
+//! The two settings that concern the whole module, read by the glue's allocation paths: (ours)
+//! `bf-memory-usage-limit`, the most memory one value may hold, and (ours) `bf-huge-pages`,
+//! whether big bit arrays ask for transparent huge pages (for arrays made or loaded
+//! afterwards). `config.rs` registers them with the families' settings; this file imports
+//! nothing else of the glue but the server's state, so whatever allocates may read it.
+
+use redis_module::raw;
+
+use super::server;
+use crate::commands::args::parse_memory;
+use crate::commands::errors;
+use crate::commands::setting::Setting;
+
+/// The module's own settings, after the families' in every listing.
+pub static MODULE_SETTINGS: [&Setting; 2] = [&MEMORY_LIMIT, &HUGE_PAGES];
+
+/// Ours: whether bit arrays of 2 MiB or more ask for transparent huge pages (`huge_pages.rs`).
+static HUGE_PAGES: Setting = Setting::new(
+    c"bf-huge-pages",
+    None,
+    |text| match () {
+        () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
+        () if text.eq_ignore_ascii_case(b"no") => Ok(0),
+        () => Err(errors::CONFIG_BAD_HUGE_PAGES),
+    },
+    |value| if value == 1 { "yes" } else { "no" }.into(),
+    1,
+);
+
+/// `bf-huge-pages`: whether big bit arrays are advised transparent huge pages.
+pub fn huge_pages() -> bool {
+    HUGE_PAGES.get() == 1
+}
+
+/// Ours: the most bytes one value (of any family) may hold, as `MEMORY USAGE` counts them; 0
+/// (the default) for no limit but the machine's memory. Checked before anything is
+/// allocated, when a value is created and before it grows.
+static MEMORY_LIMIT: Setting = Setting::new(
+    c"bf-memory-usage-limit",
+    None,
+    |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
+    |bytes| bytes.to_string(),
+    0,
+);
+
+/// The most bytes one value may hold in the command (or RESTORE) running in `ctx`:
+/// `bf-memory-usage-limit` (0 there: no limit). What the primary replicates, what the AOF
+/// replays and what an RDB file or a full resync loads were accepted once and must apply as
+/// they did, whatever this server's limit — as a replica ignores `maxmemory` for its
+/// primary's writes — so they get no limit (`server::replayed`).
+pub fn memory_limit(ctx: *mut raw::RedisModuleCtx) -> u64 {
+    let limit = MEMORY_LIMIT.get();
+    if limit == 0 {
+        return u64::MAX; // The default: no call to the server on the hot path.
+    }
+    if server::replayed(ctx) {
+        u64::MAX
+    } else {
+        limit
+    }
+}
