@@ -39,6 +39,11 @@ REQUIRED = [
 ]
 
 UNSAFE = re.compile(r"\bunsafe\b(?!_)")
+# The server's key calls, which only commands/keys.rs makes (it opens each name once).
+KEY_ACCESS = re.compile(r"\bOpenKey\b|\.(held|held_mut|set_value)\(|\bserver\.(open|close)\(")
+KEY_FILES = ("src/commands/keys.rs", "src/commands/server.rs")
+# A key handle borrowed shared: `&WriteKey`, `&'k ReadKey`; with its lifetime.
+SHARED_KEY = re.compile(r"&(?:'(\w+)\s+)?(WriteKey|ReadKey|OpenKey)\b")
 WIRE_TEXT = re.compile(r'c"(ERR |WRONGTYPE )')
 CITES_SHARED = re.compile(r"shared/reference|\.\./shared")
 
@@ -278,6 +283,9 @@ def check(root):
                 report(path, number, "unsafe-outside-glue", "`unsafe` belongs in src/glue")
             if layer == "commands" and WIRE_TEXT.search(line) and not path.endswith("/errors.rs"):
                 report(path, number, "wire-text", "error texts live in an errors.rs")
+            if layer == "commands" and path not in KEY_FILES and KEY_ACCESS.search(line):
+                report(path, number, "key-access",
+                       "keys are opened and looked up through commands/keys.rs, once per name")
             if "raw::reply_with_" in line:
                 report(path, number, "reply-api", "reply through glue/reply.rs, which checks each API pointer")
             if layer in ("core", "commands", "glue") and not is_registry:
@@ -302,6 +310,20 @@ def check(root):
             n = len(code_lines(lines)) if counted == "code" else len(lines)
             if n > limit:
                 report(path, n, rule, f"{n} {'lines of code' if counted == 'code' else 'lines'}, over {limit}")
+    for path in rust_files(root, "src/commands"):
+        if is_test_file(path):
+            continue
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            text = "\n".join(code_lines(f.read().split("\n")))
+        for signature in re.finditer(r"\bfn\s+\w+[^{;]*", text):
+            for lifetime, handle in SHARED_KEY.findall(signature.group(0)):
+                lends = lifetime and re.search(
+                    r"&'%s\s+mut\b|Tracked<'%s\b" % (lifetime, lifetime), signature.group(0))
+                if handle == "WriteKey" or lends:
+                    number = text.count("\n", 0, signature.start()) + 1
+                    report(path, number, "key-borrow",
+                           f"a shared borrow of a {handle} must not lend its value mutably: "
+                           "take the key as `&mut`, so a second lookup does not compile")
     for component, circle in cycles(imports(root)):
         report(circle[0], 1, "import-cycle",
                f"{len(component)} files import one another: " + " -> ".join(circle))
@@ -335,6 +357,10 @@ PLANTS = [
     ("size-fuzz", "fuzz/src/dump.rs", "// planted\n" * 810),
     ("attributes", "src/glue/mod.rs", ("#![deny(unsafe_op_in_unsafe_fn)]", "")),
     ("citations", "src/core/hash.rs", "// see ../shared/reference/x.md\n"),
+    ("key-access", "src/commands/bf/add.rs", "fn peek(key: &OpenKey) {}\n"),
+    ("key-borrow", "src/commands/cms/mod.rs",
+     "fn again<'k>(key: &'k ReadKey) -> &'k mut CountMinSketch { todo!() }\n"),
+    ("key-borrow", "src/commands/topk/mod.rs", "fn again(key: &WriteKey) {}\n"),
     # glue/reply.rs reads glue/server.rs: the server's state reading a reply closes a circle.
     ("import-cycle", "src/glue/server.rs", "use super::reply::learn_double_format;\n"),
 ]

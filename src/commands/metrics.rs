@@ -1,9 +1,9 @@
 //! The module's totals per family (its `INFO` sections): objects, bytes, and up to
 //! [`COUNTS`] counts that each family names in its [`InfoSection`](super::family::InfoSection).
 //! Each family keeps one [`Totals`] in its wing; values entering the keyspace add their
-//! [`Footprint`] ([`Call::store`](super::call::Call::store), RDB load, COPY), freed values
+//! [`Footprint`] ([`WriteKey::store`](super::keys::WriteKey::store), RDB load, COPY), freed values
 //! take it off, and a command's change to a value in place is applied by the
-//! [`Tracked`](super::tracked::Tracked) guard that `Call::lookup` hands out (and that a
+//! [`Tracked`](super::tracked::Tracked) guard that `WriteKey::lookup` hands out (and that a
 //! t-digest read wraps around a compression), so no command counts anything itself.
 //!
 //! Threads: commands, RDB loading and COPY run on the server's main thread; `free` may run on

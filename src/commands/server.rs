@@ -27,11 +27,24 @@ pub trait Server {
     fn open(&self, index: usize, write: bool) -> *mut c_void;
     /// Closes a key [`open`](Server::open) gave.
     fn close(&self, key: *mut c_void);
-    /// What an open key holds. A found value stays valid while the key is open.
-    fn held<'k>(&self, key: &'k OpenKey) -> Held<'k>;
-    /// Stores `value` under an open, empty key, as the data type registered for it: whether
-    /// the server took it (if not, the value is dropped).
-    fn set_value(&self, key: &OpenKey, value: Box<dyn Stored>) -> bool;
+    /// What an open key holds, to read. A found value stays valid while the key is open; the
+    /// shared borrow of the key is what keeps [`held_mut`](Server::held_mut) from lending it
+    /// mutably meanwhile.
+    fn held<'k>(&self, key: &'k OpenKey) -> Held<&'k dyn Any>;
+    /// What an open key holds, to change: the value borrowed mutably for as long as the key
+    /// is, so nothing else can borrow it meanwhile. An empty key comes back with the borrow,
+    /// for [`set_value`](Server::set_value).
+    fn held_mut<'k, 'a>(
+        &self,
+        key: &'k mut OpenKey<'a>,
+    ) -> Held<&'k mut dyn Any, &'k mut OpenKey<'a>>;
+    /// Stores `value` under an open, empty key, as the data type registered for it, and lends
+    /// it back; `None` if the server did not take it (the value is then dropped).
+    fn set_value<'k>(
+        &self,
+        key: &'k mut OpenKey,
+        value: Box<dyn Stored>,
+    ) -> Option<&'k mut dyn Any>;
     /// Replicates the command as it came and raises keyspace event `event` on its key
     /// (argument 1, the key it wrote).
     fn written(&self, event: &'static CStr);
@@ -88,16 +101,18 @@ pub enum Arg<'a> {
     Bytes(&'a [u8]),
 }
 
-/// What an open key holds, as the server's data type says.
-pub enum Held<'k> {
-    Empty,
+/// What an open key holds, as the server's data type says: `V` borrows the value, `E` is
+/// what an empty key gives back (the key's own borrow, to store a value under it).
+pub enum Held<V, E = ()> {
+    Empty(E),
     /// A value of one of the module's data types.
-    Value(&'k mut dyn Any),
+    Value(V),
     /// Anything else: another module's type or a Redis type.
     Other,
 }
 
-/// A key the server opened for the command, closed when dropped.
+/// A key the server opened for the command, closed when dropped. Only `Call` opens keys
+/// (`commands/call.rs`), once per name per command, so two `OpenKey`s never reach one value.
 pub struct OpenKey<'a> {
     handle: *mut c_void,
     server: &'a dyn Server,
@@ -115,6 +130,11 @@ impl<'a> OpenKey<'a> {
     /// The server's handle, for the glue that gave it.
     pub fn handle(&self) -> *mut c_void {
         self.handle
+    }
+
+    /// The server that opened it.
+    pub(super) fn server(&self) -> &'a dyn Server {
+        self.server
     }
 }
 

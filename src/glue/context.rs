@@ -156,48 +156,38 @@ impl Server for CommandContext<'_> {
         }
     }
 
-    fn held<'k>(&self, key: &'k OpenKey) -> Held<'k> {
-        let handle = key.handle().cast::<raw::RedisModuleKey>();
-        if handle.is_null() {
-            return Held::Empty; // a key opened to read that does not exist
-        }
-        // SAFETY: `handle` is the open key of the running command. A value of one of our
-        // types is the `Box`ed Rust value its `set_value` (or RDB load) stored: the type says
-        // which, and it stays valid while the key is open, which `'k` ties the borrow to. Only
-        // the main thread runs commands, and a command looks each of its keys up once, so the
-        // reference is the value's only one.
-        unsafe {
-            let (Some(get_type), Some(get_value)) = (
-                raw::RedisModule_ModuleTypeGetType,
-                raw::RedisModule_ModuleTypeGetValue,
-            ) else {
-                return Held::Other;
-            };
-            // Null for an empty key and for any value of no module type.
-            let data_type = get_type(handle);
-            if data_type.is_null() {
-                let empty = raw::RedisModule_KeyType.is_some_and(|key_type| {
-                    key_type(handle) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int
-                });
-                return if empty { Held::Empty } else { Held::Other };
-            }
-            let value = get_value(handle);
-            if value.is_null() {
-                return Held::Other;
-            }
-            match DATA_TYPES.iter().find(|t| t.raw() == data_type) {
-                Some(t) => Held::Value(&mut *t.found(value)),
-                None => Held::Other,
-            }
+    fn held<'k>(&self, key: &'k OpenKey) -> Held<&'k dyn Any> {
+        match value_of(key) {
+            // SAFETY: a value of one of our types is valid while its key is open, which `'k`
+            // ties the borrow to; `held_mut` needs the key mutably, so no `&mut` to it lives
+            // meanwhile, and `Keys` opens each name once per command (`commands/keys.rs`).
+            Held::Value(value) => Held::Value(unsafe { &*value }),
+            Held::Empty(()) => Held::Empty(()),
+            Held::Other => Held::Other,
         }
     }
 
-    fn set_value(&self, key: &OpenKey, value: Box<dyn Stored>) -> bool {
+    fn held_mut<'k, 'a>(
+        &self,
+        key: &'k mut OpenKey<'a>,
+    ) -> Held<&'k mut dyn Any, &'k mut OpenKey<'a>> {
+        match value_of(key) {
+            // SAFETY: as in `held`; the key is borrowed mutably for `'k`, so this reference is
+            // the value's only one while it lives (only the main thread runs commands).
+            Held::Value(value) => Held::Value(unsafe { &mut *value }),
+            Held::Empty(()) => Held::Empty(key),
+            Held::Other => Held::Other,
+        }
+    }
+
+    fn set_value<'k>(
+        &self,
+        key: &'k mut OpenKey,
+        value: Box<dyn Stored>,
+    ) -> Option<&'k mut dyn Any> {
         let handle = key.handle().cast::<raw::RedisModuleKey>();
         let any: &dyn Any = &*value;
-        let Some(data_type) = DATA_TYPES.iter().find(|t| t.holds(any)) else {
-            return false;
-        };
+        let data_type = DATA_TYPES.iter().find(|t| t.holds(any))?;
         let boxed = Box::into_raw(value);
         // SAFETY: `handle` is the open key of the running command (null is refused by the
         // server). The box holds a value of the type's Rust type (`holds`), so the pointer to
@@ -209,11 +199,14 @@ impl Server for CommandContext<'_> {
             })
         };
         if status == raw::REDISMODULE_OK as c_int {
-            return true;
+            // SAFETY: the server now holds the box under the key, which is borrowed mutably
+            // for `'k`: as in `held_mut`, the reference is the value's only one.
+            let stored: &'k mut dyn Stored = unsafe { &mut *boxed };
+            return Some(stored);
         }
         // SAFETY: the server refused the value, so `boxed` is still the box made above.
         drop(unsafe { Box::from_raw(boxed) });
-        false
+        None
     }
 
     fn written(&self, event: &'static CStr) {
@@ -268,5 +261,39 @@ impl Server for CommandContext<'_> {
 
     fn snapshots(&self) -> u64 {
         forks::count()
+    }
+}
+
+/// What an open key holds, as a pointer to the value when it is one of the module's types.
+fn value_of(key: &OpenKey) -> Held<*mut dyn Any> {
+    let handle = key.handle().cast::<raw::RedisModuleKey>();
+    if handle.is_null() {
+        return Held::Empty(()); // a key opened to read that does not exist
+    }
+    // SAFETY: `handle` is the open key of the running command. A value of one of our types is
+    // the `Box`ed Rust value its `set_value` (or RDB load) stored: the type says which.
+    unsafe {
+        let (Some(get_type), Some(get_value)) = (
+            raw::RedisModule_ModuleTypeGetType,
+            raw::RedisModule_ModuleTypeGetValue,
+        ) else {
+            return Held::Other;
+        };
+        // Null for an empty key and for any value of no module type.
+        let data_type = get_type(handle);
+        if data_type.is_null() {
+            let empty = raw::RedisModule_KeyType.is_some_and(|key_type| {
+                key_type(handle) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int
+            });
+            return if empty { Held::Empty(()) } else { Held::Other };
+        }
+        let value = get_value(handle);
+        if value.is_null() {
+            return Held::Other;
+        }
+        match DATA_TYPES.iter().find(|t| t.raw() == data_type) {
+            Some(t) => Held::Value(t.found(value)),
+            None => Held::Other,
+        }
     }
 }

@@ -133,11 +133,7 @@ fn run(
     };
     let server = CommandContext::new(ctx, strings);
     let writer = reply::Writer::new(ctx);
-    let call = Call {
-        args,
-        server: &server,
-        out: &writer,
-    };
+    let call = Call::new(args, &server, &writer);
     let result = if spec.arity_allows(args.len()) {
         guarded(Err(Failure::Message(errors::INTERNAL_ERROR)), || {
             (spec.run)(&call)

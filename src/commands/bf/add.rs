@@ -47,8 +47,8 @@ pub static MADD: CommandSpec = CommandSpec {
 };
 
 fn add(call: &Call) -> CommandResult {
-    let key = call.open_for_write();
-    let added = match existing_or_created(call, &key, config::params)? {
+    let mut key = call.open_for_write()?;
+    let added = match existing_or_created(call, &mut key, config::params)? {
         Bloom::Chain(mut chain) => {
             let added = chain
                 .add(call.arg(2), &call.memory())
@@ -66,9 +66,9 @@ fn add(call: &Call) -> CommandResult {
 }
 
 fn madd(call: &Call) -> CommandResult {
-    let key = call.open_for_write();
+    let mut key = call.open_for_write()?;
     let items = call.args.get(2..).unwrap_or(&[]);
-    let reply = match existing_or_created(call, &key, config::params)? {
+    let reply = match existing_or_created(call, &mut key, config::params)? {
         Bloom::Chain(mut chain) => {
             let reply = add_items(call, &mut chain, items);
             call.finish_write(c"bf.add");

@@ -28,8 +28,8 @@ pub static DEBUG: CommandSpec = CommandSpec {
 };
 
 fn debug(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let chain = match lookup_read(call, &key).existing()? {
+    let key = call.open_for_read()?;
+    let chain = match lookup_read(&key).existing()? {
         Bloom::Chain(chain) => chain,
         Bloom::Window(filter) => return Ok(window::debug(filter, window::read_time(call, filter))),
     };

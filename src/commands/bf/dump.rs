@@ -13,11 +13,12 @@
 //! A filter that forgets dumps in its own format (`core::window::encoding`): a header that
 //! RedisBloom and older redis-bf refuse, then its bits; LOADCHUNK tells the two headers apart.
 
-use super::{errors, lookup, lookup_read, Bloom};
+use super::{errors, is_bloom, lookup, lookup_read, Bloom};
 use crate::commands::args::parse_integer;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::dump::scandump_reply;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
 use crate::core::bloom::encoding;
@@ -28,8 +29,8 @@ pub static SCANDUMP: CommandSpec = CommandSpec::scandump("bf.scandump", scandump
 pub static LOADCHUNK: CommandSpec = CommandSpec::loadchunk("bf.loadchunk", loadchunk);
 
 fn scandump(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let filter = lookup_read(call, &key).existing()?;
+    let key = call.open_for_read()?;
+    let filter = lookup_read(&key).existing()?;
     let iter = parse_integer(call.arg(2))
         .ok_or(Failure::Message(errors::SCANDUMP_ITERATOR_NOT_NUMERIC))?;
     let header;
@@ -53,18 +54,18 @@ fn loadchunk(call: &Call) -> CommandResult {
     let iter = parse_integer(call.arg(2))
         .ok_or(Failure::Message(errors::LOADCHUNK_ITERATOR_NOT_NUMERIC))?;
     let data = call.arg(3);
-    let key = call.open_for_write();
-    match lookup(call, &key) {
+    let mut key = call.open_for_write()?;
+    match key.peek(is_bloom) {
         Lookup::Missing if iter == 1 && window_encoding::is_header(data) => {
             let filter =
                 window_encoding::decode_header(data, &call.memory()).map_err(errors::fail)?;
-            call.store(&key, filter)?;
+            key.store(filter)?;
         }
         Lookup::Missing if iter == 1 => {
             let chain = encoding::decode_header(data, &call.memory()).map_err(errors::fail)?;
-            call.store(&key, chain)?;
+            key.store(chain)?;
         }
-        found => match found.existing()? {
+        _ => match lookup(&mut key).existing()? {
             Bloom::Chain(mut chain) => encoding::load_chunk(&mut chain, iter, data),
             Bloom::Window(mut filter) => window_encoding::load_chunk(&mut filter, iter, data),
         }

@@ -6,8 +6,9 @@
 //! own, on a replica: `window.rs`), and nothing in it changes.
 
 use super::{lookup_read, window, Bloom};
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
 
@@ -40,8 +41,8 @@ pub static MEXISTS: CommandSpec = CommandSpec {
 };
 
 fn exists(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let found = match lookup_read(call, &key) {
+    let key = call.open_for_read()?;
+    let found = match lookup_read(&key) {
         Lookup::Found(Bloom::Chain(chain)) => chain.contains(call.arg(2)),
         Lookup::Found(Bloom::Window(filter)) => {
             filter.contains(call.arg(2), window::read_time(call, filter))
@@ -53,10 +54,10 @@ fn exists(call: &Call) -> CommandResult {
 
 fn mexists(call: &Call) -> CommandResult {
     let items = call.args.get(2..).unwrap_or(&[]);
-    let key = call.open_for_read();
+    let key = call.open_for_read()?;
     call.out.array(items.len());
     let found = |found| call.out.scalar(Scalar::Bool(found));
-    match lookup_read(call, &key) {
+    match lookup_read(&key) {
         Lookup::Found(Bloom::Chain(chain)) => chain.contains_each(items.iter().copied(), found),
         Lookup::Found(Bloom::Window(filter)) => {
             let now = window::read_time(call, filter);

@@ -15,8 +15,9 @@ use std::ffi::CStr;
 
 use super::rules::layout_name;
 use super::{errors, lookup_read, window, Bloom};
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::chain::{Chain, LayoutKind};
@@ -77,8 +78,8 @@ const FIELDS: [(&str, &CStr); 6] = [
 
 fn info(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() <= 3)?;
-    let key = call.open_for_read();
-    let filter = match lookup_read(call, &key).existing()? {
+    let key = call.open_for_read()?;
+    let filter = match lookup_read(&key).existing()? {
         Bloom::Chain(chain) => Bloom::Chain(chain),
         Bloom::Window(filter) => Bloom::Window(filter.info(window::read_time(call, filter))),
     };
@@ -122,8 +123,8 @@ fn field(chain: &Chain, word: &str) -> Scalar {
 }
 
 fn card(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    match lookup_read(call, &key) {
+    let key = call.open_for_read()?;
+    match lookup_read(&key) {
         Lookup::Found(Bloom::Chain(chain)) => Ok(Reply::count(chain.items())),
         Lookup::Found(Bloom::Window(filter)) => {
             Ok(Reply::count(filter.card(window::read_time(call, filter))))

@@ -21,11 +21,12 @@ use super::add::add_items;
 use super::rules::{
     capped_error_rate, error_rate, log_capped, parse_layout, time_ms, timespan, CAPACITY, EXPANSION,
 };
-use super::{config, errors, existing_or_created, lookup, window, Bloom};
+use super::{config, errors, existing_or_created, is_bloom, lookup, window, Bloom};
 use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
 use crate::commands::args::integer_in;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::chain::Params;
 use crate::core::window::Window;
@@ -88,10 +89,10 @@ fn insert(call: &Call) -> CommandResult {
         log_capped(call);
     }
     let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
-    let key = call.open_for_write();
-    let filter = match (lookup(call, &key), parsed.window) {
-        (Lookup::Missing, Some(asked)) if !parsed.nocreate => {
-            let (mut filter, header) = window::created(call, &key, parsed.params, asked)?;
+    let mut key = call.open_for_write()?;
+    if let (Some(asked), false) = (parsed.window, parsed.nocreate) {
+        if matches!(key.peek(is_bloom), Lookup::Missing) {
+            let (mut filter, header) = window::created(call, &mut key, parsed.params, asked)?;
             return Ok(window::add_items(
                 call,
                 &mut filter,
@@ -100,10 +101,11 @@ fn insert(call: &Call) -> CommandResult {
                 Some(&header),
             ));
         }
-        (Lookup::Missing, None) if !parsed.nocreate => {
-            existing_or_created(call, &key, || parsed.params)?
-        }
-        (found, _) => found.existing()?,
+    }
+    let filter = if parsed.nocreate {
+        lookup(&mut key).existing()?
+    } else {
+        existing_or_created(call, &mut key, || parsed.params)?
     };
     match filter {
         Bloom::Chain(_) if parsed.window.is_some() => Err(Failure::Message(errors::OTHER_KIND)),

@@ -15,6 +15,8 @@ mod reserve;
 pub mod rules;
 mod window;
 
+use std::any::Any;
+
 pub use add::{ADD, MADD};
 pub use debug::DEBUG;
 pub use dump::{LOADCHUNK, SCANDUMP};
@@ -28,9 +30,11 @@ pub use {
     reserve::{parse as parse_reserve, Reserve},
 };
 
-use super::call::{Call, Lookup, ReadKey, WriteKey};
+use super::call::Call;
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
+use super::keys::{ReadKey, WriteKey};
+use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals};
 use super::spec::{ArgKind, ArgSpec};
 use super::tracked::Tracked;
@@ -143,30 +147,34 @@ enum Bloom<C, W> {
 /// A Bloom-family value opened for writing.
 type Writing<'k> = Bloom<Tracked<'k, Chain>, Tracked<'k, WindowFilter>>;
 
-/// What a key opened for writing holds. The key is asked for a chain first, then for a
-/// window filter: a refused downcast keeps no reference, so the value is borrowed once.
-fn lookup<'k>(call: &Call, key: &'k WriteKey) -> Lookup<Writing<'k>> {
-    match call.lookup(key) {
-        Lookup::Found(chain) => Lookup::Found(Bloom::Chain(chain)),
-        Lookup::Missing => Lookup::Missing,
-        Lookup::WrongType => match call.lookup(key) {
-            Lookup::Found(window) => Lookup::Found(Bloom::Window(window)),
-            Lookup::Missing => Lookup::Missing,
-            Lookup::WrongType => Lookup::WrongType,
-        },
-    }
+/// What a key opened for writing holds.
+fn lookup<'k>(key: &'k mut WriteKey) -> Lookup<Writing<'k>> {
+    key.lookup_as(writing)
 }
 
-/// What a key opened for reading holds (as [`lookup`]).
-fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<Bloom<&'k Chain, &'k WindowFilter>> {
-    match call.lookup_read(key) {
-        Lookup::Found(chain) => Lookup::Found(Bloom::Chain(chain)),
-        Lookup::Missing => Lookup::Missing,
-        Lookup::WrongType => match call.lookup_read(key) {
-            Lookup::Found(window) => Lookup::Found(Bloom::Window(window)),
-            Lookup::Missing => Lookup::Missing,
-            Lookup::WrongType => Lookup::WrongType,
-        },
+/// What a key opened for reading holds: a chain, or a window filter.
+fn lookup_read<'k>(key: &'k ReadKey) -> Lookup<Bloom<&'k Chain, &'k WindowFilter>> {
+    key.lookup_as(|value| match value.downcast_ref() {
+        Some(chain) => Some(Bloom::Chain(chain)),
+        None => value.downcast_ref().map(Bloom::Window),
+    })
+}
+
+/// Whether a module value is a Bloom-family value.
+fn is_bloom(value: &dyn Any) -> bool {
+    value.is::<Chain>() || value.is::<WindowFilter>()
+}
+
+/// A module value as a Bloom-family value to change, if it is one.
+fn writing(value: &mut dyn Any) -> Option<Writing<'_>> {
+    if value.is::<Chain>() {
+        value
+            .downcast_mut()
+            .map(|chain| Bloom::Chain(Tracked::new(chain)))
+    } else {
+        value
+            .downcast_mut()
+            .map(|window| Bloom::Window(Tracked::new(window)))
     }
 }
 
@@ -174,17 +182,13 @@ fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<Bloom<&'k Chain, &'k
 /// key is empty.
 fn existing_or_created<'k>(
     call: &Call,
-    key: &'k WriteKey,
+    key: &'k mut WriteKey,
     params: impl FnOnce() -> Params,
 ) -> Result<Writing<'k>, Failure> {
-    match lookup(call, key) {
-        Lookup::Missing => {
-            let chain = Chain::new(params(), &call.memory()).map_err(errors::fail)?;
-            call.store(key, chain)?;
-            lookup(call, key).existing()
-        }
-        found => found.existing(),
-    }
+    key.existing_or_created(
+        || Chain::new(params(), &call.memory()).map_err(errors::fail),
+        writing,
+    )
 }
 
 /// What the argument-parser tests of BF.RESERVE and BF.INSERT share.

@@ -26,12 +26,13 @@ use super::errors;
 use super::rules::{
     capped_error_rate, error_rate, log_capped, parse_layout, timespan, CAPACITY, EXPANSION,
 };
-use super::{lookup, window};
+use super::{is_bloom, window};
 use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
 use crate::commands::args::integer_in;
 use crate::commands::args::parse_integer;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bloom::chain::{Chain, Params};
@@ -80,15 +81,15 @@ fn reserve(call: &Call) -> CommandResult {
     if capped {
         log_capped(call);
     }
-    let key = call.open_for_write();
-    match lookup(call, &key) {
-        Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
+    let mut key = call.open_for_write()?;
+    match key.peek(is_bloom) {
+        Lookup::Found(()) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Missing => match window {
-            Some(window) => window::reserve(call, &key, params, window)?,
+            Some(window) => window::reserve(call, &mut key, params, window)?,
             None => {
                 let chain = Chain::new(params, &call.memory()).map_err(errors::fail)?;
-                call.store(&key, chain)?;
+                key.store(chain)?;
                 call.finish_write(c"bf.reserve");
             }
         },

@@ -44,8 +44,9 @@
 use std::ffi::CStr;
 
 use super::errors;
-use crate::commands::call::{Call, WriteKey};
+use crate::commands::call::Call;
 use crate::commands::errors::Failure;
+use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
 use crate::commands::tracked::Tracked;
@@ -54,7 +55,12 @@ use crate::core::window::{encoding, Info, Window, WindowFilter};
 
 /// A new window filter of `params`' capacity and error rate, stored under the empty key and
 /// replicated as its header; `BF.RESERVE`.
-pub fn reserve(call: &Call, key: &WriteKey, params: Params, window: Window) -> Result<(), Failure> {
+pub fn reserve(
+    call: &Call,
+    key: &mut WriteKey,
+    params: Params,
+    window: Window,
+) -> Result<(), Failure> {
     let (_, header) = created(call, key, params, window)?;
     call.server
         .written_as(c"bf.reserve", &[loadchunk_header(&header)]);
@@ -64,15 +70,15 @@ pub fn reserve(call: &Call, key: &WriteKey, params: Params, window: Window) -> R
 /// A new window filter stored under the empty key, and its header (to be replicated).
 pub fn created<'k>(
     call: &Call,
-    key: &'k WriteKey,
+    key: &'k mut WriteKey,
     params: Params,
     window: Window,
 ) -> Result<(Tracked<'k, WindowFilter>, Vec<u8>), Failure> {
     let filter = WindowFilter::new(params.error_rate, params.capacity, window, &call.memory())
         .map_err(errors::fail)?;
     let header = encoding::encode_header(&filter);
-    call.store(key, filter)?;
-    Ok((call.lookup(key).existing()?, header))
+    key.store(filter)?;
+    Ok((key.lookup().existing()?, header))
 }
 
 /// Whether a filter of `existing` window is what `asked` asks for: the same kind (a timespan's

@@ -64,8 +64,8 @@ fn addnx(call: &Call) -> CommandResult {
 
 /// The step both share: the filter (created if need be), the item added its way, the reply.
 fn add_with(call: &Call, add_item: AddItem) -> CommandResult {
-    let key = call.open_for_write();
-    let mut filter = filter_for_insert(call, &key, |defaults| Some(defaults.initial_size))?;
+    let mut key = call.open_for_write()?;
+    let mut filter = filter_for_insert(call, &mut key, |defaults| Some(defaults.initial_size))?;
     let added =
         add_item(&mut filter, &ItemHash::of(call.arg(2)), &call.memory()).map_err(errors::fail)?;
     call.finish_write(c"cf.add");

@@ -11,8 +11,9 @@
 
 use super::errors;
 use super::lookup;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 
@@ -32,8 +33,8 @@ pub static COMPACT: CommandSpec = CommandSpec {
 };
 
 fn compact(call: &Call) -> CommandResult {
-    let key = call.open_for_write();
-    let Lookup::Found(mut filter) = lookup(call, &key) else {
+    let mut key = call.open_for_write()?;
+    let Lookup::Found(mut filter) = lookup(&mut key) else {
         return Err(Failure::Message(errors::COMPACT_NOT_FOUND));
     };
     filter.compact();

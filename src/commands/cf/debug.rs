@@ -26,8 +26,8 @@ pub static DEBUG: CommandSpec = CommandSpec {
 };
 
 fn debug(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let f = lookup_read(call, &key).existing()?;
+    let key = call.open_for_read()?;
+    let f = lookup_read(&key).existing()?;
     let line = f.debug_line();
     Ok(Reply::Bulk(line.into_bytes()))
 }

@@ -20,12 +20,14 @@ use super::config;
 use super::errors;
 use super::{lookup, lookup_read};
 use crate::commands::args::parse_integer;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::dump::scandump_reply;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
 use crate::core::cuckoo::encoding::{self, Dump, HEADER_LEN};
+use crate::core::cuckoo::CuckooFilter;
 use crate::core::Error;
 
 pub static SCANDUMP: CommandSpec = CommandSpec::scandump("cf.scandump", scandump);
@@ -41,8 +43,8 @@ fn iterator(call: &Call, valid: fn(&i64) -> bool) -> Result<i64, Failure> {
 
 fn scandump(call: &Call) -> CommandResult {
     let cursor = iterator(call, |c| *c >= 0)?;
-    let key = call.open_for_read();
-    let filter = lookup_read(call, &key).existing()?;
+    let key = call.open_for_read()?;
+    let filter = lookup_read(&key).existing()?;
     match encoding::scandump(filter, cursor) {
         Dump::Header(header) => scandump_reply(call, 1, Some(&header)),
         Dump::Chunk { next, data } => scandump_reply(call, next, Some(data)),
@@ -53,10 +55,10 @@ fn scandump(call: &Call) -> CommandResult {
 fn loadchunk(call: &Call) -> CommandResult {
     let cursor = iterator(call, |c| *c != 0)?;
     let data = call.arg(3);
-    let key = call.open_for_write();
+    let mut key = call.open_for_write()?;
     if cursor == 1 {
-        match lookup(call, &key) {
-            Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
+        match key.peek(|value| value.is::<CuckooFilter>()) {
+            Lookup::Found(()) => return Err(Failure::Message(errors::ITEM_EXISTS)),
             Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
             Lookup::Missing if data.len() != HEADER_LEN => {
                 return Err(Failure::Message(errors::INVALID_HEADER))
@@ -68,11 +70,11 @@ fn loadchunk(call: &Call) -> CommandResult {
                         Error::OverLimit => errors::fail(error),
                         _ => Failure::Message(errors::CANNOT_CREATE_FROM_HEADER),
                     })?;
-                call.store(&key, filter)?;
+                key.store(filter)?;
             }
         }
     } else {
-        let mut filter = lookup(call, &key).existing()?;
+        let mut filter = lookup(&mut key).existing()?;
         encoding::load_chunk(&mut filter, cursor, data)
             .map_err(|_| Failure::Message(errors::CANNOT_LOAD_CHUNK))?;
     }

@@ -7,8 +7,9 @@
 //! false or 0 rather than an error. Read-only, never replicated.
 
 use super::lookup_read;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
 use crate::core::cuckoo::{CuckooFilter, ItemHash};
@@ -67,8 +68,8 @@ fn count(call: &Call) -> CommandResult {
 
 fn mexists(call: &Call) -> CommandResult {
     let items = call.args.get(2..).unwrap_or(&[]);
-    let key = call.open_for_read();
-    let found = match lookup_read(call, &key) {
+    let key = call.open_for_read()?;
+    let found = match lookup_read(&key) {
         Lookup::Found(filter) => items
             .iter()
             .map(|item| Reply::bool(filter.contains(&ItemHash::of(item))))
@@ -83,8 +84,8 @@ fn answer<T: Default>(
     call: &Call,
     ask: impl FnOnce(&CuckooFilter, &ItemHash) -> T,
 ) -> Result<T, Failure> {
-    let key = call.open_for_read();
-    Ok(match lookup_read(call, &key) {
+    let key = call.open_for_read()?;
+    Ok(match lookup_read(&key) {
         Lookup::Found(filter) => ask(filter, &ItemHash::of(call.arg(2))),
         Lookup::Missing | Lookup::WrongType => T::default(),
     })

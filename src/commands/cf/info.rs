@@ -28,8 +28,8 @@ pub static INFO: CommandSpec = CommandSpec {
 };
 
 fn info(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let filter = lookup_read(call, &key).existing()?;
+    let key = call.open_for_read()?;
+    let filter = lookup_read(&key).existing()?;
     // RedisBloom sends the counters as signed 64-bit integers: an item count that wrapped (a
     // LOADCHUNK stream can leave one) shows as negative there, and here.
     let int = |n: u64| Reply::integer(n as i64);

@@ -107,8 +107,8 @@ fn not_inserted(error: Error, failed: Scalar) -> Reply {
 /// The step both share: parse, the filter (created if need be), each item its way.
 fn insert_with(call: &Call, insert_item: InsertItem) -> CommandResult {
     let parsed = parse(call.args, &config::defaults())?;
-    let key = call.open_for_write();
-    let mut filter = filter_for_insert(call, &key, |_| {
+    let mut key = call.open_for_write()?;
+    let mut filter = filter_for_insert(call, &mut key, |_| {
         (!parsed.nocreate).then_some(parsed.capacity)
     })?;
     let items = call.args.get(parsed.first_item..).unwrap_or(&[]);

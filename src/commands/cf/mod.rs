@@ -30,9 +30,11 @@ pub use {
     reserve::parse as parse_reserve,
 };
 
-use super::call::{Call, Lookup, ReadKey, WriteKey};
+use super::call::Call;
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
+use super::keys::{ReadKey, WriteKey};
+use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
 use crate::core::cuckoo::{CuckooFilter, Params};
@@ -96,13 +98,13 @@ impl Measured for CuckooFilter {
 }
 
 /// What a key opened for writing holds.
-fn lookup<'k>(call: &Call, key: &'k WriteKey) -> Lookup<Tracked<'k, CuckooFilter>> {
-    call.lookup(key)
+fn lookup<'k>(key: &'k mut WriteKey) -> Lookup<Tracked<'k, CuckooFilter>> {
+    key.lookup()
 }
 
 /// What a key opened for reading holds.
-fn lookup_read<'k>(call: &Call, key: &'k ReadKey) -> Lookup<&'k CuckooFilter> {
-    call.lookup_read(key)
+fn lookup_read<'k>(key: &'k ReadKey) -> Lookup<&'k CuckooFilter> {
+    key.lookup()
 }
 
 /// A new filter, as its key will hold it.
@@ -118,20 +120,21 @@ fn create(call: &Call, params: Params) -> Result<CuckooFilter, Failure> {
 /// it).
 fn filter_for_insert<'k>(
     call: &Call,
-    key: &'k WriteKey,
+    key: &'k mut WriteKey,
     capacity: impl FnOnce(&CuckooDefaults) -> Option<u64>,
 ) -> Result<Tracked<'k, CuckooFilter>, Failure> {
     let defaults = config::defaults();
-    match (lookup(call, key), capacity(&defaults)) {
-        (Lookup::Missing, Some(capacity)) => {
+    let capacity = capacity(&defaults);
+    let create = || match capacity {
+        Some(capacity) => {
             defaults.allow_inserts(1)?;
-            call.store(key, create(call, defaults.params(capacity))?)?;
-            lookup(call, key).existing()
+            create(call, defaults.params(capacity))
         }
-        (found, _) => {
-            let filter = found.existing()?;
-            defaults.allow_inserts(filter.num_filters())?;
-            Ok(filter)
-        }
-    }
+        None => Err(Failure::Message(super::errors::NOT_FOUND)),
+    };
+    let filter = key.existing_or_created(create, |value| {
+        value.downcast_mut::<CuckooFilter>().map(Tracked::new)
+    })?;
+    defaults.allow_inserts(filter.num_filters())?;
+    Ok(filter)
 }

@@ -19,15 +19,16 @@ use std::ffi::CStr;
 use std::ops::RangeInclusive;
 
 use super::config;
+use super::create;
 use super::errors;
 use super::rules::{bucket_sizes, capacities, Defaults, EXPANSION, MAX_ITERATIONS};
-use super::{create, lookup};
 use crate::commands::args::{integer_in, parse_integer};
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::cuckoo::Params;
+use crate::core::cuckoo::{CuckooFilter, Params};
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "cf.reserve",
@@ -68,11 +69,11 @@ pub static RESERVE: CommandSpec = CommandSpec {
 fn reserve(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() % 2 == 1)?;
     let params = parse(call.args, &config::defaults())?;
-    let key = call.open_for_write();
-    match lookup(call, &key) {
-        Lookup::Found(_) => return Err(Failure::Message(errors::ITEM_EXISTS)),
+    let mut key = call.open_for_write()?;
+    match key.peek(|value| value.is::<CuckooFilter>()) {
+        Lookup::Found(()) => return Err(Failure::Message(errors::ITEM_EXISTS)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
-        Lookup::Missing => call.store(&key, create(call, params)?)?,
+        Lookup::Missing => key.store(create(call, params)?)?,
     }
     call.finish_write(c"cf.reserve");
     Ok(Reply::OK)

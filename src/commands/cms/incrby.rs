@@ -45,8 +45,8 @@ pub static INCRBY: CommandSpec = CommandSpec {
 
 fn incrby(call: &Call) -> CommandResult {
     call.require_arity(call.args.len().is_multiple_of(2))?;
-    let key = call.open_for_write();
-    let mut sketch = sketch_to_write(call, &key)?;
+    let mut key = call.open_for_write()?;
+    let mut sketch = sketch_to_write(&mut key)?;
     let pairs = parse(call.args)?;
     call.out.array(pairs.len());
     for (item, amount) in pairs {

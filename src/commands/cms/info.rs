@@ -25,8 +25,8 @@ pub static INFO: CommandSpec = CommandSpec {
 };
 
 fn info(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let sketch = sketch_to_read(call, &key)?;
+    let key = call.open_for_read()?;
+    let sketch = sketch_to_read(&key)?;
     // Dimensions fit an i64 (their product does); the count is a wrapped u64, shown signed.
     let int = |n: u64| Reply::integer(n as i64);
     Ok(Reply::Map(vec![

@@ -16,9 +16,10 @@ use std::ffi::CStr;
 
 use super::errors;
 use crate::commands::args::parse_integer;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::cms::{CountMinSketch, Dimensions};
@@ -73,13 +74,13 @@ fn create(
     parse: fn(&[&[u8]]) -> Result<Dimensions, Failure>,
     event: &'static CStr,
 ) -> CommandResult {
-    let key = call.open_for_write();
-    if !matches!(call.lookup::<CountMinSketch>(&key), Lookup::Missing) {
+    let mut key = call.open_for_write()?;
+    if !matches!(key.lookup::<CountMinSketch>(), Lookup::Missing) {
         return Err(Failure::Message(errors::KEY_EXISTS));
     }
     let dimensions = parse(call.args)?;
     let sketch = CountMinSketch::new(dimensions, &call.memory()).map_err(errors::fail)?;
-    call.store(&key, sketch)?;
+    key.store(sketch)?;
     call.finish_write(event);
     Ok(Reply::OK)
 }

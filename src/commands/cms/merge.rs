@@ -24,8 +24,9 @@ use std::collections::HashMap;
 
 use super::{errors, sketch_to_read, sketch_to_write};
 use crate::commands::args::parse_integer;
-use crate::commands::call::{Call, ReadKey};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::keys::ReadKey;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
 use crate::core::cms::{CountMinSketch, MergeError, MergeSource, Weighted};
@@ -80,8 +81,8 @@ enum Source {
 }
 
 fn merge(call: &Call) -> CommandResult {
-    let key = call.open_for_write();
-    let mut destination = sketch_to_write(call, &key)?;
+    let mut key = call.open_for_write()?;
+    let mut destination = sketch_to_write(&mut key)?;
     let shape = parse(call.args)?;
     let names = call
         .args
@@ -102,7 +103,7 @@ fn merge(call: &Call) -> CommandResult {
             reserve(&mut opened, 1)?;
             places.try_reserve(1).map_err(|_| out_of_memory())?;
             places.insert(name, opened.len());
-            opened.push(call.open_read_at(FIRST_SOURCE + i));
+            opened.push(call.open_read_at(FIRST_SOURCE + i)?);
             Source::First
         };
         sources.push(source);
@@ -119,7 +120,7 @@ fn merge(call: &Call) -> CommandResult {
         let sketch = match source {
             Source::Destination => None,
             Source::First => {
-                let sketch = sketch_to_read(call, unread.next().ok_or_else(internal)?)?;
+                let sketch = sketch_to_read(unread.next().ok_or_else(internal)?)?;
                 if (sketch.width(), sketch.depth()) != dimensions {
                     return Err(errors::merge(MergeError::DimensionsDiffer));
                 }

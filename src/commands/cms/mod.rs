@@ -26,9 +26,10 @@ pub use {
     merge::{parse as parse_merge, weight as merge_weight, Shape as MergeShape},
 };
 
-use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
+use super::keys::{ReadKey, WriteKey};
+use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
 use crate::core::cms::CountMinSketch;
@@ -87,14 +88,11 @@ fn existing<V>(lookup: Lookup<V>) -> Result<V, Failure> {
 }
 
 /// The sketch at a key opened for writing.
-fn sketch_to_write<'k>(
-    call: &Call,
-    key: &'k WriteKey,
-) -> Result<Tracked<'k, CountMinSketch>, Failure> {
-    existing(call.lookup(key))
+fn sketch_to_write<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, CountMinSketch>, Failure> {
+    existing(key.lookup())
 }
 
 /// The sketch at a key opened for reading.
-fn sketch_to_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k CountMinSketch, Failure> {
-    existing(call.lookup_read(key))
+fn sketch_to_read<'k>(key: &'k ReadKey) -> Result<&'k CountMinSketch, Failure> {
+    existing(key.lookup())
 }

@@ -24,8 +24,8 @@ pub static QUERY: CommandSpec = CommandSpec {
 };
 
 fn query(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let sketch = sketch_to_read(call, &key)?;
+    let key = call.open_for_read()?;
+    let sketch = sketch_to_read(&key)?;
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out.array(items.len());
     for item in items {

@@ -33,8 +33,8 @@ pub static ADD: CommandSpec = CommandSpec {
 };
 
 fn add(call: &Call) -> CommandResult {
-    let key = call.open_for_write();
-    let mut stored = existing(call, &key)?;
+    let mut key = call.open_for_write()?;
+    let mut stored = existing(&mut key)?;
     let texts = call.args.get(2..).unwrap_or_default();
     let values = parse::values_to_add(texts)?;
     settle(call, 1, &mut stored);

@@ -15,8 +15,9 @@
 //! Both reply `+OK`, are replicated verbatim and raise `tdigest.create` / `tdigest.reset`.
 
 use super::{errors, existing, parse, StoredDigest};
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::tdigest::TDigest;
@@ -51,8 +52,8 @@ pub static RESET: CommandSpec = CommandSpec {
 
 fn create(call: &Call) -> CommandResult {
     call.require_arity(matches!(call.args.len(), 2 | 4))?;
-    let key = call.open_for_write();
-    match call.lookup::<StoredDigest>(&key) {
+    let mut key = call.open_for_write()?;
+    match key.lookup::<StoredDigest>() {
         Lookup::Missing => {}
         Lookup::Found(_) => return Err(errors::fail(errors::KEY_EXISTS)),
         Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
@@ -60,14 +61,14 @@ fn create(call: &Call) -> CommandResult {
     let compression = parse::create(call.args)?;
     let digest = TDigest::new(compression, &call.memory())
         .map_err(|_| errors::fail(errors::CREATE_FAILED))?;
-    call.store(&key, StoredDigest::new(digest, call.server.snapshots()))?;
+    key.store(StoredDigest::new(digest, call.server.snapshots()))?;
     call.finish_write(c"tdigest.create");
     Ok(Reply::OK)
 }
 
 fn reset(call: &Call) -> CommandResult {
-    let key = call.open_for_write();
-    let mut stored = existing(call, &key)?;
+    let mut key = call.open_for_write()?;
+    let mut stored = existing(&mut key)?;
     // A reset digest is the same whatever compression was owed: nothing to replicate first.
     stored.digest_mut().reset();
     stored.paid();

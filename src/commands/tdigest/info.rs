@@ -58,8 +58,8 @@ pub static INFO: CommandSpec = spec(
 );
 
 fn extreme(call: &Call, which: fn(&TDigest) -> f64) -> CommandResult {
-    let key = call.open_for_read();
-    let stored = existing_shared(call, &key)?;
+    let key = call.open_for_read()?;
+    let stored = existing_shared(&key)?;
     let value = stored
         .read(which)
         .ok_or(errors::fail(errors::NO_MEMORY_TO_READ))?;
@@ -67,8 +67,8 @@ fn extreme(call: &Call, which: fn(&TDigest) -> f64) -> CommandResult {
 }
 
 fn info(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let stored = existing_shared(call, &key)?;
+    let key = call.open_for_read()?;
+    let stored = existing_shared(&key)?;
     let info = stored
         .read(TDigest::info)
         .ok_or(errors::fail(errors::NO_MEMORY_TO_READ))?;

@@ -20,8 +20,10 @@
 //! declared only the destination.
 
 use super::{errors, existing_read, parse, replicate_compression, StoredDigest};
-use crate::commands::call::{Call, Lookup, ReadKey};
+use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::keys::ReadKey;
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys};
 use crate::commands::tracked::Tracked;
@@ -60,8 +62,8 @@ enum Source {
 }
 
 fn merge(call: &Call) -> CommandResult {
-    let destination = call.open_for_write();
-    let mut old = match call.lookup::<StoredDigest>(&destination) {
+    let mut destination = call.open_for_write()?;
+    let mut old = match destination.lookup::<StoredDigest>() {
         Lookup::Found(old) => Some(old),
         Lookup::Missing => None,
         Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
@@ -87,15 +89,19 @@ fn merge(call: &Call) -> CommandResult {
         };
         order.push(source);
     }
-    let keys: Vec<ReadKey> = first_at.iter().map(|&i| call.open_read_at(3 + i)).collect();
+    let mut keys = first_at
+        .iter()
+        .map(|&i| call.open_read_at(3 + i))
+        .collect::<Result<Vec<ReadKey>, _>>()?;
+    let mut unread = keys.iter_mut();
     let mut sources: Vec<Tracked<StoredDigest>> = Vec::new();
     for source in &order {
         match *source {
             Source::Old if old.is_none() => return Err(errors::fail(errors::KEY_MISSING)),
             Source::Key(n) if n == sources.len() => {
-                let key = keys.get(n).ok_or(Failure::WrongArity)?;
+                let key = unread.next().ok_or(Failure::WrongArity)?;
                 // Merging compresses a source, which can change its size.
-                sources.push(Tracked::new(existing_read(call, key)?));
+                sources.push(Tracked::new(existing_read(key)?));
             }
             _ => {}
         }
@@ -146,7 +152,7 @@ fn merge(call: &Call) -> CommandResult {
     drop(keys);
     // The old value is freed when the new one takes its place.
     drop(old);
-    call.store(&destination, StoredDigest::new(merged, snapshots))?;
+    destination.store(StoredDigest::new(merged, snapshots))?;
     call.finish_write(c"tdigest.merge");
     Ok(Reply::OK)
 }

@@ -72,9 +72,11 @@ pub use stored::StoredDigest;
 
 use std::ffi::CStr;
 
-use super::call::{Call, Lookup, ReadKey, WriteKey};
+use super::call::Call;
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
+use super::keys::{ReadKey, WriteKey};
+use super::lookup::Lookup;
 use super::metrics::Totals;
 use super::server::{Arg, Origin, Replicated};
 use super::tracked::Tracked;
@@ -149,19 +151,19 @@ fn replicate_compression(call: &Call, key_index: usize) {
 
 /// The digest at a key opened for writing, or `ERR T-Digest: key does not exist` /
 /// `WRONGTYPE`, before any argument is parsed (RedisBloom's order).
-fn existing<'k>(call: &Call, key: &'k WriteKey) -> Result<Tracked<'k, StoredDigest>, Failure> {
-    held(call.lookup(key))
+fn existing<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, StoredDigest>, Failure> {
+    held(key.lookup())
 }
 
 /// The digest at a key opened for reading, shared: for reads that never change it.
-fn existing_shared<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k StoredDigest, Failure> {
-    held(call.lookup_read(key))
+fn existing_shared<'k>(key: &'k ReadKey) -> Result<&'k StoredDigest, Failure> {
+    held(key.lookup())
 }
 
 /// The digest at a key opened for reading, for a read that may compress it: untracked, so
 /// whatever compresses it tracks it (`read_compressing`, MERGE's sources).
-fn existing_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k mut StoredDigest, Failure> {
-    held(call.lookup_read_mut(key))
+fn existing_read<'k>(key: &'k mut ReadKey) -> Result<&'k mut StoredDigest, Failure> {
+    held(key.lookup_mut())
 }
 
 fn held<V>(lookup: Lookup<V>) -> Result<V, Failure> {

@@ -79,8 +79,8 @@ pub static TRIMMED_MEAN: CommandSpec = CommandSpec {
 };
 
 fn quantile(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let stored = existing_read(call, &key)?;
+    let mut key = call.open_for_read()?;
+    let stored = existing_read(&mut key)?;
     let quantiles = parse::quantiles(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
@@ -95,8 +95,8 @@ fn quantile(call: &Call) -> CommandResult {
 }
 
 fn cdf(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let stored = existing_read(call, &key)?;
+    let mut key = call.open_for_read()?;
+    let stored = existing_read(&mut key)?;
     let values = parse::cdf_values(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
@@ -111,8 +111,8 @@ fn cdf(call: &Call) -> CommandResult {
 }
 
 fn trimmed_mean(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let stored = existing_read(call, &key)?;
+    let mut key = call.open_for_read()?;
+    let stored = existing_read(&mut key)?;
     let (low, high) = parse::cuts(call.arg(2), call.arg(3))?;
     let mean = read_compressing(
         call,

@@ -89,8 +89,8 @@ pub static BYREVRANK: CommandSpec = spec(
 );
 
 fn ranks(call: &Call, order: Order) -> CommandResult {
-    let key = call.open_for_read();
-    let stored = existing_read(call, &key)?;
+    let mut key = call.open_for_read()?;
+    let stored = existing_read(&mut key)?;
     let values = parse::rank_values(call.args.get(2..).unwrap_or_default())?;
     read_compressing(
         call,
@@ -115,8 +115,8 @@ fn ranks(call: &Call, order: Order) -> CommandResult {
 }
 
 fn by_ranks(call: &Call, order: Order) -> CommandResult {
-    let key = call.open_for_read();
-    let stored = existing_read(call, &key)?;
+    let mut key = call.open_for_read()?;
+    let stored = existing_read(&mut key)?;
     let ranks = parse::ranks(call.args.get(2..).unwrap_or_default())?;
     let values = read_compressing(
         call,

@@ -66,8 +66,8 @@ pub static INCRBY: CommandSpec = CommandSpec {
 };
 
 fn add(call: &Call) -> CommandResult {
-    let key = call.open_for_write();
-    let mut topk = topk_to_write(call, &key)?;
+    let mut key = call.open_for_write()?;
+    let mut topk = topk_to_write(&mut key)?;
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out.array(items.len());
     for item in items {
@@ -79,8 +79,8 @@ fn add(call: &Call) -> CommandResult {
 
 fn incrby(call: &Call) -> CommandResult {
     call.require_arity(call.args.len().is_multiple_of(2))?;
-    let key = call.open_for_write();
-    let mut topk = topk_to_write(call, &key)?;
+    let mut key = call.open_for_write()?;
+    let mut topk = topk_to_write(&mut key)?;
     let pairs = call.args.get(2..).unwrap_or(&[]).len() / 2;
     let Ok(pairs) = parse(call.args) else {
         call.out.array(pairs);

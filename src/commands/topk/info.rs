@@ -26,8 +26,8 @@ pub static INFO: CommandSpec = CommandSpec {
 };
 
 fn info(call: &Call) -> CommandResult {
-    let key = call.open_for_read();
-    let params = *topk_to_read(call, &key)?.params();
+    let key = call.open_for_read()?;
+    let params = *topk_to_read(&key)?.params();
     Ok(Reply::Map(vec![
         (c"k", Reply::integer(params.k().into())),
         (c"width", Reply::integer(params.width().into())),

@@ -41,8 +41,8 @@ pub static LIST: CommandSpec = CommandSpec {
 fn list(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() <= 3)?;
     let with_count = parse(call.args)?;
-    let key = call.open_for_read();
-    let topk = topk_to_read(call, &key)?;
+    let key = call.open_for_read()?;
+    let topk = topk_to_read(&key)?;
     let listed = topk.list().map_err(errors::fail)?;
     call.out
         .array(listed.len() * if with_count { 2 } else { 1 });

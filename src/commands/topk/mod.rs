@@ -26,9 +26,10 @@ pub use reserve::RESERVE;
 /// The argument parsers, pure functions of the arguments (fuzzed).
 pub use {add::parse as parse_incrby, list::parse as parse_list, reserve::parse as parse_reserve};
 
-use super::call::{Call, Lookup, ReadKey, WriteKey};
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
+use super::keys::{ReadKey, WriteKey};
+use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
 use crate::core::topk::TopK;
@@ -95,13 +96,13 @@ fn existing<V>(lookup: Lookup<V>) -> Result<V, Failure> {
 }
 
 /// The Top-K at a key opened for writing.
-fn topk_to_write<'k>(call: &Call, key: &'k WriteKey) -> Result<Tracked<'k, TopK>, Failure> {
-    existing(call.lookup(key))
+fn topk_to_write<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, TopK>, Failure> {
+    existing(key.lookup())
 }
 
 /// The Top-K at a key opened for reading.
-fn topk_to_read<'k>(call: &Call, key: &'k ReadKey) -> Result<&'k TopK, Failure> {
-    existing(call.lookup_read(key))
+fn topk_to_read<'k>(key: &'k ReadKey) -> Result<&'k TopK, Failure> {
+    existing(key.lookup())
 }
 
 #[cfg(test)]

@@ -54,8 +54,8 @@ fn count(call: &Call) -> CommandResult {
 
 /// The Top-K's `answer` about each item (arguments 2 on), as an array.
 fn each_item(call: &Call, answer: impl Fn(&TopK, &[u8]) -> Scalar) -> CommandResult {
-    let key = call.open_for_read();
-    let topk = topk_to_read(call, &key)?;
+    let key = call.open_for_read()?;
+    let topk = topk_to_read(&key)?;
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out.array(items.len());
     for item in items {

@@ -12,9 +12,10 @@
 
 use super::errors;
 use crate::commands::args::parse_integer;
-use crate::commands::call::{Call, Lookup};
+use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::topk::{Params, TopK};
@@ -47,13 +48,13 @@ pub static RESERVE: CommandSpec = CommandSpec {
 
 fn reserve(call: &Call) -> CommandResult {
     call.require_arity(matches!(call.args.len(), 3 | 6))?;
-    let key = call.open_for_write();
-    if !matches!(call.lookup::<TopK>(&key), Lookup::Missing) {
+    let mut key = call.open_for_write()?;
+    if !matches!(key.lookup::<TopK>(), Lookup::Missing) {
         return Err(Failure::Message(errors::KEY_EXISTS));
     }
     let params = parse(call.args)?;
     let topk = TopK::new(params, &call.memory()).map_err(errors::fail)?;
-    call.store(&key, topk)?;
+    key.store(topk)?;
     call.finish_write(c"topk.reserve");
     Ok(Reply::OK)
 }

@@ -1,0 +1,132 @@
+//! A command's keys: opened through its [`Keys`], once per name, and looked up through their
+//! own handles ([`ReadKey`], [`WriteKey`]), which a value borrowed mutably keeps borrowed: a
+//! second lookup while it lives does not compile, and no second handle reaches it.
+
+use std::any::Any;
+
+use super::errors::{self, Failure};
+use super::lookup::Lookup;
+use super::metrics::Measured;
+use super::opened::Opened;
+use super::server::{Held, OpenKey, Server};
+use super::tracked::Tracked;
+
+/// The keys one command opens.
+pub struct Keys<'a> {
+    server: &'a dyn Server,
+    args: &'a [&'a [u8]],
+    opened: Opened<'a>,
+}
+
+/// A key opened for reading: unlike a write open, it does not count as a modification
+/// (WATCH, client-side caching).
+pub struct ReadKey<'a>(OpenKey<'a>);
+
+/// A key opened for writing.
+pub struct WriteKey<'a>(OpenKey<'a>);
+
+impl<'a> Keys<'a> {
+    pub fn new(server: &'a dyn Server, args: &'a [&'a [u8]]) -> Keys<'a> {
+        Keys {
+            server,
+            args,
+            opened: Opened::default(),
+        }
+    }
+
+    /// Opens the key at argument `index` for writing, or for reading (`read`).
+    pub fn write(&self, index: usize) -> Result<WriteKey<'a>, Failure> {
+        self.open(index, true).map(WriteKey)
+    }
+
+    pub fn read(&self, index: usize) -> Result<ReadKey<'a>, Failure> {
+        self.open(index, false).map(ReadKey)
+    }
+
+    /// Opens the key at argument `index`, unless a key of its name was opened already.
+    fn open(&self, index: usize, write: bool) -> Result<OpenKey<'a>, Failure> {
+        self.opened
+            .admit(self.args.get(index).copied().unwrap_or_default())?;
+        Ok(OpenKey::open(self.server, index, write))
+    }
+}
+
+impl ReadKey<'_> {
+    /// What the key holds, if it is a `T`.
+    pub fn lookup<T: Any>(&self) -> Lookup<&T> {
+        self.lookup_as(|value| value.downcast_ref())
+    }
+
+    /// What the key holds, as `pick` views a module value (a family of several value types).
+    pub fn lookup_as<'k, V>(&'k self, pick: impl FnOnce(&'k dyn Any) -> Option<V>) -> Lookup<V> {
+        Lookup::of(self.0.server().held(&self.0), pick)
+    }
+
+    /// What the key holds, for a read that may change how it is held but not what it answers
+    /// (a t-digest compressing its buffer); the key is not signalled as modified. Untracked: a
+    /// read that can change the value's footprint wraps it in a [`Tracked`] around that change,
+    /// so the reads that change nothing pay nothing.
+    pub fn lookup_mut<T: Any>(&mut self) -> Lookup<&mut T> {
+        let server = self.0.server();
+        Lookup::of(server.held_mut(&mut self.0), |value| value.downcast_mut())
+    }
+}
+
+impl<'a> WriteKey<'a> {
+    /// What the key holds, if it is a `T`: a [`Tracked`] value, so what the command changes in
+    /// it reaches the totals.
+    pub fn lookup<T: Measured + Any>(&mut self) -> Lookup<Tracked<'_, T>> {
+        self.lookup_as(|value| value.downcast_mut().map(Tracked::new))
+    }
+
+    /// What the key holds, as `pick` views a module value (a family of several value types).
+    pub fn lookup_as<'k, V>(
+        &'k mut self,
+        pick: impl FnOnce(&'k mut dyn Any) -> Option<V>,
+    ) -> Lookup<V> {
+        let server = self.0.server();
+        Lookup::of(server.held_mut(&mut self.0), pick)
+    }
+
+    /// The value at the key as `pick` views it, or the `T` that `create` makes when the key is
+    /// empty, stored and then viewed by `pick`.
+    pub fn existing_or_created<'k, T: Measured + Any, V>(
+        &'k mut self,
+        create: impl FnOnce() -> Result<T, Failure>,
+        pick: impl FnOnce(&'k mut dyn Any) -> Option<V>,
+    ) -> Result<V, Failure> {
+        let server = self.0.server();
+        match server.held_mut(&mut self.0) {
+            Held::Empty(key) => {
+                let stored = store(server, key, create()?)?;
+                pick(stored).ok_or(Failure::Message(errors::INTERNAL_ERROR))
+            }
+            held => Lookup::of(held, pick).existing(),
+        }
+    }
+
+    /// What the key holds, borrowed for no longer than this call: found when `is` says the
+    /// value is the command's (for a command that creates a value only where there is none).
+    pub fn peek(&self, is: impl FnOnce(&dyn Any) -> bool) -> Lookup<()> {
+        Lookup::of(self.0.server().held(&self.0), |v| is(v).then_some(()))
+    }
+
+    /// Puts a new value under the key, which must be empty, adding it to its family's totals.
+    pub fn store<T: Measured + Any>(&mut self, value: T) -> Result<(), Failure> {
+        store(self.0.server(), &mut self.0, value).map(drop)
+    }
+}
+
+/// Stores `value` under the empty key `key`, adds it to its family's totals, and lends it back.
+fn store<'k, T: Measured + Any>(
+    server: &dyn Server,
+    key: &'k mut OpenKey,
+    value: T,
+) -> Result<&'k mut dyn Any, Failure> {
+    let footprint = value.footprint();
+    let stored = server
+        .set_value(key, Box::new(value))
+        .ok_or(Failure::Message(errors::WRONG_TYPE))?;
+    T::totals().entered(footprint);
+    Ok(stored)
+}
