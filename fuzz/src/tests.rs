@@ -3,12 +3,12 @@
 use std::fs;
 use std::path::Path;
 
-use redis_bf::core::bloom::chain::Chain;
-use redis_bf::core::bloom::{encoding as bf_encoding, rdb};
-use redis_bf::core::cuckoo::encoding as cf_encoding;
-use redis_bf::core::cuckoo::filter::MAX_BUCKET_SIZE;
-use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
-use redis_bf::core::cuckoo::ItemHash;
+use redis_bf::core::bf::chain::Chain;
+use redis_bf::core::bf::{encoding as bf_encoding, rdb};
+use redis_bf::core::cf::encoding as cf_encoding;
+use redis_bf::core::cf::filter::MAX_BUCKET_SIZE;
+use redis_bf::core::cf::rdb::{self as cf_rdb, LegacyDefaults};
+use redis_bf::core::cf::ItemHash;
 use redis_bf::core::{Error, EAGER};
 
 use crate::memory::bounded;

@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! # use redis_bf::commands::keys::WriteKey;
-//! # use redis_bf::core::bloom::chain::Chain;
+//! # use redis_bf::core::bf::chain::Chain;
 //! fn twice(key: &mut WriteKey) {
 //!     let first = key.lookup::<Chain>();
 //!     drop(first);
@@ -18,7 +18,7 @@
 //!
 //! ```compile_fail,E0499
 //! # use redis_bf::commands::keys::WriteKey;
-//! # use redis_bf::core::bloom::chain::Chain;
+//! # use redis_bf::core::bf::chain::Chain;
 //! fn twice(key: &mut WriteKey) {
 //!     let first = key.lookup::<Chain>();
 //!     let second = key.lookup::<Chain>();

@@ -1,13 +1,13 @@
 //! The filter engine: pure Rust, with no Redis types, no globals and no `unsafe`. Everything
-//! a user can reach returns a `Result`. One wing per filter family, sharing the hash
+//! a user can reach returns a `Result`. One wing per family, sharing the hash
 //! functions, the error type and the memory rules:
 //!
-//! * [`bloom`] — RedisBloom's scalable Bloom filter, bit-exact, and the fast layout;
+//! * [`bf`] — RedisBloom's scalable Bloom filter, bit-exact, the fast layout, and Bloom filters
+//!   that forget (the last N additions, or the last N milliseconds);
+//! * [`cf`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`cms`] — RedisBloom's Count-Min sketch, bit-exact;
-//! * [`cuckoo`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`dump`] — a value as the `DUMP` payload `RESTORE` takes (an AOF rewrite's `RESTORE`);
 //! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
-//! * [`window`] — Bloom filters that forget: the last N additions, or the last N milliseconds;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
@@ -31,9 +31,9 @@
     )
 )]
 
-pub mod bloom;
+pub mod bf;
 pub mod cms;
-pub mod cuckoo;
+pub mod cf;
 pub mod dump;
 mod error;
 pub mod hash;
@@ -48,7 +48,6 @@ pub mod tdigest;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod topk;
-pub mod window;
 
 pub use error::Error;
 pub use memory::{

@@ -7,11 +7,11 @@ use super::types;
 
 /// Every family, in registration order.
 pub static FAMILIES: &[&Registered] = &[
-    &types::bloom::BLOOM,
-    &types::cuckoo::CUCKOO,
-    &types::cms::COUNT_MIN,
-    &types::topk::TOP_K,
-    &types::tdigest::TDIGEST,
+    &types::bf::REGISTERED,
+    &types::cf::REGISTERED,
+    &types::cms::REGISTERED,
+    &types::topk::REGISTERED,
+    &types::tdigest::REGISTERED,
 ];
 
 /// Every data type of every family, in one table: a command finds the type of its key's value

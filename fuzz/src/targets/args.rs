@@ -3,7 +3,7 @@
 use redis_bf::commands::args::{integer_in, parse_integer, Bad};
 use redis_bf::commands::bf::rules::{error_rate, layout_named, CAPACITY, EXPANSION};
 use redis_bf::commands::double::parse_double;
-use redis_bf::core::bloom::chain::LayoutKind;
+use redis_bf::core::bf::chain::LayoutKind;
 
 /// One argument through every number parser, each against its reference.
 pub fn args_numbers(data: &[u8]) {

@@ -4,10 +4,10 @@
 use redis_bf::commands::args::parse_integer;
 use redis_bf::commands::cf;
 use redis_bf::commands::cf::rules::{self as cf_rules, Defaults as CuckooDefaults};
-use redis_bf::core::cuckoo::encoding as cf_encoding;
-use redis_bf::core::cuckoo::filter::{memory_usage as cf_memory_usage, MAX_BUCKET_SIZE};
-use redis_bf::core::cuckoo::rdb::{self as cf_rdb, LegacyDefaults};
-use redis_bf::core::cuckoo::{CuckooFilter, ItemHash, Params as CfParams};
+use redis_bf::core::cf::encoding as cf_encoding;
+use redis_bf::core::cf::filter::{memory_usage as cf_memory_usage, MAX_BUCKET_SIZE};
+use redis_bf::core::cf::rdb::{self as cf_rdb, LegacyDefaults};
+use redis_bf::core::cf::{CuckooFilter, ItemHash, Params as CfParams};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::EAGER;

@@ -14,7 +14,7 @@ use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
-use crate::core::bloom::chain::Chain;
+use crate::core::bf::chain::Chain;
 use crate::core::Error;
 
 pub static ADD: CommandSpec = CommandSpec {

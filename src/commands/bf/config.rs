@@ -7,7 +7,7 @@ use super::errors;
 use super::rules::{capped_error_rate, error_rate, layout_name, layout_named, CAPACITY, EXPANSION};
 use crate::commands::args::integer_in;
 use crate::commands::setting::Setting;
-use crate::core::bloom::chain::{LayoutKind, Params};
+use crate::core::bf::chain::{LayoutKind, Params};
 
 static ERROR_RATE: Setting = Setting::new(
     c"bf-error-rate",

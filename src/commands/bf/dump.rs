@@ -10,7 +10,7 @@
 //! LOADCHUNK replies `+OK`, is replicated verbatim and raises keyspace event `bf.loadchunk`.
 //! It is also what AOF rewrites emit.
 //!
-//! A filter that forgets dumps in its own format (`core::window::encoding`): a header that
+//! A filter that forgets dumps in its own format (`core::bf::window::encoding`): a header that
 //! RedisBloom and older redis-bf refuse, then its bits; LOADCHUNK tells the two headers apart.
 
 use super::{errors, is_bloom, lookup, lookup_read, Bloom};
@@ -21,8 +21,8 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
-use crate::core::bloom::encoding;
-use crate::core::window::encoding as window_encoding;
+use crate::core::bf::encoding;
+use crate::core::bf::window::encoding as window_encoding;
 
 pub static SCANDUMP: CommandSpec = CommandSpec::scandump("bf.scandump", scandump);
 

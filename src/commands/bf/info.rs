@@ -20,7 +20,7 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::bloom::chain::{Chain, LayoutKind};
+use crate::core::bf::chain::{Chain, LayoutKind};
 
 pub static INFO: CommandSpec = CommandSpec {
     name: "bf.info",

@@ -28,8 +28,8 @@ use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::bloom::chain::Params;
-use crate::core::window::Window;
+use crate::core::bf::chain::Params;
+use crate::core::bf::window::Window;
 
 pub static INSERT: CommandSpec = CommandSpec {
     name: "bf.insert",
@@ -241,7 +241,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
 mod tests {
     use super::*;
     use crate::commands::bf::parse_tests::{words, DEFAULTS};
-    use crate::core::bloom::chain::LayoutKind;
+    use crate::core::bf::chain::LayoutKind;
 
     fn parsed(line: &str) -> Result<Insert, Failure> {
         parse(&words(line), DEFAULTS)

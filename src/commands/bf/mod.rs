@@ -38,8 +38,8 @@ use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals};
 use super::spec::{ArgKind, ArgSpec};
 use super::tracked::Tracked;
-use crate::core::bloom::chain::{Chain, Params};
-use crate::core::window::WindowFilter;
+use crate::core::bf::chain::{Chain, Params};
+use crate::core::bf::window::WindowFilter;
 
 /// The Bloom-filter family, as the glue registers it.
 pub static FAMILY: Family = Family {
@@ -194,7 +194,7 @@ fn existing_or_created<'k>(
 /// What the argument-parser tests of BF.RESERVE and BF.INSERT share.
 #[cfg(test)]
 mod parse_tests {
-    use crate::core::bloom::chain::{LayoutKind, Params};
+    use crate::core::bf::chain::{LayoutKind, Params};
 
     /// The `bf-*` configs' defaults.
     pub const DEFAULTS: Params = Params {

@@ -35,8 +35,8 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::bloom::chain::{Chain, Params};
-use crate::core::window::Window;
+use crate::core::bf::chain::{Chain, Params};
+use crate::core::bf::window::Window;
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "bf.reserve",
@@ -208,7 +208,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Reserve, Failure> {
 mod tests {
     use super::*;
     use crate::commands::bf::parse_tests::{words, DEFAULTS};
-    use crate::core::bloom::chain::LayoutKind;
+    use crate::core::bf::chain::LayoutKind;
 
     fn parsed(line: &str) -> Result<Reserve, Failure> {
         parse(&words(line), DEFAULTS)

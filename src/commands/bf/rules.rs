@@ -9,9 +9,9 @@ use crate::commands::args::{integer_in, parse_integer, Bad};
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
-use crate::core::bloom::chain::LayoutKind;
-use crate::core::bloom::sizing::is_error_rate;
-use crate::core::window::params::MAX_TIMESPAN_MS;
+use crate::core::bf::chain::LayoutKind;
+use crate::core::bf::sizing::is_error_rate;
+use crate::core::bf::window::params::MAX_TIMESPAN_MS;
 
 /// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
 pub const ERROR_RATE_CAP: f64 = 0.25;

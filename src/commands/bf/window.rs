@@ -1,5 +1,5 @@
 //! What the BF.* commands do on filters that forget (`BF.RESERVE key error_rate capacity
-//! WINDOW | TIMESPAN ms`, the same options in BF.INSERT; the filter is `core::window`):
+//! WINDOW | TIMESPAN ms`, the same options in BF.INSERT; the filter is `core::bf::window`):
 //! creating one, adding to it, reading it by the clock, and its `BF.INFO` and `BF.DEBUG`.
 //!
 //! # Time on replicas and in the AOF
@@ -50,8 +50,8 @@ use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
 use crate::commands::tracked::Tracked;
-use crate::core::bloom::chain::Params;
-use crate::core::window::{encoding, Info, Window, WindowFilter};
+use crate::core::bf::chain::Params;
+use crate::core::bf::window::{encoding, Info, Window, WindowFilter};
 
 /// A new window filter of `params`' capacity and error rate, stored under the empty key and
 /// replicated as its header; `BF.RESERVE`.

@@ -16,7 +16,7 @@ use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM};
-use crate::core::cuckoo::{CuckooFilter, ItemHash};
+use crate::core::cf::{CuckooFilter, ItemHash};
 use crate::core::{Error, Memory};
 
 const COMPLEXITY: &str = "O(k + i), where k is the number of sub-filters and i is maxIterations";

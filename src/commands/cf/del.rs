@@ -16,7 +16,7 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM};
-use crate::core::cuckoo::ItemHash;
+use crate::core::cf::ItemHash;
 
 pub static DEL: CommandSpec = CommandSpec {
     name: "cf.del",

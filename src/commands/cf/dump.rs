@@ -1,6 +1,6 @@
 //! `CF.SCANDUMP key iterator` and `CF.LOADCHUNK key iterator data`
 //!
-//! Incremental save and restore in RedisBloom's format (see `core::cuckoo::encoding`).
+//! Incremental save and restore in RedisBloom's format (see `core::cf::encoding`).
 //! SCANDUMP replies `[next_iterator, data]`: iterator 0 gives the 38-byte header and 1; a later
 //! iterator the sub-filter bytes it points into (a sub-filter of at most 16 MiB whole, a bigger
 //! one 16 MiB at a time) and the iterator after them; the end — and every iterator of a filter
@@ -26,8 +26,8 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
-use crate::core::cuckoo::encoding::{self, Dump, HEADER_LEN};
-use crate::core::cuckoo::CuckooFilter;
+use crate::core::cf::encoding::{self, Dump, HEADER_LEN};
+use crate::core::cf::CuckooFilter;
 use crate::core::Error;
 
 pub static SCANDUMP: CommandSpec = CommandSpec::scandump("cf.scandump", scandump);

@@ -12,7 +12,7 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
-use crate::core::cuckoo::{CuckooFilter, ItemHash};
+use crate::core::cf::{CuckooFilter, ItemHash};
 
 pub static EXISTS: CommandSpec = CommandSpec {
     name: "cf.exists",

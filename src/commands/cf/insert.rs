@@ -22,7 +22,7 @@ use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::cuckoo::{CuckooFilter, ItemHash};
+use crate::core::cf::{CuckooFilter, ItemHash};
 use crate::core::{Error, Memory};
 
 const COMPLEXITY: &str = "O(n * (k + i)), where n is the number of items, k is the number of \

@@ -37,7 +37,7 @@ use super::keys::{ReadKey, WriteKey};
 use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
-use crate::core::cuckoo::{CuckooFilter, Params};
+use crate::core::cf::{CuckooFilter, Params};
 use rules::Defaults as CuckooDefaults;
 
 /// The Cuckoo-filter family, as the glue registers it.

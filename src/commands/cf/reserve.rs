@@ -28,7 +28,7 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::cuckoo::{CuckooFilter, Params};
+use crate::core::cf::{CuckooFilter, Params};
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "cf.reserve",

@@ -10,8 +10,8 @@ use std::ops::RangeInclusive;
 
 use super::errors;
 use crate::commands::errors::Failure;
-use crate::core::cuckoo::rdb::LegacyDefaults;
-use crate::core::cuckoo::{Params, MAX_BUCKET_SIZE, MAX_EXPANSION, MIN_ITERATIONS};
+use crate::core::cf::rdb::LegacyDefaults;
+use crate::core::cf::{Params, MAX_BUCKET_SIZE, MAX_EXPANSION, MIN_ITERATIONS};
 
 /// The largest capacity of CF.RESERVE, CF.INSERT and `cf-initial-size` (2^30).
 pub const MAX_CAPACITY: i64 = 1 << 30;

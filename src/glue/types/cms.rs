@@ -11,7 +11,7 @@ use crate::core::cms::{rdb, CountMinSketch};
 use crate::core::Error;
 
 /// The Count-Min sketch family and its data type.
-pub static COUNT_MIN: Registered = Registered {
+pub static REGISTERED: Registered = Registered {
     family: &cms::FAMILY,
     types: &[&SKETCH_TYPE],
 };

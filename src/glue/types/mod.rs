@@ -2,8 +2,8 @@
 //! encoding version, RDB, AOF and digest code, all safe) and the record that registers the
 //! family with them (`glue/families.rs` lists it).
 
-pub mod bloom;
+pub mod bf;
+pub mod cf;
 pub mod cms;
-pub mod cuckoo;
 pub mod tdigest;
 pub mod topk;

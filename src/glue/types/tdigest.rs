@@ -26,7 +26,7 @@ use crate::core::tdigest::rdb;
 use crate::core::Error;
 
 /// The t-digest family and its data type.
-pub static TDIGEST: Registered = Registered {
+pub static REGISTERED: Registered = Registered {
     family: &tdigest::FAMILY,
     types: &[&TDIGEST_TYPE],
 };

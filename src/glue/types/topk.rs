@@ -13,7 +13,7 @@ use crate::core::topk::{rdb, TopK};
 use crate::core::Error;
 
 /// The Top-K family and its data type.
-pub static TOP_K: Registered = Registered {
+pub static REGISTERED: Registered = Registered {
     family: &topk::FAMILY,
     types: &[&TOPK_TYPE],
 };

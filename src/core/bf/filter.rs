@@ -322,8 +322,8 @@ fn bit_mask(bit: usize) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::bloom::sizing::options;
-    use crate::core::bloom::xorshift;
+    use crate::core::bf::sizing::options;
+    use crate::core::bf::xorshift;
     use crate::core::hash::HashKind;
     use crate::core::EAGER;
 

@@ -1,14 +1,18 @@
 //! The Bloom filter's targets: RDB/DUMP payloads of both layouts, SCANDUMP streams, and the
-//! BF.RESERVE and BF.INSERT option parsers.
+//! BF.RESERVE and BF.INSERT option parsers; the filters that forget in `window`.
+
+mod window;
+
+pub use window::bf_window;
 
 use redis_bf::commands::args::parse_integer;
 use redis_bf::commands::bf::rules::{layout_named, CAPACITY, ERROR_RATE_CAP, EXPANSION};
 use redis_bf::commands::bf::{parse_insert, parse_reserve};
 use redis_bf::commands::double::parse_double;
-use redis_bf::core::bloom::chain::{self, Chain, LayoutKind, Params};
-use redis_bf::core::bloom::encoding as bf_encoding;
-use redis_bf::core::bloom::filter::Link;
-use redis_bf::core::bloom::rdb;
+use redis_bf::core::bf::chain::{self, Chain, LayoutKind, Params};
+use redis_bf::core::bf::encoding as bf_encoding;
+use redis_bf::core::bf::filter::Link;
+use redis_bf::core::bf::rdb;
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::{Error, EAGER};

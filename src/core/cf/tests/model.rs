@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use super::{bounded, params, scandump_walk, Rng, BOUND};
-use crate::core::cuckoo::encoding::{self, decode_header};
-use crate::core::cuckoo::{CuckooFilter, ItemHash, Params};
+use crate::core::cf::encoding::{self, decode_header};
+use crate::core::cf::{CuckooFilter, ItemHash, Params};
 use crate::core::{Error, Memory, EAGER};
 
 struct Model {

@@ -86,8 +86,8 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cuckoo::tests::{filter, params};
-    use crate::core::cuckoo::CuckooFilter;
+    use crate::core::cf::tests::{filter, params};
+    use crate::core::cf::CuckooFilter;
     use crate::core::{Memory, EAGER};
 
     #[test]

@@ -108,7 +108,7 @@ pub fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cuckoo::{ItemHash, Params};
+    use crate::core::cf::{ItemHash, Params};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
     use crate::core::EAGER;

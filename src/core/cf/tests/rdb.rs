@@ -2,7 +2,7 @@
 //! must have, and what values of the legacy encodings load as.
 
 use super::params;
-use crate::core::cuckoo::{CuckooFilter, ItemHash, SavedHeader};
+use crate::core::cf::{CuckooFilter, ItemHash, SavedHeader};
 use crate::core::{Error, EAGER};
 
 #[test]

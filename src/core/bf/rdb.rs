@@ -169,7 +169,7 @@ fn narrow(n: u64) -> Result<u32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::bloom::chain::{scaling_test_chain, LayoutKind};
+    use crate::core::bf::chain::{scaling_test_chain, LayoutKind};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
     use crate::core::EAGER;

@@ -192,7 +192,7 @@ fn locate(chain: &Chain, iter: i64) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::bloom::chain::{scaling_test_chain, LayoutKind, Params};
+    use crate::core::bf::chain::{scaling_test_chain, LayoutKind, Params};
     use crate::core::EAGER;
 
     fn docs_example() -> Chain {

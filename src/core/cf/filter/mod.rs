@@ -400,7 +400,7 @@ pub fn memory_usage(filters: u64, bytes: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cuckoo::tests::{bytes, filter};
+    use crate::core::cf::tests::{bytes, filter};
     use crate::core::EAGER;
 
     #[test]

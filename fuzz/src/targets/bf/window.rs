@@ -1,4 +1,4 @@
-//! `bf_window`: the decoders of filters that forget (`core::window::encoding`). An input that
+//! `bf_window`: the decoders of filters that forget (`core::bf::window::encoding`). An input that
 //! opens as a `DUMP` payload (first byte 7, `RDB_TYPE_MODULE_2`) of the `bf-window` type goes
 //! through the RDB loader; any other input is read as a SCANDUMP stream (`stream`): header,
 //! then `(iterator, chunk)` pairs for LOADCHUNK.
@@ -13,11 +13,11 @@ use crate::dump::{self, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 use crate::stream;
 use redis_bf::core::rdb::FieldWriter;
-use redis_bf::core::window::encoding::{
+use redis_bf::core::bf::window::encoding::{
     chunk_at, decode_header, encode_header, load, load_chunk, save,
 };
-use redis_bf::core::window::filter::memory_usage;
-use redis_bf::core::window::WindowFilter;
+use redis_bf::core::bf::window::filter::memory_usage;
+use redis_bf::core::bf::window::WindowFilter;
 
 /// A `DUMP` payload of `bf-window`, or a SCANDUMP stream of a window filter.
 pub fn bf_window(data: &[u8]) {

@@ -1,16 +1,16 @@
 //! The Cuckoo-filter data type `MBbloomCF`, encoding version 4: RedisBloom's name and format,
 //! so RedisBloom's RDB files and DUMP payloads load here and ours load there (the format is
-//! `core::cuckoo::rdb`). RedisBloom's type has no digest, copy or free-effort callbacks; this
+//! `core::cf::rdb`). RedisBloom's type has no digest, copy or free-effort callbacks; this
 //! one has all three.
 
 use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
 use super::super::memory;
 use crate::commands::cf;
-use crate::core::cuckoo::{encoding, rdb, CuckooFilter};
+use crate::core::cf::{encoding, rdb, CuckooFilter};
 use crate::core::Error;
 
 /// The Cuckoo-filter family and its data type.
-pub static CUCKOO: Registered = Registered {
+pub static REGISTERED: Registered = Registered {
     family: &cf::FAMILY,
     types: &[&CUCKOO_TYPE],
 };

@@ -3,9 +3,9 @@
 //! into older sub-filters by `CF.COMPACT` and by deletes.
 
 use super::{memory_usage, CuckooFilter};
-use crate::core::cuckoo::hash::alt_index;
-use crate::core::cuckoo::params::{MAX_FILTERS, MAX_TOTAL_BYTES};
-use crate::core::cuckoo::sub_filter::{sub_filter_buckets, SubFilter};
+use crate::core::cf::hash::alt_index;
+use crate::core::cf::params::{MAX_FILTERS, MAX_TOTAL_BYTES};
+use crate::core::cf::sub_filter::{sub_filter_buckets, SubFilter};
 use crate::core::{Error, Memory};
 
 impl CuckooFilter {
@@ -108,8 +108,8 @@ impl CuckooFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cuckoo::tests::{bytes, filter};
-    use crate::core::cuckoo::{ItemHash, SavedHeader};
+    use crate::core::cf::tests::{bytes, filter};
+    use crate::core::cf::{ItemHash, SavedHeader};
     use crate::core::EAGER;
 
     #[test]

@@ -5,8 +5,8 @@
 use super::encoding::{self, encode_header};
 use super::params::{Window, MAX_TIMESPAN_MS};
 use super::WindowFilter;
-use crate::core::bloom::chain;
-use crate::core::bloom::sizing::{options, Layout};
+use crate::core::bf::chain;
+use crate::core::bf::sizing::{options, Layout};
 use crate::core::rdb::FieldWriter;
 use crate::core::testing::Rng;
 use crate::core::{Error, Memory, EAGER};

@@ -7,7 +7,7 @@
 //!
 //! A filter's layout decides its type; saving writes the format of that layout.
 //!
-//! * `bf-window`, encoding version 0: filters that forget (`core::window`), by count or by
+//! * `bf-window`, encoding version 0: filters that forget (`core::bf::window`), by count or by
 //!   time (a kind field in the value). The name clashes with no RedisBloom type, released
 //!   (`MBbloom*`, `CMSk-TYPE`, `TopK-TYPE`, `TDIS-TYPE`) or not (`APBFcTYPE`, `APBFtTYPE` of
 //!   its unreleased age-partitioned branch), so RedisBloom refuses such a value by its name.
@@ -15,13 +15,13 @@
 use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
 use super::super::memory;
 use crate::commands::bf;
-use crate::core::bloom::chain::{Chain, LayoutKind};
-use crate::core::bloom::{encoding, rdb};
-use crate::core::window::{encoding as window_encoding, WindowFilter};
+use crate::core::bf::chain::{Chain, LayoutKind};
+use crate::core::bf::{encoding, rdb};
+use crate::core::bf::window::{encoding as window_encoding, WindowFilter};
 use crate::core::Error;
 
 /// The Bloom-filter family and its data types.
-pub static BLOOM: Registered = Registered {
+pub static REGISTERED: Registered = Registered {
     family: &bf::FAMILY,
     types: &[&CLASSIC_TYPE, &FAST_TYPE, &WINDOW_TYPE],
 };

@@ -110,7 +110,7 @@ impl Chain {
 mod tests {
     use super::super::tests::params;
     use super::*;
-    use crate::core::bloom::chain::{LayoutKind, Params};
+    use crate::core::bf::chain::{LayoutKind, Params};
     use crate::core::EAGER;
 
     #[test]

@@ -1,5 +1,5 @@
-//! The Bloom-filter family: RedisBloom's scalable Bloom filter, bit-exact, and the fast
-//! cache-line-blocked layout beside it.
+//! The Bloom-filter family: RedisBloom's scalable Bloom filter, bit-exact, the fast
+//! cache-line-blocked layout beside it, and the filters that forget.
 //!
 //! * [`sizing`] — bits and probes of a classic sub-filter from its capacity and error rate;
 //! * `divisor` — the classic probes' exact remainder without a division;
@@ -9,7 +9,8 @@
 //! * [`filter`] — one sub-filter's bit array, in RedisBloom's layout or the blocked one;
 //! * [`chain`] — the scalable chain stored under a key;
 //! * [`encoding`] — SCANDUMP header and chunks;
-//! * [`rdb`] — the RDB fields of both Bloom data types.
+//! * [`rdb`] — the RDB fields of both Bloom data types;
+//! * [`window`] — Bloom filters that forget, with their own encodings.
 
 pub mod blocked;
 pub mod chain;
@@ -20,6 +21,7 @@ mod probes;
 pub mod rdb;
 pub mod shape;
 pub mod sizing;
+pub mod window;
 
 /// A xorshift generator (Marsaglia's 13, 7, 17), so that randomised tests reproduce.
 #[cfg(test)]

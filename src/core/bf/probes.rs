@@ -104,7 +104,7 @@ impl Iterator for Probes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::bloom::xorshift;
+    use crate::core::bf::xorshift;
 
     #[test]
     fn probes_are_redisbloom_remainders() {

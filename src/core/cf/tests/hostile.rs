@@ -2,8 +2,8 @@
 //! fingerprints that every operation then handles.
 
 use super::{params, Rng};
-use crate::core::cuckoo::encoding::{self, chunk_at, encode_header};
-use crate::core::cuckoo::{CuckooFilter, ItemHash};
+use crate::core::cf::encoding::{self, chunk_at, encode_header};
+use crate::core::cf::{CuckooFilter, ItemHash};
 use crate::core::EAGER;
 
 #[test]

@@ -5,8 +5,8 @@
 //! integer widths and guards that need billions of buckets or 65535 sub-filters.
 
 use super::{params, scandump_walk, Rng};
-use crate::core::cuckoo::encoding::decode_header;
-use crate::core::cuckoo::{CuckooFilter, ItemHash, Params};
+use crate::core::cf::encoding::decode_header;
+use crate::core::cf::{CuckooFilter, ItemHash, Params};
 use crate::core::{Error, EAGER};
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

@@ -1,8 +1,8 @@
 //! The SCANDUMP stream's tests: RedisBloom's walks, hostile headers and chunks.
 
 use super::*;
-use crate::core::cuckoo::tests::{bounded, filter};
-use crate::core::cuckoo::ItemHash;
+use crate::core::cf::tests::{bounded, filter};
+use crate::core::cf::ItemHash;
 use crate::core::{eager_zeroed, Memory, Zeroed, EAGER};
 
 /// Memory as a server's would be, with 1 GiB for the filter.

@@ -48,7 +48,7 @@ impl Divisor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::bloom::xorshift;
+    use crate::core::bf::xorshift;
 
     #[test]
     fn equals_the_hardware_remainder() {
