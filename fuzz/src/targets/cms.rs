@@ -2,7 +2,7 @@
 //! CMS.INCRBY and CMS.MERGE argument parsers.
 
 use redis_bf::commands::args::parse_integer;
-use redis_bf::commands::cms::{self, MergeShape};
+use redis_bf::commands::cms::{self, MergeArgs};
 use redis_bf::core::cms::{rdb as cms_rdb, CountMinSketch, Increment, MergeSource, Weighted};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
@@ -152,7 +152,7 @@ fn check_merge(args: &[&[u8]]) {
     let Ok(shape) = cms::parse_merge(args) else {
         return;
     };
-    let MergeShape { sources, weighted } = shape;
+    let MergeArgs { sources, weighted } = shape;
     assert!(sources >= 1);
     assert_eq!(parse_integer(args[2]), Some(sources as i64));
     if weighted {

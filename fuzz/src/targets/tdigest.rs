@@ -1,7 +1,10 @@
 //! The t-digest's targets: RDB/DUMP payloads of `TDIS-TYPE`, and the TDIGEST.* argument
 //! parsers.
 
-use redis_bf::commands::tdigest::parse;
+use redis_bf::commands::tdigest::{
+    parse_add, parse_byrank, parse_cdf, parse_create, parse_merge, parse_quantile, parse_rank,
+    parse_trimmed_mean, DEFAULT_COMPRESSION,
+};
 use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::tdigest::{rdb, Order, TDigest};
 
@@ -163,10 +166,10 @@ pub fn tdigest_args(data: &[u8]) {
     let args: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
     let rest = args.get(2..).unwrap_or_default();
     let keyword = |a: &[u8], word: &str| a.eq_ignore_ascii_case(word.as_bytes());
-    if let Ok(compression) = parse::create(&args) {
+    if let Ok(compression) = parse_create(&args) {
         assert!(compression > 0);
         match args.len() {
-            2 => assert_eq!(compression, parse::DEFAULT_COMPRESSION),
+            2 => assert_eq!(compression, DEFAULT_COMPRESSION),
             _ => {
                 assert_eq!(args.len(), 4);
                 assert!(keyword(args[2], "COMPRESSION") || keyword(args[3], "COMPRESSION"));
@@ -174,7 +177,7 @@ pub fn tdigest_args(data: &[u8]) {
             }
         }
     }
-    if let Ok(merge) = parse::merge(&args) {
+    if let Ok(merge) = parse_merge(&args) {
         assert!(merge.sources >= 1 && 3 + merge.sources <= args.len());
         assert_eq!(Some(merge.sources as i64), string2ll(args[2]));
         let options = &args[3 + merge.sources..];
@@ -196,21 +199,21 @@ pub fn tdigest_args(data: &[u8]) {
             .zip(&doubles)
             .all(|(x, d)| Some(x.to_bits()) == d.map(f64::to_bits))
     };
-    if let Ok(values) = parse::values_to_add(rest) {
+    if let Ok(values) = parse_add(rest) {
         assert!(same(&values) && values.iter().all(|v| v.is_finite()));
     } else {
         assert!(doubles.iter().any(|d| d.is_none_or(|d| !d.is_finite())));
     }
-    if let Ok(quantiles) = parse::quantiles(rest) {
+    if let Ok(quantiles) = parse_quantile(rest) {
         assert!(same(&quantiles) && quantiles.iter().all(|q| (0.0..=1.0).contains(q)));
     }
-    for parsed in [parse::cdf_values(rest), parse::rank_values(rest)] {
+    for parsed in [parse_cdf(rest), parse_rank(rest)] {
         assert_eq!(parsed.is_ok(), doubles.iter().all(Option::is_some));
         if let Ok(values) = parsed {
             assert!(same(&values));
         }
     }
-    match parse::ranks(rest) {
+    match parse_byrank(rest) {
         Ok(ranks) => assert!(ranks
             .iter()
             .zip(&integers)
@@ -218,7 +221,7 @@ pub fn tdigest_args(data: &[u8]) {
         Err(_) => assert!(integers.iter().any(|i| i.is_none_or(|i| i < 0))),
     }
     if let [low, high] = rest {
-        if let Ok((l, h)) = parse::cuts(low, high) {
+        if let Ok((l, h)) = parse_trimmed_mean(low, high) {
             assert!(0.0 <= l && l < h && h <= 1.0);
         }
     }

@@ -65,7 +65,7 @@ pub static INSERT: CommandSpec = CommandSpec {
 
 /// What BF.INSERT was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Insert {
+pub struct InsertArgs {
     /// The parameters of the filter it creates if the key is empty, its error rate capped at
     /// `ERROR_RATE_CAP`.
     pub params: Params,
@@ -135,7 +135,7 @@ fn insert(call: &Call) -> CommandResult {
 
 /// BF.INSERT's arguments (`args`, the command name first, arity checked) with the `bf-*`
 /// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
-pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
+pub fn parse(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure> {
     let mut capacity = defaults.capacity;
     let mut chosen_rate = defaults.error_rate;
     let mut capped = false;
@@ -227,7 +227,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Insert, Failure> {
         nonscaling: nonscaling || expansion == 0,
         layout,
     };
-    Ok(Insert {
+    Ok(InsertArgs {
         params,
         nocreate,
         first_item,
@@ -243,7 +243,7 @@ mod tests {
     use crate::commands::bf::parse_tests::{words, DEFAULTS};
     use crate::core::bf::chain::LayoutKind;
 
-    fn parsed(line: &str) -> Result<Insert, Failure> {
+    fn parsed(line: &str) -> Result<InsertArgs, Failure> {
         parse(&words(line), DEFAULTS)
     }
 

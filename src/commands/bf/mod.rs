@@ -26,8 +26,8 @@ pub use insert::INSERT;
 pub use reserve::RESERVE;
 /// The argument parsers, pure functions of the arguments and the configuration (fuzzed).
 pub use {
-    insert::{parse as parse_insert, Insert},
-    reserve::{parse as parse_reserve, Reserve},
+    insert::{parse as parse_insert, InsertArgs},
+    reserve::{parse as parse_reserve, ReserveArgs},
 };
 
 use super::call::Call;
@@ -35,7 +35,7 @@ use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
 use super::lookup::Lookup;
-use super::metrics::{Footprint, Measured, Totals};
+use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::spec::{ArgKind, ArgSpec};
 use super::tracked::Tracked;
 use crate::core::bf::chain::{Chain, Params};
@@ -84,7 +84,7 @@ static INFO_FIELDS: [InfoField; 5] = [
 
 impl Measured for Chain {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; 4];
+        let mut counts = [0; COUNTS];
         counts[SUB_FILTERS] = self.links().len() as u64;
         counts[ITEMS] = self.items();
         counts[CAPACITY_COUNT] = self.capacity();
@@ -103,7 +103,7 @@ impl Measured for Chain {
 /// `BF.CARD` counts them) at the newest time it holds, so its totals change only with writes.
 impl Measured for WindowFilter {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; 4];
+        let mut counts = [0; COUNTS];
         counts[SUB_FILTERS] = 1;
         counts[ITEMS] = self.card(self.newest_ms());
         counts[CAPACITY_COUNT] = self.shape().capacity;

@@ -73,7 +73,7 @@ fn reserve(call: &Call) -> CommandResult {
         })
         .sum();
     call.require_arity(call.args.len() <= 7 + ours)?;
-    let Reserve {
+    let ReserveArgs {
         params,
         capped,
         window,
@@ -99,7 +99,7 @@ fn reserve(call: &Call) -> CommandResult {
 
 /// What BF.RESERVE was asked for.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Reserve {
+pub struct ReserveArgs {
     /// The new filter's parameters, its error rate capped at `ERROR_RATE_CAP`.
     pub params: Params,
     /// Whether the error rate asked for was above the cap (RedisBloom logs it).
@@ -163,7 +163,7 @@ impl<'a> Options<'a> {
 
 /// BF.RESERVE's arguments (`args`, the command name first, arity checked) with the `bf-*`
 /// configuration's `defaults`: a pure function of them, so it is fuzzed without a server.
-pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Reserve, Failure> {
+pub fn parse(args: &[&[u8]], defaults: Params) -> Result<ReserveArgs, Failure> {
     let arg = |i: usize| args.get(i).copied().unwrap_or_default();
     let error_rate = error_rate(arg(2))
         .map_err(|bad| bad.fail(errors::BAD_ERROR_RATE, errors::ERROR_RATE_RANGE))?;
@@ -191,7 +191,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<Reserve, Failure> {
         None => defaults.layout,
     };
     let (error_rate, capped) = capped_error_rate(error_rate);
-    Ok(Reserve {
+    Ok(ReserveArgs {
         params: Params {
             capacity: capacity as u64,
             error_rate,
@@ -210,7 +210,7 @@ mod tests {
     use crate::commands::bf::parse_tests::{words, DEFAULTS};
     use crate::core::bf::chain::LayoutKind;
 
-    fn parsed(line: &str) -> Result<Reserve, Failure> {
+    fn parsed(line: &str) -> Result<ReserveArgs, Failure> {
         parse(&words(line), DEFAULTS)
     }
 

@@ -62,7 +62,7 @@ const FIRST_SOURCE: usize = 3;
 
 /// Where the sources and the weights are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shape {
+pub struct MergeArgs {
     /// How many sources there are (numKeys), from argument 3 on.
     pub sources: usize,
     /// Whether WEIGHTS follows them, with one weight per source.
@@ -153,7 +153,7 @@ fn out_of_memory() -> Failure {
 
 /// Where CMS.MERGE's sources and weights are (`args`, the command name first, arity checked):
 /// a pure function of them, so it is fuzzed without a server.
-pub fn parse(args: &[&[u8]]) -> Result<Shape, Failure> {
+pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
     let count = parse_integer(args.get(2).copied().unwrap_or_default())
         .ok_or(Failure::Message(errors::INVALID_NUMKEYS))?;
     if count <= 0 {
@@ -163,13 +163,13 @@ pub fn parse(args: &[&[u8]]) -> Result<Shape, Failure> {
     let len = rest.len() as u64;
     let count = count.unsigned_abs();
     match rest.iter().position(|a| a.eq_ignore_ascii_case(b"WEIGHTS")) {
-        None if count == len => Ok(Shape {
+        None if count == len => Ok(MergeArgs {
             sources: rest.len(),
             weighted: false,
         }),
         None => Err(Failure::Message(errors::WRONG_NUMBER_OF_KEYS)),
         Some(at) if at as u64 == count && Some(len) == count.checked_mul(2).map(|n| n + 1) => {
-            Ok(Shape {
+            Ok(MergeArgs {
                 sources: at,
                 weighted: true,
             })
@@ -179,7 +179,7 @@ pub fn parse(args: &[&[u8]]) -> Result<Shape, Failure> {
 }
 
 /// The weight of source `i`: its WEIGHTS value, an integer as Redis parses one, or 1.
-pub fn weight(args: &[&[u8]], shape: Shape, i: usize) -> Result<i64, Failure> {
+pub fn weight(args: &[&[u8]], shape: MergeArgs, i: usize) -> Result<i64, Failure> {
     if !shape.weighted {
         return Ok(1);
     }

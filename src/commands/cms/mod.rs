@@ -23,7 +23,7 @@ pub use query::QUERY;
 pub use {
     incrby::parse as parse_incrby,
     init::parse as parse_init,
-    merge::{parse as parse_merge, weight as merge_weight, Shape as MergeShape},
+    merge::{parse as parse_merge, weight as merge_weight, MergeArgs},
 };
 
 use super::errors::Failure;

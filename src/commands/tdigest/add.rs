@@ -11,12 +11,17 @@
 //! nothing though it kept the values before it (and may have merged its buffer on the way):
 //! here those values are replicated as an ADD of their own, and that merge after them.
 
-use super::{compression_of, errors, existing, parse, settle};
+use super::errors::fail;
+use super::rules::each;
+use super::{compression_of, errors, existing, settle};
 use crate::commands::call::Call;
+use crate::commands::double::parse_double;
 use crate::commands::errors::CommandResult;
+use crate::commands::errors::Failure;
 use crate::commands::reply::Reply;
 use crate::commands::server::{Arg, Replicated};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::core::short_list::ShortList;
 
 pub static ADD: CommandSpec = CommandSpec {
     name: "tdigest.add",
@@ -36,7 +41,7 @@ fn add(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
     let mut stored = existing(&mut key)?;
     let texts = call.args.get(2..).unwrap_or_default();
-    let values = parse::values_to_add(texts)?;
+    let values = parse(texts)?;
     settle(call, 1, &mut stored);
     let digest = stored.digest_mut();
     for (added, &value) in values.iter().enumerate() {
@@ -67,4 +72,36 @@ fn replicate_partial(call: &Call, added: usize, compressed: bool) {
         commands.push(compression_of(1));
     }
     call.server.written_as(c"tdigest.add", &commands);
+}
+
+/// ADD's values (the arguments after the key): each a number (NaN refused), then finite.
+pub fn parse(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
+    each(args, |arg| {
+        let value = parse_double(arg).ok_or(fail(errors::BAD_VALUE_TO_ADD))?;
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(fail(errors::VALUE_NOT_FINITE))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::errors::fail;
+    use super::*;
+    /// A command line's arguments, split on spaces.
+    fn args(text: &str) -> Vec<&[u8]> {
+        text.split(' ').map(str::as_bytes).collect()
+    }
+
+    #[test]
+    fn values_fail_at_their_first_bad_element() {
+        assert_eq!(parse(&args("1 inf x")), Err(fail(errors::VALUE_NOT_FINITE)));
+        assert_eq!(
+            parse(&args("1 1e309 inf")),
+            Err(fail(errors::BAD_VALUE_TO_ADD))
+        );
+        assert_eq!(parse(&args("1 -2.5 0")).map(|v| v.len()), Ok(3));
+    }
 }

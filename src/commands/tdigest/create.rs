@@ -14,9 +14,12 @@
 //!
 //! Both reply `+OK`, are replicated verbatim and raise `tdigest.create` / `tdigest.reset`.
 
-use super::{errors, existing, parse, StoredDigest};
+use super::errors::fail;
+use super::rules::{compression, find, COMPRESSION_BLOCK, DEFAULT_COMPRESSION};
+use super::{errors, existing, StoredDigest};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
+use crate::commands::errors::Failure;
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
@@ -32,7 +35,7 @@ pub static CREATE: CommandSpec = CommandSpec {
     complexity: "O(1)",
     since: "2.4.0",
     tips: None,
-    args: &[KEY_ARG, parse::COMPRESSION_BLOCK],
+    args: &[KEY_ARG, COMPRESSION_BLOCK],
     run: create,
 };
 
@@ -58,7 +61,7 @@ fn create(call: &Call) -> CommandResult {
         Lookup::Found(_) => return Err(errors::fail(errors::KEY_EXISTS)),
         Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
     }
-    let compression = parse::create(call.args)?;
+    let compression = parse(call.args)?;
     let digest = TDigest::new(compression, &call.memory())
         .map_err(|_| errors::fail(errors::CREATE_FAILED))?;
     key.store(StoredDigest::new(digest, call.server.snapshots()))?;
@@ -75,4 +78,55 @@ fn reset(call: &Call) -> CommandResult {
     stored.note_buffer(call.server.snapshots());
     call.finish_write(c"tdigest.reset");
     Ok(Reply::OK)
+}
+
+/// `TDIGEST.CREATE key [COMPRESSION compression]`: the compression. Two or four arguments;
+/// with four, the keyword may be the third or the fourth (RedisBloom searches both) and the
+/// value is always the fourth.
+pub fn parse(args: &[&[u8]]) -> Result<i64, Failure> {
+    match args {
+        [_, _] => Ok(DEFAULT_COMPRESSION),
+        [_, _, options @ ..] if options.len() == 2 => {
+            find(options, "COMPRESSION").ok_or(fail(errors::WRONG_KEYWORD))?;
+            compression(options.get(1).copied().unwrap_or_default())
+        }
+        _ => Err(Failure::WrongArity),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::errors::fail;
+    use super::*;
+    use crate::commands::errors::Failure;
+    /// A command line's arguments, split on spaces.
+    fn args(text: &str) -> Vec<&[u8]> {
+        text.split(' ').map(str::as_bytes).collect()
+    }
+
+    #[test]
+    fn create_finds_its_keyword_in_either_place() {
+        assert_eq!(parse(&args("c k")), Ok(100));
+        assert_eq!(parse(&args("c k COMPRESSION 7")), Ok(7));
+        assert_eq!(parse(&args("c k compression 7")), Ok(7));
+        // RedisBloom searches both option slots for the keyword, and takes the fourth as the
+        // value: `CREATE k 100 COMPRESSION` parses COMPRESSION as the value.
+        assert_eq!(
+            parse(&args("c k 100 COMPRESSION")),
+            Err(fail(errors::BAD_COMPRESSION))
+        );
+        assert_eq!(
+            parse(&args("c k COMPRESSIONS 7")),
+            Err(fail(errors::WRONG_KEYWORD))
+        );
+        assert_eq!(
+            parse(&args("c k COMPRESSION 0")),
+            Err(fail(errors::COMPRESSION_NOT_POSITIVE))
+        );
+        for bad in ["1.5", "+5", "05", "-0", "1e2", "9223372036854775808"] {
+            let text = format!("c k COMPRESSION {bad}");
+            assert_eq!(parse(&args(&text)), Err(fail(errors::BAD_COMPRESSION)));
+        }
+        assert_eq!(parse(&args("c k COMPRESSION")), Err(Failure::WrongArity));
+    }
 }

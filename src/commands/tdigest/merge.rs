@@ -19,7 +19,10 @@
 //! (written) and the sources (read), so ACL and cluster routing see every key — RedisBloom 2.8.2
 //! declared only the destination.
 
-use super::{errors, existing_read, parse, replicate_compression, StoredDigest};
+use super::errors::fail;
+use super::rules::{compression, find, COMPRESSION_BLOCK};
+use super::{errors, existing_read, replicate_compression, StoredDigest};
+use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::keys::ReadKey;
@@ -44,7 +47,7 @@ pub static MERGE: CommandSpec = CommandSpec {
         ArgSpec::new("destination-key", ArgKind::Key),
         ArgSpec::new("numkeys", ArgKind::Integer),
         ArgSpec::new("source-key", ArgKind::Key).multiple(),
-        parse::COMPRESSION_BLOCK,
+        COMPRESSION_BLOCK,
         ArgSpec::new("override", ArgKind::PureToken)
             .token("OVERRIDE")
             .optional(),
@@ -68,7 +71,7 @@ fn merge(call: &Call) -> CommandResult {
         Lookup::Missing => None,
         Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
     };
-    let parsed = parse::merge(call.args)?;
+    let parsed = parse(call.args)?;
     let names = call.args.get(3..3 + parsed.sources).unwrap_or_default();
 
     // Each distinct source other than the destination is opened once: values are handed out as
@@ -182,5 +185,90 @@ fn replicate_compressions(call: &Call, touched: &[(Source, bool)], first_at: &[u
             replicate_compression(call, key_index);
             done.push(key_index);
         }
+    }
+}
+
+/// `TDIGEST.MERGE destination numkeys source… [COMPRESSION c] [OVERRIDE]`, as parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MergeArgs {
+    /// How many sources follow `numkeys` (arguments `3..3 + sources`).
+    pub sources: usize,
+    /// The compression given.
+    pub compression: Option<i64>,
+    /// Whether the destination's old digest is replaced rather than merged in.
+    pub overriding: bool,
+}
+
+/// MERGE's arguments after the destination's type was checked: `numkeys`, then the options
+/// after the sources — the first COMPRESSION anywhere (its value the next argument), the first
+/// OVERRIDE anywhere, other words ignored unless neither keyword is there.
+pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
+    let numkeys = args.get(2).copied().unwrap_or_default();
+    let numkeys = parse_integer(numkeys).ok_or(fail(errors::BAD_NUMKEYS))?;
+    if numkeys <= 0 {
+        return Err(fail(errors::NUMKEYS_NOT_POSITIVE));
+    }
+    let sources = usize::try_from(numkeys).map_err(|_| Failure::WrongArity)?;
+    let options = args
+        .get(3..)
+        .and_then(|rest| rest.get(sources..))
+        .ok_or(Failure::WrongArity)?;
+    let mut parsed = MergeArgs {
+        sources,
+        compression: None,
+        overriding: find(options, "OVERRIDE").is_some(),
+    };
+    if let Some(at) = find(options, "COMPRESSION") {
+        let value = options.get(at + 1).ok_or(Failure::WrongArity)?;
+        parsed.compression = Some(compression(value)?);
+    }
+    if !options.is_empty() && parsed.compression.is_none() && !parsed.overriding {
+        return Err(fail(errors::WRONG_KEYWORD));
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::errors::fail;
+    use super::*;
+    /// A command line's arguments, split on spaces.
+    fn args(text: &str) -> Vec<&[u8]> {
+        text.split(' ').map(str::as_bytes).collect()
+    }
+
+    #[test]
+    fn merge_options_as_redisbloom_reads_them() {
+        let merge_of = |text: &str| parse(&args(text));
+        let plain = MergeArgs {
+            sources: 2,
+            compression: None,
+            overriding: false,
+        };
+        assert_eq!(merge_of("m d 2 a b"), Ok(plain));
+        assert_eq!(
+            merge_of("m d 2 a b OVERRIDE FOO"),
+            Ok(MergeArgs {
+                overriding: true,
+                ..plain
+            })
+        );
+        assert_eq!(
+            merge_of("m d 1 a FOO compression 5"),
+            Ok(MergeArgs {
+                sources: 1,
+                compression: Some(5),
+                overriding: false,
+            })
+        );
+        assert_eq!(merge_of("m d 2 a b FOO"), Err(fail(errors::WRONG_KEYWORD)));
+        assert_eq!(
+            merge_of("m d 1 a COMPRESSION OVERRIDE"),
+            Err(fail(errors::BAD_COMPRESSION))
+        );
+        assert_eq!(merge_of("m d 1 a COMPRESSION"), Err(Failure::WrongArity));
+        assert_eq!(merge_of("m d 3 a b"), Err(Failure::WrongArity));
+        assert_eq!(merge_of("m d 0 a"), Err(fail(errors::NUMKEYS_NOT_POSITIVE)));
+        assert_eq!(merge_of("m d x a"), Err(fail(errors::BAD_NUMKEYS)));
     }
 }

@@ -57,9 +57,9 @@ mod create;
 pub mod errors;
 mod info;
 mod merge;
-pub mod parse;
 mod quantile;
 mod rank;
+mod rules;
 mod stored;
 
 pub use add::ADD;
@@ -69,6 +69,15 @@ pub use merge::MERGE;
 pub use quantile::{CDF, QUANTILE, TRIMMED_MEAN};
 pub use rank::{BYRANK, BYREVRANK, RANK, REVRANK};
 pub use stored::StoredDigest;
+/// The argument parsers, pure functions of the arguments (fuzzed).
+pub use {
+    add::parse as parse_add,
+    create::parse as parse_create,
+    merge::{parse as parse_merge, MergeArgs},
+    quantile::{parse_cdf, parse_quantile, parse_trimmed_mean},
+    rank::{parse_byrank, parse_rank},
+    rules::DEFAULT_COMPRESSION,
+};
 
 use std::ffi::CStr;
 

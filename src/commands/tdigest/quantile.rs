@@ -18,11 +18,16 @@
 //! Each compresses the digest's buffer first, as RedisBloom's does: on a primary in place,
 //! replicated (see the family's docs); on a replica's client, in a copy.
 
-use super::{existing_read, parse, read_compressing, COMPRESSING_READ};
+use super::errors::fail;
+use super::rules::each;
+use super::{errors, existing_read, read_compressing, COMPRESSING_READ};
 use crate::commands::call::Call;
+use crate::commands::double::parse_double;
 use crate::commands::errors::CommandResult;
+use crate::commands::errors::Failure;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::core::short_list::ShortList;
 use crate::core::tdigest::TDigest;
 
 pub static QUANTILE: CommandSpec = CommandSpec {
@@ -81,7 +86,7 @@ pub static TRIMMED_MEAN: CommandSpec = CommandSpec {
 fn quantile(call: &Call) -> CommandResult {
     let mut key = call.open_for_read()?;
     let stored = existing_read(&mut key)?;
-    let quantiles = parse::quantiles(call.args.get(2..).unwrap_or_default())?;
+    let quantiles = parse_quantile(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
         stored,
@@ -97,7 +102,7 @@ fn quantile(call: &Call) -> CommandResult {
 fn cdf(call: &Call) -> CommandResult {
     let mut key = call.open_for_read()?;
     let stored = existing_read(&mut key)?;
-    let values = parse::cdf_values(call.args.get(2..).unwrap_or_default())?;
+    let values = parse_cdf(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
         stored,
@@ -113,7 +118,7 @@ fn cdf(call: &Call) -> CommandResult {
 fn trimmed_mean(call: &Call) -> CommandResult {
     let mut key = call.open_for_read()?;
     let stored = existing_read(&mut key)?;
-    let (low, high) = parse::cuts(call.arg(2), call.arg(3))?;
+    let (low, high) = parse_trimmed_mean(call.arg(2), call.arg(3))?;
     let mean = read_compressing(
         call,
         stored,
@@ -139,4 +144,82 @@ pub(super) fn doubles(call: &Call, values: &[f64]) -> Reply {
         call.out.scalar(Scalar::Double(x));
     }
     Reply::Sent
+}
+
+/// QUANTILE's quantiles: each a number within [0, 1].
+pub fn parse_quantile(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
+    each(args, |arg| {
+        let q = parse_double(arg).ok_or(fail(errors::BAD_QUANTILE))?;
+        if (0.0..=1.0).contains(&q) {
+            Ok(q)
+        } else {
+            Err(fail(errors::QUANTILE_RANGE))
+        }
+    })
+}
+
+/// CDF's values: any number, ±inf included.
+pub fn parse_cdf(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
+    each(args, |arg| parse_double(arg).ok_or(fail(errors::BAD_CDF)))
+}
+
+/// TRIMMED_MEAN's cuts: the low one parsed, the high one parsed, both within [0, 1], then the
+/// low one below the high one.
+pub fn parse_trimmed_mean(low: &[u8], high: &[u8]) -> Result<(f64, f64), Failure> {
+    let low = parse_double(low).ok_or(fail(errors::BAD_LOW_CUT))?;
+    let high = parse_double(high).ok_or(fail(errors::BAD_HIGH_CUT))?;
+    let unit = 0.0..=1.0;
+    if !unit.contains(&low) || !unit.contains(&high) {
+        return Err(fail(errors::CUTS_RANGE));
+    }
+    if low >= high {
+        return Err(fail(errors::CUTS_ORDER));
+    }
+    Ok((low, high))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::errors::fail;
+    use super::*;
+    /// A command line's arguments, split on spaces.
+    fn args(text: &str) -> Vec<&[u8]> {
+        text.split(' ').map(str::as_bytes).collect()
+    }
+
+    #[test]
+    fn lists_fail_at_their_first_bad_element() {
+        assert_eq!(parse_quantile(&args("-0 1 0.5")).map(|q| q.len()), Ok(3));
+        assert_eq!(
+            parse_quantile(&args("1.5 x")),
+            Err(fail(errors::QUANTILE_RANGE))
+        );
+        assert_eq!(
+            parse_quantile(&args("inf")),
+            Err(fail(errors::QUANTILE_RANGE))
+        );
+        assert_eq!(parse_cdf(&args("-inf inf")).map(|v| v.len()), Ok(2));
+        assert_eq!(parse_cdf(&args("1 x")), Err(fail(errors::BAD_CDF)));
+    }
+
+    #[test]
+    fn cuts_are_checked_in_redisbloom_order() {
+        assert_eq!(
+            parse_trimmed_mean(b"x", b"y"),
+            Err(fail(errors::BAD_LOW_CUT))
+        );
+        assert_eq!(
+            parse_trimmed_mean(b"2", b"y"),
+            Err(fail(errors::BAD_HIGH_CUT))
+        );
+        assert_eq!(
+            parse_trimmed_mean(b"2", b"0.5"),
+            Err(fail(errors::CUTS_RANGE))
+        );
+        assert_eq!(
+            parse_trimmed_mean(b"0.5", b"0.5"),
+            Err(fail(errors::CUTS_ORDER))
+        );
+        assert_eq!(parse_trimmed_mean(b"0.1", b"0.9"), Ok((0.1, 0.9)));
+    }
 }

@@ -16,12 +16,18 @@
 //! range, some rank strictly between 0 and the count: on a primary in place, replicated (see
 //! the family's docs); on a replica's client, in a copy.
 
+use super::errors::fail;
 use super::quantile::doubles;
-use super::{existing_read, parse, read_compressing, COMPRESSING_READ};
+use super::rules::each;
+use super::{errors, existing_read, read_compressing, COMPRESSING_READ};
+use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
+use crate::commands::double::parse_double;
 use crate::commands::errors::CommandResult;
+use crate::commands::errors::Failure;
 use crate::commands::reply::Scalar;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::core::short_list::ShortList;
 use crate::core::tdigest::{Order, Ranks};
 
 const fn spec(
@@ -91,7 +97,7 @@ pub static BYREVRANK: CommandSpec = spec(
 fn ranks(call: &Call, order: Order) -> CommandResult {
     let mut key = call.open_for_read()?;
     let stored = existing_read(&mut key)?;
-    let values = parse::rank_values(call.args.get(2..).unwrap_or_default())?;
+    let values = parse_rank(call.args.get(2..).unwrap_or_default())?;
     read_compressing(
         call,
         stored,
@@ -117,7 +123,7 @@ fn ranks(call: &Call, order: Order) -> CommandResult {
 fn by_ranks(call: &Call, order: Order) -> CommandResult {
     let mut key = call.open_for_read()?;
     let stored = existing_read(&mut key)?;
-    let ranks = parse::ranks(call.args.get(2..).unwrap_or_default())?;
+    let ranks = parse_byrank(call.args.get(2..).unwrap_or_default())?;
     let values = read_compressing(
         call,
         stored,
@@ -131,4 +137,44 @@ fn by_ranks(call: &Call, order: Order) -> CommandResult {
         },
     )?;
     Ok(doubles(call, &values))
+}
+
+/// RANK's and REVRANK's values: any number, ±inf included.
+pub fn parse_rank(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
+    each(args, |arg| parse_double(arg).ok_or(fail(errors::BAD_VALUE)))
+}
+
+/// BYRANK's and BYREVRANK's ranks: strict integers, not negative.
+pub fn parse_byrank(args: &[&[u8]]) -> Result<ShortList<i64>, Failure> {
+    each(args, |arg| {
+        let rank = parse_integer(arg).ok_or(fail(errors::BAD_RANK))?;
+        if rank >= 0 {
+            Ok(rank)
+        } else {
+            Err(fail(errors::RANK_NEGATIVE))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::errors::fail;
+    use super::*;
+    /// A command line's arguments, split on spaces.
+    fn args(text: &str) -> Vec<&[u8]> {
+        text.split(' ').map(str::as_bytes).collect()
+    }
+
+    #[test]
+    fn lists_fail_at_their_first_bad_element() {
+        assert_eq!(parse_rank(&args("nan")), Err(fail(errors::BAD_VALUE)));
+        assert_eq!(parse_rank(&args("-inf 3")).map(|v| v.len()), Ok(2));
+        assert_eq!(
+            parse_byrank(&args("-1 x")),
+            Err(fail(errors::RANK_NEGATIVE))
+        );
+        for bad in ["1.5", "1e2", "+1", "01"] {
+            assert_eq!(parse_byrank(&args(bad)), Err(fail(errors::BAD_RANK)));
+        }
+    }
 }

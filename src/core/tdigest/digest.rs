@@ -20,7 +20,7 @@
 use std::f64::consts::PI;
 
 use super::sort::sort;
-use super::TDigestError;
+use super::AddError;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{Error, Memory};
 
@@ -182,33 +182,33 @@ impl TDigest {
     /// Adds one observation (`TDIGEST.ADD` adds its values one by one, keeping those before a
     /// failure). `NotFinite` for NaN or ±inf, which the command refuses before adding anything;
     /// `Overflow` as RedisBloom's `overflow detected`.
-    pub fn add(&mut self, value: f64) -> Result<(), TDigestError> {
+    pub fn add(&mut self, value: f64) -> Result<(), AddError> {
         if !value.is_finite() {
-            return Err(TDigestError::NotFinite);
+            return Err(AddError::NotFinite);
         }
         self.add_centroid(value, 1)
     }
 
     /// t-digest-c's `td_add`: compresses first when the buffer is full (`cap − 1` nodes), then
     /// appends the node, refusing what would overflow the weights.
-    fn add_centroid(&mut self, mean: f64, weight: i64) -> Result<(), TDigestError> {
+    fn add_centroid(&mut self, mean: f64, weight: i64) -> Result<(), AddError> {
         if self.means.len() + 1 >= self.cap {
             self.compress();
         }
         // Room is checked against the reservation too, so that a push never reallocates.
         let position = self.means.len();
         if position >= self.cap || position >= self.means.capacity().min(self.weights.capacity()) {
-            return Err(TDigestError::Overflow);
+            return Err(AddError::Overflow);
         }
         let unmerged_weight = self
             .unmerged_weight
             .checked_add(weight)
-            .ok_or(TDigestError::Overflow)?;
+            .ok_or(AddError::Overflow)?;
         unmerged_weight
             .checked_add(self.merged_weight)
-            .ok_or(TDigestError::Overflow)?;
+            .ok_or(AddError::Overflow)?;
         if unmerged_weight as f64 + self.merged_weight as f64 >= TWO_POW_63 {
-            return Err(TDigestError::Overflow);
+            return Err(AddError::Overflow);
         }
         if mean < self.min {
             self.min = mean;
@@ -225,7 +225,7 @@ impl TDigest {
     /// t-digest-c's `td_merge(self, source)`, one source of `TDIGEST.MERGE`: compresses both
     /// digests in place (as RedisBloom does to its source keys; MERGE is replicated, so replicas
     /// do the same), then adds the source's nodes with their weights, in array order.
-    pub fn merge_from(&mut self, source: &mut TDigest) -> Result<(), TDigestError> {
+    pub fn merge_from(&mut self, source: &mut TDigest) -> Result<(), AddError> {
         self.compress();
         source.compress();
         for (&mean, &weight) in source.means.iter().zip(&source.weights) {

@@ -56,9 +56,9 @@ mod tests;
 pub use digest::{merge_compression, Info, TDigest, MAX_COMPRESSION};
 pub use read::{Merged, Order, Ranks};
 
-/// A failure of an add or a merge.
+/// A failure of adding values, or another digest's centroids (an add or a merge).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TDigestError {
+pub enum AddError {
     /// A weight sum would overflow, or the buffer is full even after compressing: RedisBloom's
     /// `overflow detected`.
     Overflow,

@@ -7,7 +7,7 @@ use super::scenarios::restore;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
-use crate::core::tdigest::{Order, TDigest, TDigestError, MAX_COMPRESSION};
+use crate::core::tdigest::{AddError, Order, TDigest, MAX_COMPRESSION};
 use crate::core::{Error, Memory, EAGER};
 
 fn saved(digest: &TDigest) -> Vec<u8> {
@@ -267,10 +267,10 @@ fn totals_stay_below_two_to_the_63() {
     let mut big = one_node(9_223_372_036_854_774_784.0);
     assert_eq!(
         big.merge_from(&mut one_node(600.0)),
-        Err(TDigestError::Overflow)
+        Err(AddError::Overflow)
     );
     assert_eq!(big.merge_from(&mut one_node(400.0)), Ok(()));
     big.compress();
     assert!(big.merged_weight > 0);
-    assert_eq!(big.add(f64::NAN), Err(TDigestError::NotFinite));
+    assert_eq!(big.add(f64::NAN), Err(AddError::NotFinite));
 }
