@@ -29,10 +29,11 @@ SERVER ?= redis-server
 PREFIX ?= /usr/local
 # Where the redis:8 images keep their modules.
 MODULEDIR ?= $(PREFIX)/lib/redis/modules
-# The integration suites that run on every supported server: every suite in tests/ but these,
-# so a new suite joins the matrix (the compat suites and the soak pin redis-server, where
-# RedisBloom loads; allocations and huge_pages test the module on this machine).
-NONPORTABLE_SUITES := bf_compat bf_window_compat cf_compat cms_compat tdigest_compat topk_compat soak allocations huge_pages
+# The integration suites that run on every supported server: every suite in tests/ but those
+# that say `// matrix: no — <why>` (the compat suites and the soak pin redis-server, where
+# RedisBloom loads; allocations and huge_pages test the module on this machine), so a new
+# suite joins the matrix unless it says otherwise.
+NONPORTABLE_SUITES := $(basename $(notdir $(shell grep -l '^// matrix: no' tests/*.rs)))
 PORTABLE_SUITES := $(foreach suite,$(sort $(filter-out $(NONPORTABLE_SUITES),$(basename $(notdir $(wildcard tests/*.rs))))),--test $(suite))
 # redis-py and node-redis for tests/clients, installed into the build directory, not the system.
 REDIS_PY_VERSION := 8.1.0

@@ -4,6 +4,7 @@
 //! its global allocator (`bf_heap_allocations` in `INFO bf`); each test reads that count
 //! around a batch of commands on a real server and wants it unchanged. A change that makes
 //! one of these commands allocate fails here, naming the command.
+// matrix: no — it counts this build's allocations on this machine's server.
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! header, DUMP payload and RDB file, never mistaking one for a classic filter; and it
 //! silently ignores `WINDOW` and `TIMESPAN` in BF.RESERVE (making a filter that never
 //! forgets), which is why clients should check `TYPE` or `BF.INFO`'s `Window type`.
+// matrix: no — it needs RedisBloom, which loads only into the redis-server it was built for.
 
 mod common;
 

@@ -7,6 +7,7 @@
 //!
 //! Both servers are Debian's redis-server (RedisBloom 2.8.2 loads into 7.0), whatever server
 //! the rest of the suite runs on.
+// matrix: no — it needs RedisBloom, which loads only into the redis-server it was built for.
 
 mod common;
 

@@ -5,6 +5,7 @@
 //! the config is `no`. `INFO bf` says which (`bf_huge_pages`) and how many bytes were advised.
 //! Where the system cannot give huge pages (setting `never`, or `always`, which the server turns
 //! off for its process), the state says why and nothing is advised.
+// matrix: no — it tests this machine's transparent huge pages.
 
 mod common;
 

@@ -10,6 +10,7 @@
 //!
 //! All servers are Debian's redis-server, where RedisBloom 2.8.2 loads. `SOAK_WRITES`
 //! overrides the number of writes (default one million).
+// matrix: no — it needs RedisBloom's replicas, and runs long.
 
 mod common;
 

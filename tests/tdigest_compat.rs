@@ -13,6 +13,7 @@
 //! header as RedisBloom 8 does (2.8.2 counted a pointer: 72 bytes less); and INFO just after a
 //! DUMP shows the buffer RedisBloom compressed in place (the compression is made, and
 //! replicated, at the next command), so the streams read the digest before such an INFO.
+// matrix: no — it needs RedisBloom, which loads only into the redis-server it was built for.
 
 mod common;
 

@@ -10,6 +10,7 @@
 //!
 //! Both servers are Debian's redis-server with `rdbcompression no`, so that payloads can be
 //! compared field by field.
+// matrix: no — it needs RedisBloom, which loads only into the redis-server it was built for.
 
 mod common;
 

@@ -17,8 +17,9 @@ use crate::{dump, stream, targets};
 /// A target's function.
 type Target = fn(&[u8]);
 
-/// The targets by name, as `fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 15] = [
+/// The targets by name, as `fuzz_targets/` and the corpus folders name them (a test checks this
+/// list against those files and `Cargo.toml`'s binaries).
+pub const TARGETS: &[(&str, Target)] = &[
     ("bf_rdb_classic", targets::bf_rdb_classic),
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
@@ -55,10 +56,44 @@ fn inputs(folder: &str, target: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// The names of `fuzz_targets/*.rs`, sorted.
+fn target_files() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz_targets");
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|entry| {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".rs").map(str::to_owned)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every file of `fuzz_targets/` is a target of [`TARGETS`] and a `[[bin]]` of Cargo.toml, and
+/// nothing else is: a target added in one place and not the others fails here.
+#[test]
+fn the_targets_are_the_fuzz_target_files() {
+    let mut listed: Vec<String> = TARGETS.iter().map(|(name, _)| name.to_string()).collect();
+    listed.sort();
+    assert_eq!(listed, target_files());
+    let manifest = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    let mut bins: Vec<String> = manifest
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.strip_prefix("name = \""))
+        .filter_map(|rest| rest.strip_suffix('"'))
+        .filter(|name| *name != "redis-bf-fuzz")
+        .map(str::to_owned)
+        .collect();
+    bins.sort();
+    assert_eq!(bins, target_files());
+}
+
 #[test]
 fn every_seed_and_regression_passes_its_target() {
     let mut ran = 0;
-    for (target, run) in TARGETS {
+    for &(target, run) in TARGETS {
         let seeds = inputs("seeds", target);
         assert!(!seeds.is_empty(), "no seeds for {target}");
         for (name, data) in seeds.iter().chain(&inputs("regressions", target)) {

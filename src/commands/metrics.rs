@@ -15,7 +15,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// How many counts a footprint has besides its bytes.
+/// How many counts a footprint has besides its bytes: as many as the family that names most of
+/// them in its `INFO` section (the glue checks it against every family's fields).
 pub const COUNTS: usize = 4;
 
 /// What one stored value adds to its family's totals. Every field is read from fields the

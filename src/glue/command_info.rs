@@ -10,7 +10,7 @@ use std::ptr;
 
 use redis_module::raw;
 
-use super::dispatch::{ALL, ENTRY_POINTS};
+use super::dispatch::ENTRY_POINTS;
 use super::families::FAMILIES;
 use super::ffi::c_string;
 use super::server;
@@ -33,7 +33,7 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
             .iter()
             .map(move |spec| (spec, family.acl_category))
     });
-    for ((spec, category), handler) in families.zip(ENTRY_POINTS.iter().take(ALL.len())) {
+    for ((spec, category), handler) in families.zip(ENTRY_POINTS.iter()) {
         let name = c_string(spec.name);
         let flags = c_string(&server_flags(spec.flags));
         let (first, last, step) = Keys::LEGACY_RANGE;

@@ -65,23 +65,64 @@ static PLACEHOLDER: CommandSpec = CommandSpec {
     run: |_| Err(Failure::Message(errors::INTERNAL_ERROR)),
 };
 
-/// One entry point per literal index.
-macro_rules! entry_points {
-    ($($i:literal)*) => {
-        [$(dispatch::<$i>,)*]
+/// Sixteen entry points, for the places `16 × row` to `16 × row + 15` of [`ALL`].
+macro_rules! entry_point_row {
+    ($row:literal) => {
+        [
+            dispatch::<{ 16 * $row }>,
+            dispatch::<{ 16 * $row + 1 }>,
+            dispatch::<{ 16 * $row + 2 }>,
+            dispatch::<{ 16 * $row + 3 }>,
+            dispatch::<{ 16 * $row + 4 }>,
+            dispatch::<{ 16 * $row + 5 }>,
+            dispatch::<{ 16 * $row + 6 }>,
+            dispatch::<{ 16 * $row + 7 }>,
+            dispatch::<{ 16 * $row + 8 }>,
+            dispatch::<{ 16 * $row + 9 }>,
+            dispatch::<{ 16 * $row + 10 }>,
+            dispatch::<{ 16 * $row + 11 }>,
+            dispatch::<{ 16 * $row + 12 }>,
+            dispatch::<{ 16 * $row + 13 }>,
+            dispatch::<{ 16 * $row + 14 }>,
+            dispatch::<{ 16 * $row + 15 }>,
+        ]
     };
 }
 
-/// The entry point of `ALL[i]` is `ENTRY_POINTS[i]`. Redis passes no user data to a command,
-/// so each command needs its own function; the const parameter makes them, one per place in
-/// [`ALL`] (there is room for more commands than the families have).
-pub static ENTRY_POINTS: [Handler; MAX_COMMANDS] = entry_points!(
-    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
-);
+/// Entry points for up to 256 commands. Redis passes no user data to a command, so each command
+/// needs its own function, and Rust makes one per place only from a literal: these are the
+/// candidates, of which [`ENTRY_POINTS`] keeps as many as the families have commands (only those
+/// are compiled in).
+const CANDIDATES: [[Handler; 16]; 16] = [
+    entry_point_row!(0),
+    entry_point_row!(1),
+    entry_point_row!(2),
+    entry_point_row!(3),
+    entry_point_row!(4),
+    entry_point_row!(5),
+    entry_point_row!(6),
+    entry_point_row!(7),
+    entry_point_row!(8),
+    entry_point_row!(9),
+    entry_point_row!(10),
+    entry_point_row!(11),
+    entry_point_row!(12),
+    entry_point_row!(13),
+    entry_point_row!(14),
+    entry_point_row!(15),
+];
+const _: () = assert!(COMMAND_COUNT <= 16 * 16, "add rows of entry points");
 
-const MAX_COMMANDS: usize = 64;
-const _: () = assert!(COMMAND_COUNT <= MAX_COMMANDS, "add entry points");
+/// The entry point of `ALL[i]` is `ENTRY_POINTS[i]`: one per command of the families.
+pub static ENTRY_POINTS: [Handler; COMMAND_COUNT] = {
+    let mut points: [Handler; COMMAND_COUNT] = [CANDIDATES[0][0]; COMMAND_COUNT];
+    let mut i = 0;
+    while i < COMMAND_COUNT {
+        points[i] = CANDIDATES[i / 16][i % 16];
+        i += 1;
+    }
+    points
+};
 
 /// Arguments of commands with at most this many are borrowed into an array on the stack
 /// (left uninitialised beyond them); only longer ones need a heap allocation to list them.

@@ -4,6 +4,8 @@
 
 use super::data_type::{DataType, Registered};
 use super::types;
+use crate::commands::family::Stat;
+use crate::commands::metrics::COUNTS;
 
 /// Every family, in registration order.
 pub static FAMILIES: &[&Registered] = &[
@@ -40,4 +42,31 @@ const TYPE_COUNT: usize = {
         f += 1;
     }
     count
+};
+
+/// A footprint has room for [`COUNTS`] counts: as many as the family that names most of them in
+/// its `INFO` section, no fewer (a count out of range) and no more (room no family uses).
+const _: () = {
+    let (mut most, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        let fields = FAMILIES[f].family.info.fields;
+        let mut i = 0;
+        while i < fields.len() {
+            if let Stat::Count(count) = fields[i].shows {
+                assert!(
+                    count < COUNTS,
+                    "a family names a count past COUNTS: raise it"
+                );
+                if count + 1 > most {
+                    most = count + 1;
+                }
+            }
+            i += 1;
+        }
+        f += 1;
+    }
+    assert!(
+        most == COUNTS,
+        "no family names the last count: lower COUNTS"
+    );
 };
