@@ -1,5 +1,7 @@
-//! redis-bf: RedisBloom's probabilistic data structures (`BF.*`, `CF.*`) for Redis and Valkey,
-//! wire- and RDB-compatible with RedisBloom.
+//! redis-bf: RedisBloom's probabilistic data structures for Redis and Valkey — Bloom filters
+//! (`BF.*`), Cuckoo filters (`CF.*`), Count-Min sketches (`CMS.*`), Top-K (`TOPK.*`) and
+//! t-digests (`TDIGEST.*`) — wire- and RDB-compatible with RedisBloom, and Bloom filters that
+//! forget (`BF.RESERVE … WINDOW | TIMESPAN`).
 //!
 //! Three layers, dependencies pointing one way: [`core`] (the structures, pure Rust) ←
 //! [`commands`] (parse, call the core, build the reply) ← `glue` (the server API, all

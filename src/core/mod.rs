@@ -32,8 +32,8 @@
 )]
 
 pub mod bf;
-pub mod cms;
 pub mod cf;
+pub mod cms;
 pub mod dump;
 mod error;
 pub mod hash;

@@ -16,8 +16,8 @@ use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, Sto
 use super::super::memory;
 use crate::commands::bf;
 use crate::core::bf::chain::{Chain, LayoutKind};
-use crate::core::bf::{encoding, rdb};
 use crate::core::bf::window::{encoding as window_encoding, WindowFilter};
+use crate::core::bf::{encoding, rdb};
 use crate::core::Error;
 
 /// The Bloom-filter family and its data types.

@@ -12,12 +12,12 @@
 use crate::dump::{self, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 use crate::stream;
-use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::bf::window::encoding::{
     chunk_at, decode_header, encode_header, load, load_chunk, save,
 };
 use redis_bf::core::bf::window::filter::memory_usage;
 use redis_bf::core::bf::window::WindowFilter;
+use redis_bf::core::rdb::FieldWriter;
 
 /// A `DUMP` payload of `bf-window`, or a SCANDUMP stream of a window filter.
 pub fn bf_window(data: &[u8]) {
