@@ -264,8 +264,10 @@ impl TDigest {
             let q0 = weight_so_far / total;
             let q2 = (weight_so_far + proposed) / total;
             let (slot_weight, slot_mean) = if z <= q0 * (1.0 - q0) && z <= q2 * (1.0 - q2) {
-                // The weights add up to at most the total: no overflow.
-                let merged = current_weight.wrapping_add(weight);
+                // Below 2⁵³ the weights add up to at most the total; past it the total is a
+                // rounded double sum and a file's weights may pass it (`rdb::load`), so the sum
+                // saturates rather than wrap.
+                let merged = current_weight.saturating_add(weight);
                 (merged, absorbed_mean(current_mean, mean, weight, merged))
             } else {
                 weight_so_far += current_weight as f64;

@@ -17,11 +17,14 @@
 //! trusting the stored `cap` (RESTORE of a forged one overflows the heap); RedisBloom 8 checks
 //! only `0 ≤ merged_nodes ≤ cap`. Here everything is checked before it is used: the compression
 //! is a whole number in range, `cap` is the one it implies, the counts fit it, weights are
-//! whole, non-negative and add up, every double is finite, and the arrays pass
+//! whole, non-negative and add up (below 2⁵³, where the total is exact), every double is finite, and the arrays pass
 //! [`Memory::check`] before they are allocated. Weightless nodes that RedisBloom's reload left
 //! in real files are kept, so those files load and save back unchanged.
 
 use super::digest::{capacity, memory_usage, node_arrays, MAX_COMPRESSION, TWO_POW_63};
+
+/// Where a double stops holding every integer.
+const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
 use super::TDigest;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
@@ -134,8 +137,10 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<TD
         weights.push(w);
     }
     // RedisBloom's reload of a one-value digest leaves weightless nodes and a total above their
-    // sum (`merged_weight` counts the lost value); never below it.
-    if merged_sum > total {
+    // sum (`merged_weight` counts the lost value); below 2⁵³ never a total under it. From 2⁵³ on
+    // the total is kept as RedisBloom keeps it, a double sum rounded at every compression, so
+    // it drifts from the exact sum of the weights either way, and so does what a file holds.
+    if merged_sum > total && (total as f64) < TWO_POW_53 {
         return Err(Error::BadEncoding);
     }
     if let Some((mean, w)) = buffer {

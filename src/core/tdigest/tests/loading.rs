@@ -274,3 +274,35 @@ fn totals_stay_below_two_to_the_63() {
     assert!(big.merged_weight > 0);
     assert_eq!(big.add(f64::NAN), Err(AddError::NotFinite));
 }
+
+/// Past 2⁵³ a weight is saved as the nearest double (RedisBloom's format), so the saved node
+/// weights can add up to a little more than the saved total. Digests merged into one another
+/// until then (as a stream of self-merges does) still load, and save back to the same bytes.
+#[test]
+fn weights_rounded_past_two_to_the_53_still_load() {
+    let mut rng = Rng::new(0xbead);
+    let mut digests: Vec<TDigest> = (0..3)
+        .map(|_| {
+            let mut d = TDigest::new(50, &EAGER).unwrap();
+            for _ in 0..40 {
+                d.add((rng.next() % 1000) as f64).unwrap();
+            }
+            d
+        })
+        .collect();
+    let mut rounded = 0;
+    for round in 0..200 {
+        let (a, b) = (round % 3, (round + 1) % 3);
+        let mut source = digests[b].try_clone().unwrap();
+        if digests[a].merge_from(&mut source).is_err() {
+            break;
+        }
+        let bytes = saved(&digests[a]);
+        let back = loaded(&bytes).unwrap_or_else(|e| panic!("round {round}: {e:?}"));
+        assert_eq!(saved(&back), bytes, "round {round}");
+        if digests[a].size() > 1 << 53 {
+            rounded += 1;
+        }
+    }
+    assert!(rounded > 10, "the weights passed 2^53 ({rounded} rounds)");
+}
