@@ -8,14 +8,22 @@
 //! Then every server rewrites its AOF (the redis-bf replica without the RDB preamble, so its
 //! own AOF rewrite callback is what is replayed) and restarts, and all of it holds again.
 //!
+//! A second soak sends a million writes of every family — the sketches, the t-digest and the
+//! filters that forget among them, whose time and decay RedisBloom has no way to follow — to a
+//! redis-bf primary with a redis-bf replica: the replica and the primary restarted from its AOF
+//! as the commands wrote it hold the primary's values, digest for digest; the replica restarted
+//! from its own AOF rewrite saves every key as the primary does (its t-digests hold their merged
+//! centroids instead of a buffer, docs/tdigest.md).
+//!
 //! All servers are Debian's redis-server, where RedisBloom 2.8.2 loads. `SOAK_WRITES`
-//! overrides the number of writes (default one million).
+//! overrides the number of writes of each soak (default one million).
 // matrix: no — it needs RedisBloom's replicas, and runs long.
 
 mod common;
 
 use std::collections::BTreeMap;
 
+use common::mixed::{self, Clock};
 use common::*;
 
 const KEYS_PER_FAMILY: u64 = 24;
@@ -257,5 +265,55 @@ fn a_million_writes_leave_every_replica_identical() {
         &mut m,
         &mut r,
         &mut [&mut b],
+    );
+}
+
+#[test]
+fn every_family_leaves_the_replica_and_the_aof_identical() {
+    let primary = Server::with(Module::RedisBf)
+        .binary("redis-server")
+        .arg("--appendonly yes --aof-use-rdb-preamble no")
+        .start();
+    let replica = replica_of(
+        &primary,
+        Module::RedisBf,
+        &["--appendonly yes", "--aof-use-rdb-preamble no"],
+    );
+    let (mut p, mut r) = (primary.conn(), replica.conn());
+    wait_in_sync(&mut p, &mut r);
+    let refused = mixed::Stream::new(0x50a6_f00d, Clock::Read).send(&mut p, writes());
+    // The stream's short TTLs are under 1.5 s: let them fire, and touch each key so the primary
+    // expires and propagates what the active expiry cycle has not reached yet.
+    std::thread::sleep(std::time::Duration::from_millis(1600));
+    for key in p.cmd("KEYS *").array() {
+        p.call(&["EXISTS", &key.text()]);
+    }
+    wait_in_sync(&mut p, &mut r);
+    let before = mixed::snapshot(&mut p);
+    for family in ["bf", "win", "tw", "cf", "cms", "topk", "td"] {
+        let held = before.1.keys().filter(|k| k.starts_with(family)).count();
+        assert!(held > 0, "no {family} key survived the stream");
+    }
+    mixed::assert_same("the replica", &mixed::snapshot(&mut r), &before);
+    eprintln!(
+        "soak: {} writes of every family, {refused} refused",
+        writes()
+    );
+
+    // The primary's AOF, never rewritten: the commands as it replicated them, replayed.
+    drop(p);
+    let primary = primary.restart();
+    let replayed = mixed::snapshot(&mut primary.conn());
+    mixed::assert_same("the primary's AOF replayed", &replayed, &before);
+    // The replica on its own, from its own AOF rewrite (no preamble: every family's rewrite).
+    assert_eq!(r.cmd("REPLICAOF NO ONE"), ok());
+    rewrite_aof(&mut r);
+    drop(r);
+    let replica = replica.restart();
+    let rewritten = mixed::snapshot(&mut replica.conn());
+    mixed::assert_same(
+        "the replica's AOF rewrite replayed",
+        &mixed::saved(&rewritten),
+        &mixed::saved(&before),
     );
 }

@@ -1,8 +1,8 @@
 //! Test harness: a real server with the module loaded (`server`), a client that keeps every
 //! RESP distinction (`resp`), the server features tests depend on (`feature`), differential
 //! tests against RedisBloom (`diff`), COMMAND DOCS read as RedisBloom's flow tests read it
-//! (`docs`), the persistence checks the sketch families share (`persist`), and helpers per
-//! family (`bf`, `cf`, `cms`, `topk`, `tdigest`).
+//! (`docs`), the persistence checks every family shares (`persist`), a random stream of every
+//! family's writes (`mixed`), and helpers per family (`bf`, `cf`, `cms`, `topk`, `tdigest`).
 //!
 //! Environment: `BF_TEST_SERVER` picks the server binary for the module under test
 //! (default `redis-server`; set it to a `valkey-server` to run the suite there, or to a
@@ -18,6 +18,7 @@ pub mod cms;
 mod diff;
 mod docs;
 pub mod feature;
+pub mod mixed;
 pub mod persist;
 mod resp;
 mod server;

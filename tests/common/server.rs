@@ -339,6 +339,16 @@ impl Server {
         let dir = self.shutdown();
         builder.dir(&dir).start()
     }
+
+    /// Kills this server with SIGKILL, as a crash or the OOM killer would (nothing is flushed
+    /// that the server had not written already), and starts one exactly like it on the same
+    /// directory.
+    pub fn crash_and_restart(mut self) -> Server {
+        let builder = self.builder.clone();
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        builder.dir(&self.dir.clone()).start()
+    }
 }
 
 /// The process id of the server answering on `port` once it has finished loading; an I/O
