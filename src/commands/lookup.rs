@@ -26,6 +26,8 @@
 //! }
 //! ```
 
+use std::ffi::CStr;
+
 use super::errors::{self, Failure};
 use super::server::Held;
 
@@ -52,9 +54,14 @@ impl<V> Lookup<V> {
 
     /// The value, or `ERR not found` / `WRONGTYPE`.
     pub fn existing(self) -> Result<V, Failure> {
+        self.or_missing(errors::NOT_FOUND)
+    }
+
+    /// The value, or the family's `missing` text for an empty key / `WRONGTYPE`.
+    pub fn or_missing(self, missing: &'static CStr) -> Result<V, Failure> {
         match self {
             Lookup::Found(value) => Ok(value),
-            Lookup::Missing => Err(Failure::Message(errors::NOT_FOUND)),
+            Lookup::Missing => Err(Failure::Message(missing)),
             Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
         }
     }

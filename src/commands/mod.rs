@@ -44,5 +44,7 @@ pub mod server;
 pub mod setting;
 pub mod spec;
 pub mod tdigest;
+#[cfg(test)]
+mod testing;
 pub mod topk;
 pub mod tracked;

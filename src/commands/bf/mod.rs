@@ -204,9 +204,4 @@ mod parse_tests {
         nonscaling: false,
         layout: LayoutKind::Classic,
     };
-
-    /// A command line's arguments, split on spaces.
-    pub fn words(line: &str) -> Vec<&[u8]> {
-        line.split(' ').map(str::as_bytes).collect()
-    }
 }

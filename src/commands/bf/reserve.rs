@@ -207,7 +207,8 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<ReserveArgs, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::bf::parse_tests::{words, DEFAULTS};
+    use crate::commands::bf::parse_tests::DEFAULTS;
+    use crate::commands::testing::words;
     use crate::core::bf::chain::LayoutKind;
 
     fn parsed(line: &str) -> Result<ReserveArgs, Failure> {

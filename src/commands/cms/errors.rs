@@ -8,8 +8,6 @@ use crate::commands::errors::Failure;
 use crate::core;
 use crate::core::cms::{InitError, MergeError};
 
-pub use crate::commands::errors::WRONG_TYPE;
-
 pub const KEY_EXISTS: &CStr = c"CMS: key already exists";
 pub const NOT_FOUND: &CStr = c"CMS: key does not exist";
 pub const INVALID_WIDTH: &CStr = c"CMS: invalid width";

@@ -29,7 +29,6 @@ pub use {
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
-use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
 use crate::core::cms::CountMinSketch;
@@ -78,21 +77,13 @@ impl Measured for CountMinSketch {
     }
 }
 
-/// The sketch a lookup found, or RedisBloom's `CMS: key does not exist` / `WRONGTYPE`.
-fn existing<V>(lookup: Lookup<V>) -> Result<V, Failure> {
-    match lookup {
-        Lookup::Found(sketch) => Ok(sketch),
-        Lookup::Missing => Err(Failure::Message(errors::NOT_FOUND)),
-        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
-    }
-}
-
-/// The sketch at a key opened for writing.
+/// The sketch at a key opened for writing, or RedisBloom's `CMS: key does not exist` /
+/// `WRONGTYPE`.
 fn sketch_to_write<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, CountMinSketch>, Failure> {
-    existing(key.lookup())
+    key.lookup().or_missing(errors::NOT_FOUND)
 }
 
-/// The sketch at a key opened for reading.
+/// The sketch at a key opened for reading (as [`sketch_to_write`]).
 fn sketch_to_read<'k>(key: &'k ReadKey) -> Result<&'k CountMinSketch, Failure> {
-    existing(key.lookup())
+    key.lookup().or_missing(errors::NOT_FOUND)
 }

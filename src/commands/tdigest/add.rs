@@ -90,18 +90,18 @@ pub fn parse(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
 mod tests {
     use super::errors::fail;
     use super::*;
-    /// A command line's arguments, split on spaces.
-    fn args(text: &str) -> Vec<&[u8]> {
-        text.split(' ').map(str::as_bytes).collect()
-    }
+    use crate::commands::testing::words;
 
     #[test]
     fn values_fail_at_their_first_bad_element() {
-        assert_eq!(parse(&args("1 inf x")), Err(fail(errors::VALUE_NOT_FINITE)));
         assert_eq!(
-            parse(&args("1 1e309 inf")),
+            parse(&words("1 inf x")),
+            Err(fail(errors::VALUE_NOT_FINITE))
+        );
+        assert_eq!(
+            parse(&words("1 1e309 inf")),
             Err(fail(errors::BAD_VALUE_TO_ADD))
         );
-        assert_eq!(parse(&args("1 -2.5 0")).map(|v| v.len()), Ok(3));
+        assert_eq!(parse(&words("1 -2.5 0")).map(|v| v.len()), Ok(3));
     }
 }

@@ -99,34 +99,31 @@ mod tests {
     use super::errors::fail;
     use super::*;
     use crate::commands::errors::Failure;
-    /// A command line's arguments, split on spaces.
-    fn args(text: &str) -> Vec<&[u8]> {
-        text.split(' ').map(str::as_bytes).collect()
-    }
+    use crate::commands::testing::words;
 
     #[test]
     fn create_finds_its_keyword_in_either_place() {
-        assert_eq!(parse(&args("c k")), Ok(100));
-        assert_eq!(parse(&args("c k COMPRESSION 7")), Ok(7));
-        assert_eq!(parse(&args("c k compression 7")), Ok(7));
+        assert_eq!(parse(&words("c k")), Ok(100));
+        assert_eq!(parse(&words("c k COMPRESSION 7")), Ok(7));
+        assert_eq!(parse(&words("c k compression 7")), Ok(7));
         // RedisBloom searches both option slots for the keyword, and takes the fourth as the
         // value: `CREATE k 100 COMPRESSION` parses COMPRESSION as the value.
         assert_eq!(
-            parse(&args("c k 100 COMPRESSION")),
+            parse(&words("c k 100 COMPRESSION")),
             Err(fail(errors::BAD_COMPRESSION))
         );
         assert_eq!(
-            parse(&args("c k COMPRESSIONS 7")),
+            parse(&words("c k COMPRESSIONS 7")),
             Err(fail(errors::WRONG_KEYWORD))
         );
         assert_eq!(
-            parse(&args("c k COMPRESSION 0")),
+            parse(&words("c k COMPRESSION 0")),
             Err(fail(errors::COMPRESSION_NOT_POSITIVE))
         );
         for bad in ["1.5", "+5", "05", "-0", "1e2", "9223372036854775808"] {
             let text = format!("c k COMPRESSION {bad}");
-            assert_eq!(parse(&args(&text)), Err(fail(errors::BAD_COMPRESSION)));
+            assert_eq!(parse(&words(&text)), Err(fail(errors::BAD_COMPRESSION)));
         }
-        assert_eq!(parse(&args("c k COMPRESSION")), Err(Failure::WrongArity));
+        assert_eq!(parse(&words("c k COMPRESSION")), Err(Failure::WrongArity));
     }
 }

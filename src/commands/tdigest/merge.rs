@@ -232,14 +232,11 @@ pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
 mod tests {
     use super::errors::fail;
     use super::*;
-    /// A command line's arguments, split on spaces.
-    fn args(text: &str) -> Vec<&[u8]> {
-        text.split(' ').map(str::as_bytes).collect()
-    }
+    use crate::commands::testing::words;
 
     #[test]
     fn merge_options_as_redisbloom_reads_them() {
-        let merge_of = |text: &str| parse(&args(text));
+        let merge_of = |text: &str| parse(&words(text));
         let plain = MergeArgs {
             sources: 2,
             compression: None,

@@ -85,7 +85,6 @@ use super::call::Call;
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
-use super::lookup::Lookup;
 use super::metrics::Totals;
 use super::server::{Arg, Origin, Replicated};
 use super::tracked::Tracked;
@@ -161,26 +160,18 @@ fn replicate_compression(call: &Call, key_index: usize) {
 /// The digest at a key opened for writing, or `ERR T-Digest: key does not exist` /
 /// `WRONGTYPE`, before any argument is parsed (RedisBloom's order).
 fn existing<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, StoredDigest>, Failure> {
-    held(key.lookup())
+    key.lookup().or_missing(errors::KEY_MISSING)
 }
 
 /// The digest at a key opened for reading, shared: for reads that never change it.
 fn existing_shared<'k>(key: &'k ReadKey) -> Result<&'k StoredDigest, Failure> {
-    held(key.lookup())
+    key.lookup().or_missing(errors::KEY_MISSING)
 }
 
 /// The digest at a key opened for reading, for a read that may compress it: untracked, so
 /// whatever compresses it tracks it (`read_compressing`, MERGE's sources).
 fn existing_read<'k>(key: &'k mut ReadKey) -> Result<&'k mut StoredDigest, Failure> {
-    held(key.lookup_mut())
-}
-
-fn held<V>(lookup: Lookup<V>) -> Result<V, Failure> {
-    match lookup {
-        Lookup::Found(value) => Ok(value),
-        Lookup::Missing => Err(errors::fail(errors::KEY_MISSING)),
-        Lookup::WrongType => Err(errors::fail(errors::WRONG_TYPE)),
-    }
+    key.lookup_mut().or_missing(errors::KEY_MISSING)
 }
 
 /// Before a command that may change the digest at argument `key_index` (a write, or a read

@@ -182,24 +182,21 @@ pub fn parse_trimmed_mean(low: &[u8], high: &[u8]) -> Result<(f64, f64), Failure
 mod tests {
     use super::errors::fail;
     use super::*;
-    /// A command line's arguments, split on spaces.
-    fn args(text: &str) -> Vec<&[u8]> {
-        text.split(' ').map(str::as_bytes).collect()
-    }
+    use crate::commands::testing::words;
 
     #[test]
     fn lists_fail_at_their_first_bad_element() {
-        assert_eq!(parse_quantile(&args("-0 1 0.5")).map(|q| q.len()), Ok(3));
+        assert_eq!(parse_quantile(&words("-0 1 0.5")).map(|q| q.len()), Ok(3));
         assert_eq!(
-            parse_quantile(&args("1.5 x")),
+            parse_quantile(&words("1.5 x")),
             Err(fail(errors::QUANTILE_RANGE))
         );
         assert_eq!(
-            parse_quantile(&args("inf")),
+            parse_quantile(&words("inf")),
             Err(fail(errors::QUANTILE_RANGE))
         );
-        assert_eq!(parse_cdf(&args("-inf inf")).map(|v| v.len()), Ok(2));
-        assert_eq!(parse_cdf(&args("1 x")), Err(fail(errors::BAD_CDF)));
+        assert_eq!(parse_cdf(&words("-inf inf")).map(|v| v.len()), Ok(2));
+        assert_eq!(parse_cdf(&words("1 x")), Err(fail(errors::BAD_CDF)));
     }
 
     #[test]

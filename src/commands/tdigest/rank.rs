@@ -160,21 +160,18 @@ pub fn parse_byrank(args: &[&[u8]]) -> Result<ShortList<i64>, Failure> {
 mod tests {
     use super::errors::fail;
     use super::*;
-    /// A command line's arguments, split on spaces.
-    fn args(text: &str) -> Vec<&[u8]> {
-        text.split(' ').map(str::as_bytes).collect()
-    }
+    use crate::commands::testing::words;
 
     #[test]
     fn lists_fail_at_their_first_bad_element() {
-        assert_eq!(parse_rank(&args("nan")), Err(fail(errors::BAD_VALUE)));
-        assert_eq!(parse_rank(&args("-inf 3")).map(|v| v.len()), Ok(2));
+        assert_eq!(parse_rank(&words("nan")), Err(fail(errors::BAD_VALUE)));
+        assert_eq!(parse_rank(&words("-inf 3")).map(|v| v.len()), Ok(2));
         assert_eq!(
-            parse_byrank(&args("-1 x")),
+            parse_byrank(&words("-1 x")),
             Err(fail(errors::RANK_NEGATIVE))
         );
         for bad in ["1.5", "1e2", "+1", "01"] {
-            assert_eq!(parse_byrank(&args(bad)), Err(fail(errors::BAD_RANK)));
+            assert_eq!(parse_byrank(&words(bad)), Err(fail(errors::BAD_RANK)));
         }
     }
 }

@@ -8,8 +8,6 @@ use crate::commands::errors::Failure;
 use crate::core;
 use crate::core::topk::ReserveError;
 
-pub use crate::commands::errors::WRONG_TYPE;
-
 pub const KEY_EXISTS: &CStr = c"TopK: key already exists";
 pub const NOT_FOUND: &CStr = c"TopK: key does not exist";
 /// An increment outside [0, 100000]: RedisBloom's text, 28 spaces and all (its C literal

@@ -29,7 +29,6 @@ pub use {add::parse as parse_incrby, list::parse as parse_list, reserve::parse a
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
-use super::lookup::Lookup;
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
 use crate::core::topk::TopK;
@@ -86,23 +85,15 @@ impl Measured for TopK {
     }
 }
 
-/// The Top-K a lookup found, or RedisBloom's `TopK: key does not exist` / `WRONGTYPE`.
-fn existing<V>(lookup: Lookup<V>) -> Result<V, Failure> {
-    match lookup {
-        Lookup::Found(topk) => Ok(topk),
-        Lookup::Missing => Err(Failure::Message(errors::NOT_FOUND)),
-        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
-    }
-}
-
-/// The Top-K at a key opened for writing.
+/// The Top-K at a key opened for writing, or RedisBloom's `TopK: key does not exist` /
+/// `WRONGTYPE`.
 fn topk_to_write<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, TopK>, Failure> {
-    existing(key.lookup())
+    key.lookup().or_missing(errors::NOT_FOUND)
 }
 
-/// The Top-K at a key opened for reading.
+/// The Top-K at a key opened for reading (as [`topk_to_write`]).
 fn topk_to_read<'k>(key: &'k ReadKey) -> Result<&'k TopK, Failure> {
-    existing(key.lookup())
+    key.lookup().or_missing(errors::NOT_FOUND)
 }
 
 #[cfg(test)]
