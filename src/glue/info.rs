@@ -12,7 +12,7 @@ use redis_module::{raw, Context};
 
 use super::families::FAMILIES;
 use super::guard::guarded;
-use super::{alloc, defrag, huge_pages};
+use super::{alloc, defrag, huge_pages, version};
 use crate::commands::family::{InfoField, Stat};
 use crate::commands::metrics::Totals;
 
@@ -31,6 +31,11 @@ struct Field {
 
 /// The module's own state.
 static MODULE_FIELDS: &[Field] = &[
+    // redis-bf's own version (`MODULE LIST` shows RedisBloom's, which redis-bf answers as).
+    Field {
+        name: c"redis_bf_version",
+        read: || Value::Text(version::REDIS_BF),
+    },
     // Allocations the module has made since it loaded: the single-item commands make none.
     Field {
         name: c"heap_allocations",

@@ -20,31 +20,10 @@ use super::families::DATA_TYPES;
 use super::ffi::log;
 use super::guard::guarded;
 use super::server;
+use super::version::MODULE_VERSION;
 
 /// The module's name, which is RedisBloom's.
 const NAME: &std::ffi::CStr = c"bf";
-
-/// The module version `MODULE LIST` shows, from Cargo.toml's version as RedisBloom encodes its
-/// own (2.8.2 is 20802): major × 10000 + minor × 100 + patch.
-pub const MODULE_VERSION: c_int = {
-    let minor = decimal(env!("CARGO_PKG_VERSION_MINOR"));
-    let patch = decimal(env!("CARGO_PKG_VERSION_PATCH"));
-    assert!(minor < 100 && patch < 100, "the version must fit MMmmpp");
-    decimal(env!("CARGO_PKG_VERSION_MAJOR")) * 10000 + minor * 100 + patch
-};
-
-/// A decimal number spelled in ASCII digits, at compile time.
-const fn decimal(text: &str) -> c_int {
-    let bytes = text.as_bytes();
-    let mut value = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        assert!(bytes[i].is_ascii_digit(), "not a decimal number");
-        value = value * 10 + (bytes[i] - b'0') as c_int;
-        i += 1;
-    }
-    value
-}
 
 /// Why the load is refused when a module named `bf` is there already.
 const NAME_TAKEN: &str = "redis-bf not loaded: a module named 'bf' is already loaded — \
