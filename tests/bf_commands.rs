@@ -22,39 +22,20 @@ fn reserve_creates_filters_and_validates_in_redisbloom_order() {
             err("ERR error rate must be in the range (0.000000, 1.000000)")
         );
     }
-    assert_eq!(c.cmd("BF.RESERVE x 0.01 abc"), err("ERR bad capacity"));
-    assert_eq!(c.cmd("BF.RESERVE x 0.01 1.5"), err("ERR bad capacity"));
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 0"),
-        err("ERR capacity must be in the range [1, 1073741824]")
-    );
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 1073741825"),
-        err("ERR capacity must be in the range [1, 1073741824]")
-    );
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 100 EXPANSION"),
-        err("ERR no expansion")
-    );
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 100 EXPANSION two"),
-        err("ERR bad expansion")
-    );
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 100 EXPANSION 2 NONSCALING"),
-        err("Nonscaling filters cannot expand")
-    );
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 100 NONSCALING EXPANSION 3"),
-        err("Nonscaling filters cannot expand")
-    );
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 100 EXPANSION 32769"),
-        err("ERR expansion must be in the range [0, 32768]")
-    );
-    assert_eq!(
-        c.cmd("BF.RESERVE x 0.01 100 EXPANSION -1"),
-        err("ERR expansion must be in the range [0, 32768]")
+    expect_replies(
+        &mut c,
+        "
+            BF.RESERVE x 0.01 abc -> (error) ERR bad capacity
+            BF.RESERVE x 0.01 1.5 -> (error) ERR bad capacity
+            BF.RESERVE x 0.01 0 -> (error) ERR capacity must be in the range [1, 1073741824]
+            BF.RESERVE x 0.01 1073741825 -> (error) ERR capacity must be in the range [1, 1073741824]
+            BF.RESERVE x 0.01 100 EXPANSION -> (error) ERR no expansion
+            BF.RESERVE x 0.01 100 EXPANSION two -> (error) ERR bad expansion
+            BF.RESERVE x 0.01 100 EXPANSION 2 NONSCALING -> (error) Nonscaling filters cannot expand
+            BF.RESERVE x 0.01 100 NONSCALING EXPANSION 3 -> (error) Nonscaling filters cannot expand
+            BF.RESERVE x 0.01 100 EXPANSION 32769 -> (error) ERR expansion must be in the range [0, 32768]
+            BF.RESERVE x 0.01 100 EXPANSION -1 -> (error) ERR expansion must be in the range [0, 32768]
+        ",
     );
     assert_eq!(
         c.cmd("EXISTS x"),
@@ -98,10 +79,15 @@ fn reserve_options_shape_the_filter() {
 fn add_and_exists_resp2() {
     let server = Server::start();
     let mut c = server.conn();
-    assert_eq!(c.cmd("BF.ADD bf item1"), int(1));
-    assert_eq!(c.cmd("BF.ADD bf item1"), int(0));
-    assert_eq!(c.cmd("BF.EXISTS bf item1"), int(1));
-    assert_eq!(c.cmd("BF.EXISTS bf nope"), int(0));
+    expect_replies(
+        &mut c,
+        "
+            BF.ADD bf item1 -> (integer) 1
+            BF.ADD bf item1 -> (integer) 0
+            BF.EXISTS bf item1 -> (integer) 1
+            BF.EXISTS bf nope -> (integer) 0
+        ",
+    );
     assert_eq!(c.cmd("BF.MADD bf a b item1"), ints(&[1, 1, 0]));
     assert_eq!(c.cmd("BF.MEXISTS bf a b c"), ints(&[1, 1, 0]));
     // Auto-created with the defaults: capacity 100, error 0.01, expansion 2.
@@ -162,12 +148,17 @@ fn missing_and_wrong_type_keys() {
         assert_eq!(c.call(&[command, "missing"]), err("ERR not found"));
         assert_eq!(c.call(&[command, "str"]), err(WRONGTYPE));
     }
-    assert_eq!(c.cmd("BF.SCANDUMP missing 0"), err("ERR not found"));
-    assert_eq!(c.cmd("BF.SCANDUMP str 0"), err(WRONGTYPE));
-    assert_eq!(c.cmd("BF.ADD str x"), err(WRONGTYPE));
-    assert_eq!(c.cmd("BF.MADD str x"), err(WRONGTYPE));
-    assert_eq!(c.cmd("BF.INSERT str ITEMS x"), err(WRONGTYPE));
-    assert_eq!(c.cmd("BF.LOADCHUNK str 1 x"), err(WRONGTYPE));
+    expect_replies(
+        &mut c,
+        "
+            BF.SCANDUMP missing 0 -> (error) ERR not found
+            BF.SCANDUMP str 0 -> (wrongtype)
+            BF.ADD str x -> (wrongtype)
+            BF.MADD str x -> (wrongtype)
+            BF.INSERT str ITEMS x -> (wrongtype)
+            BF.LOADCHUNK str 1 x -> (wrongtype)
+        ",
+    );
     assert_eq!(
         c.cmd("GET str"),
         bulk(b"x"),

@@ -113,20 +113,16 @@ fn loadchunk_rejects_bad_input_and_changes_nothing() {
         c.call_bytes(&[b"BF.LOADCHUNK", b"y", b"1", &header]),
         err("ERR received bad data")
     );
-    assert_eq!(c.cmd("BF.LOADCHUNK y 0 x"), err("ERR received bad data"));
-    assert_eq!(c.cmd("BF.LOADCHUNK y -5 x"), err("ERR received bad data"));
-    assert_eq!(c.cmd("BF.LOADCHUNK y 3 abcd"), err("ERR received bad data"));
-    assert_eq!(
-        c.cmd("BF.LOADCHUNK y 4 abcd"),
-        err("ERR invalid offset - no link found")
-    );
-    assert_eq!(
-        c.cmd("BF.LOADCHUNK y 100 abcd"),
-        err("ERR invalid offset - no link found")
-    );
-    assert_eq!(
-        c.cmd("BF.LOADCHUNK y 10 123456789"),
-        err("ERR invalid chunk - Too big for current filter")
+    expect_replies(
+        &mut c,
+        "
+            BF.LOADCHUNK y 0 x -> (error) ERR received bad data
+            BF.LOADCHUNK y -5 x -> (error) ERR received bad data
+            BF.LOADCHUNK y 3 abcd -> (error) ERR received bad data
+            BF.LOADCHUNK y 4 abcd -> (error) ERR invalid offset - no link found
+            BF.LOADCHUNK y 100 abcd -> (error) ERR invalid offset - no link found
+            BF.LOADCHUNK y 10 123456789 -> (error) ERR invalid chunk - Too big for current filter
+        ",
     );
     assert_eq!(
         c.cmd("BF.SCANDUMP y 1").array()[1],

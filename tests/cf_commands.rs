@@ -18,101 +18,42 @@ fn reserve_validates_in_redisbloom_8_order() {
     let server = Server::start();
     let mut c = server.conn();
     c.cmd("SET str x");
-    for (line, reply) in [
-        ("CF.RESERVE cf 1000", ok()),
-        ("CF.RESERVE cf 1000", err("ERR item exists")),
-        ("CF.RESERVE str 100", err(WRONGTYPE)),
-        // Arguments come before the key.
-        ("CF.RESERVE str abc", err("Bad capacity")),
-        ("CF.RESERVE x 1.5", err("Bad capacity")),
-        (
-            "CF.RESERVE x 100 MAXITERATIONS x",
-            err("Couldn't parse MAXITERATIONS"),
-        ),
-        (
-            "CF.RESERVE x 100 MAXITERATIONS 0",
-            err("MAXITERATIONS: value must be in the range [1, 65535]"),
-        ),
-        (
-            "CF.RESERVE x 100 MAXITERATIONS 65536",
-            err("MAXITERATIONS: value must be in the range [1, 65535]"),
-        ),
-        (
-            "CF.RESERVE x 100 BUCKETSIZE x",
-            err("Couldn't parse BUCKETSIZE"),
-        ),
-        (
-            "CF.RESERVE x 100 BUCKETSIZE 0",
-            err("BUCKETSIZE: value must be in the range [1, 255]"),
-        ),
-        (
-            "CF.RESERVE x 100 BUCKETSIZE 33554432",
-            err("BUCKETSIZE: value must be in the range [1, 255]"),
-        ),
-        (
-            "CF.RESERVE x 100 EXPANSION two",
-            err("Couldn't parse EXPANSION"),
-        ),
-        (
-            "CF.RESERVE x 100 EXPANSION -1",
-            err("EXPANSION: value must be in the range [0, 32768]"),
-        ),
-        (
-            "CF.RESERVE x 100 EXPANSION 327695",
-            err("EXPANSION: value must be in the range [0, 32768]"),
-        ),
-        // MAXITERATIONS is checked first, then BUCKETSIZE, then EXPANSION, then the capacity.
-        (
-            "CF.RESERVE x 1 EXPANSION -1 BUCKETSIZE 0 MAXITERATIONS 0",
-            err("MAXITERATIONS: value must be in the range [1, 65535]"),
-        ),
-        (
-            "CF.RESERVE x 1 EXPANSION -1 BUCKETSIZE 0",
-            err("BUCKETSIZE: value must be in the range [1, 255]"),
-        ),
-        (
-            "CF.RESERVE x 1 EXPANSION -1",
-            err("EXPANSION: value must be in the range [0, 32768]"),
-        ),
-        (
-            "CF.RESERVE tooSmall 1",
-            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
-        ),
-        (
-            "CF.RESERVE x -5",
-            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
-        ),
-        (
-            "CF.RESERVE x 7 BUCKETSIZE 4",
-            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
-        ),
-        (
-            "CF.RESERVE x 1073741825",
-            err("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
-        ),
-        // An option word with no value is a parse error (RedisBloom crashes on it).
-        (
-            "CF.RESERVE x 100 FOO BUCKETSIZE",
-            err("Couldn't parse BUCKETSIZE"),
-        ),
-        (
-            "CF.RESERVE x 100 FOO MAXITERATIONS",
-            err("Couldn't parse MAXITERATIONS"),
-        ),
-        (
-            "CF.RESERVE x 100 FOO EXPANSION",
-            err("Couldn't parse EXPANSION"),
-        ),
-        ("CF.RESERVE", arity("cf.reserve")),
-        ("CF.RESERVE x", arity("cf.reserve")),
-        ("CF.RESERVE x 100 BUCKETSIZE", arity("cf.reserve")),
-        (
-            "CF.RESERVE x 100 BUCKETSIZE 2 EXPANSION",
-            arity("cf.reserve"),
-        ),
-    ] {
-        assert_eq!(c.cmd(line), reply, "{line}");
-    }
+    expect_replies(
+        &mut c,
+        "
+            CF.RESERVE cf 1000 -> OK
+            CF.RESERVE cf 1000 -> (error) ERR item exists
+            CF.RESERVE str 100 -> (wrongtype)
+            # Arguments come before the key.
+            CF.RESERVE str abc -> (error) Bad capacity
+            CF.RESERVE x 1.5 -> (error) Bad capacity
+            CF.RESERVE x 100 MAXITERATIONS x -> (error) Couldn't parse MAXITERATIONS
+            CF.RESERVE x 100 MAXITERATIONS 0 -> (error) MAXITERATIONS: value must be in the range [1, 65535]
+            CF.RESERVE x 100 MAXITERATIONS 65536 -> (error) MAXITERATIONS: value must be in the range [1, 65535]
+            CF.RESERVE x 100 BUCKETSIZE x -> (error) Couldn't parse BUCKETSIZE
+            CF.RESERVE x 100 BUCKETSIZE 0 -> (error) BUCKETSIZE: value must be in the range [1, 255]
+            CF.RESERVE x 100 BUCKETSIZE 33554432 -> (error) BUCKETSIZE: value must be in the range [1, 255]
+            CF.RESERVE x 100 EXPANSION two -> (error) Couldn't parse EXPANSION
+            CF.RESERVE x 100 EXPANSION -1 -> (error) EXPANSION: value must be in the range [0, 32768]
+            CF.RESERVE x 100 EXPANSION 327695 -> (error) EXPANSION: value must be in the range [0, 32768]
+            # MAXITERATIONS is checked first, then BUCKETSIZE, then EXPANSION, then the capacity.
+            CF.RESERVE x 1 EXPANSION -1 BUCKETSIZE 0 MAXITERATIONS 0 -> (error) MAXITERATIONS: value must be in the range [1, 65535]
+            CF.RESERVE x 1 EXPANSION -1 BUCKETSIZE 0 -> (error) BUCKETSIZE: value must be in the range [1, 255]
+            CF.RESERVE x 1 EXPANSION -1 -> (error) EXPANSION: value must be in the range [0, 32768]
+            CF.RESERVE tooSmall 1 -> (error) Capacity must be in the range [2 * BUCKETSIZE, 1073741824]
+            CF.RESERVE x -5 -> (error) Capacity must be in the range [2 * BUCKETSIZE, 1073741824]
+            CF.RESERVE x 7 BUCKETSIZE 4 -> (error) Capacity must be in the range [2 * BUCKETSIZE, 1073741824]
+            CF.RESERVE x 1073741825 -> (error) Capacity must be in the range [2 * BUCKETSIZE, 1073741824]
+            # An option word with no value is a parse error (RedisBloom crashes on it).
+            CF.RESERVE x 100 FOO BUCKETSIZE -> (error) Couldn't parse BUCKETSIZE
+            CF.RESERVE x 100 FOO MAXITERATIONS -> (error) Couldn't parse MAXITERATIONS
+            CF.RESERVE x 100 FOO EXPANSION -> (error) Couldn't parse EXPANSION
+            CF.RESERVE -> (arity)
+            CF.RESERVE x -> (arity)
+            CF.RESERVE x 100 BUCKETSIZE -> (arity)
+            CF.RESERVE x 100 BUCKETSIZE 2 EXPANSION -> (arity)
+        ",
+    );
     assert_eq!(
         c.cmd("EXISTS x tooSmall"),
         int(0),
@@ -147,18 +88,23 @@ fn add_count_del_resp2() {
     assert_eq!(c.cmd("CF.EXISTS cf k1"), int(0));
     assert_eq!(c.cmd("CF.ADD cf k1"), int(1));
     assert_eq!(c.cmd("CF.ADD cf k1"), int(1), "duplicates are added");
-    assert_eq!(c.cmd("CF.EXISTS cf k1"), int(1));
-    assert_eq!(c.cmd("CF.COUNT cf k1"), int(2));
-    assert_eq!(c.cmd("CF.DEL cf k1"), int(1));
-    assert_eq!(c.cmd("CF.COUNT cf k1"), int(1));
-    assert_eq!(c.cmd("CF.DEL cf k1"), int(1));
-    assert_eq!(c.cmd("CF.COUNT cf k1"), int(0));
-    assert_eq!(c.cmd("CF.DEL cf k1"), int(0));
-    assert_eq!(c.cmd("CF.ADDNX nx k1"), int(1));
-    assert_eq!(c.cmd("CF.ADDNX nx k1"), int(0));
-    assert_eq!(c.cmd("CF.COUNT nx k1"), int(1));
-    assert_eq!(c.cmd("CF.ADD nx k1"), int(1));
-    assert_eq!(c.cmd("CF.COUNT nx k1"), int(2));
+    expect_replies(
+        &mut c,
+        "
+            CF.EXISTS cf k1 -> (integer) 1
+            CF.COUNT cf k1 -> (integer) 2
+            CF.DEL cf k1 -> (integer) 1
+            CF.COUNT cf k1 -> (integer) 1
+            CF.DEL cf k1 -> (integer) 1
+            CF.COUNT cf k1 -> (integer) 0
+            CF.DEL cf k1 -> (integer) 0
+            CF.ADDNX nx k1 -> (integer) 1
+            CF.ADDNX nx k1 -> (integer) 0
+            CF.COUNT nx k1 -> (integer) 1
+            CF.ADD nx k1 -> (integer) 1
+            CF.COUNT nx k1 -> (integer) 2
+        ",
+    );
     assert_eq!(c.cmd("CF.MEXISTS nx k1 k2 k1"), ints(&[1, 0, 1]));
     // Auto-created as CF.RESERVE nx 1024 would be, and INFO shows the counters.
     assert_eq!(
@@ -200,10 +146,15 @@ fn add_count_del_resp2() {
     // A 2-bucket filter: "3" has an even fingerprint, so both its buckets are one, counted twice.
     c.cmd("CF.RESERVE c2 4");
     c.cmd("CF.ADD c2 3");
-    assert_eq!(c.cmd("CF.COUNT c2 3"), int(2));
-    assert_eq!(c.cmd("CF.EXISTS c2 3"), int(1));
-    assert_eq!(c.cmd("CF.DEL c2 3"), int(1));
-    assert_eq!(c.cmd("CF.COUNT c2 3"), int(0));
+    expect_replies(
+        &mut c,
+        "
+            CF.COUNT c2 3 -> (integer) 2
+            CF.EXISTS c2 3 -> (integer) 1
+            CF.DEL c2 3 -> (integer) 1
+            CF.COUNT c2 3 -> (integer) 0
+        ",
+    );
 }
 
 #[test]
@@ -327,37 +278,23 @@ fn insert_options_and_replies() {
     assert_eq!(c.cmd("CF.EXISTS h NOCREATE"), int(1));
     // CAPACITY is ignored on an existing filter, but still checked.
     assert_eq!(c.cmd("CF.INSERT f3 CAPACITY 4 ITEMS x"), ints(&[1]));
-    for (line, reply) in [
-        (
-            "CF.INSERT f3 CAPACITY -1 ITEMS k0",
-            err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]"),
-        ),
-        (
-            "CF.INSERTNX f3 CAPACITY 3 ITEMS k0",
-            err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]"),
-        ),
-        (
-            "CF.INSERT e CAPACITY 1073741825 ITEMS k0",
-            err("Capacity must be in the range [cf-bucket-size * 2, 1073741824]"),
-        ),
-        (
-            "CF.INSERT f3 NOCREATE CAPACITY str ITEMS x",
-            err("Bad capacity"),
-        ),
-        (
-            "CF.INSERT f3 NOCREATE DONTEXIST",
-            err("Unknown argument received"),
-        ),
-        ("CF.INSERT f3 element x", err("Unknown argument received")),
-        ("CF.INSERT f3 '' ITEMS x", err("Unknown argument received")),
-        ("CF.INSERT f3 NOCREATE CAPACITY", arity("cf.insert")),
-        ("CF.INSERT f3 NOCREATE ITEMS", arity("cf.insert")),
-        ("CF.INSERT f3 NOCREATE NOCREATE", arity("cf.insert")),
-        ("CF.INSERT err element", arity("cf.insert")),
-        ("CF.INSERTNX err element", arity("cf.insertnx")),
-    ] {
-        assert_eq!(c.cmd(line), reply, "{line}");
-    }
+    expect_replies(
+        &mut c,
+        "
+            CF.INSERT f3 CAPACITY -1 ITEMS k0 -> (error) Capacity must be in the range [cf-bucket-size * 2, 1073741824]
+            CF.INSERTNX f3 CAPACITY 3 ITEMS k0 -> (error) Capacity must be in the range [cf-bucket-size * 2, 1073741824]
+            CF.INSERT e CAPACITY 1073741825 ITEMS k0 -> (error) Capacity must be in the range [cf-bucket-size * 2, 1073741824]
+            CF.INSERT f3 NOCREATE CAPACITY str ITEMS x -> (error) Bad capacity
+            CF.INSERT f3 NOCREATE DONTEXIST -> (error) Unknown argument received
+            CF.INSERT f3 element x -> (error) Unknown argument received
+            CF.INSERT f3 '' ITEMS x -> (error) Unknown argument received
+            CF.INSERT f3 NOCREATE CAPACITY -> (arity)
+            CF.INSERT f3 NOCREATE ITEMS -> (arity)
+            CF.INSERT f3 NOCREATE NOCREATE -> (arity)
+            CF.INSERT err element -> (arity)
+            CF.INSERTNX err element -> (arity)
+        ",
+    );
     assert_eq!(
         c.call(&["CF.INSERT", "f3", "", "ITEMS", "x"]),
         err("Unknown argument received")

@@ -8,66 +8,41 @@ mod common;
 
 use common::*;
 
-/// The server's wrong-arity error for `command` (see `arity_error`).
-fn arity(command: &str) -> Value {
-    arity_error(&command.to_uppercase())
-}
-
 #[test]
 fn init_validates_in_redisbloom_order() {
     let server = Server::start();
     let mut c = server.conn();
     c.cmd("SET str x");
-    for (line, reply) in [
-        ("CMS.INITBYDIM cms 20 5", ok()),
-        // The key is checked first, whatever its type and the arguments.
-        ("CMS.INITBYDIM cms 20 5", err("CMS: key already exists")),
-        ("CMS.INITBYPROB cms x y", err("CMS: key already exists")),
-        ("CMS.INITBYDIM str 0 0", err("CMS: key already exists")),
-        ("CMS.INITBYDIM x 0 5", err("CMS: invalid width")),
-        ("CMS.INITBYDIM x 0 y", err("CMS: invalid width")),
-        ("CMS.INITBYDIM x 1.5 5", err("CMS: invalid width")),
-        ("CMS.INITBYDIM x +5 5", err("CMS: invalid width")),
-        ("CMS.INITBYDIM x 5 -1", err("CMS: invalid depth")),
-        ("CMS.INITBYDIM x 5 y", err("CMS: invalid depth")),
-        (
-            "CMS.INITBYDIM x 8589934592 8589934592",
-            err("CMS: invalid init arguments"),
-        ),
-        (
-            "CMS.INITBYPROB x 0 0.5",
-            err("CMS: invalid overestimation value"),
-        ),
-        (
-            "CMS.INITBYPROB x 1 0.5",
-            err("CMS: invalid overestimation value"),
-        ),
-        (
-            "CMS.INITBYPROB x nan 0.5",
-            err("CMS: invalid overestimation value"),
-        ),
-        ("CMS.INITBYPROB x 0.1 x", err("CMS: invalid prob value")),
-        ("CMS.INITBYPROB x 0.1 1", err("CMS: invalid prob value")),
-        ("CMS.INITBYPROB x 0.1 -inf", err("CMS: invalid prob value")),
-        // The probability rounds to 1 in f32 (depth 0); a width of 2^63 or more.
-        (
-            "CMS.INITBYPROB x 0.9 0.9999999999999999",
-            err("CMS: invalid init arguments"),
-        ),
-        (
-            "CMS.INITBYPROB x 0.1 1e-300",
-            err("CMS: invalid init arguments"),
-        ),
-        (
-            "CMS.INITBYPROB x 1e-19 0.9",
-            err("CMS: invalid init arguments"),
-        ),
-        ("CMS.INITBYDIM x 5", arity("cms.initbydim")),
-        ("CMS.INITBYDIM x 5 5 5", arity("cms.initbydim")),
-        ("CMS.INITBYPROB x 0.1", arity("cms.initbyprob")),
-    ] {
-        assert_eq!(c.cmd(line), reply, "{line}");
-    }
+    expect_replies(
+        &mut c,
+        "
+            CMS.INITBYDIM cms 20 5 -> OK
+            # The key is checked first, whatever its type and the arguments.
+            CMS.INITBYDIM cms 20 5 -> (error) CMS: key already exists
+            CMS.INITBYPROB cms x y -> (error) CMS: key already exists
+            CMS.INITBYDIM str 0 0 -> (error) CMS: key already exists
+            CMS.INITBYDIM x 0 5 -> (error) CMS: invalid width
+            CMS.INITBYDIM x 0 y -> (error) CMS: invalid width
+            CMS.INITBYDIM x 1.5 5 -> (error) CMS: invalid width
+            CMS.INITBYDIM x +5 5 -> (error) CMS: invalid width
+            CMS.INITBYDIM x 5 -1 -> (error) CMS: invalid depth
+            CMS.INITBYDIM x 5 y -> (error) CMS: invalid depth
+            CMS.INITBYDIM x 8589934592 8589934592 -> (error) CMS: invalid init arguments
+            CMS.INITBYPROB x 0 0.5 -> (error) CMS: invalid overestimation value
+            CMS.INITBYPROB x 1 0.5 -> (error) CMS: invalid overestimation value
+            CMS.INITBYPROB x nan 0.5 -> (error) CMS: invalid overestimation value
+            CMS.INITBYPROB x 0.1 x -> (error) CMS: invalid prob value
+            CMS.INITBYPROB x 0.1 1 -> (error) CMS: invalid prob value
+            CMS.INITBYPROB x 0.1 -inf -> (error) CMS: invalid prob value
+            # The probability rounds to 1 in f32 (depth 0); a width of 2^63 or more.
+            CMS.INITBYPROB x 0.9 0.9999999999999999 -> (error) CMS: invalid init arguments
+            CMS.INITBYPROB x 0.1 1e-300 -> (error) CMS: invalid init arguments
+            CMS.INITBYPROB x 1e-19 0.9 -> (error) CMS: invalid init arguments
+            CMS.INITBYDIM x 5 -> (arity)
+            CMS.INITBYDIM x 5 5 5 -> (arity)
+            CMS.INITBYPROB x 0.1 -> (arity)
+        ",
+    );
     assert_eq!(c.cmd("EXISTS x"), int(0), "failed creates change nothing");
     assert_eq!(c.cmd("GET str"), bulk(b"x"));
     // RedisBloom's arithmetic: width ⌈2/error⌉ in f64, depth in f32 (test_cms.py, and the
@@ -112,28 +87,23 @@ fn incrby_saturates_and_checks_every_pair_first() {
     c.cmd("CMS.INITBYDIM cms 20 5");
     assert_eq!(c.cmd("CMS.INCRBY cms a 5 b 3 a 2"), ints(&[5, 3, 7]));
     assert_eq!(c.cmd("CMS.QUERY cms a b c"), ints(&[7, 3, 0]));
-    for (line, reply) in [
-        ("CMS.INCRBY cms a x", err("CMS: Cannot parse number")),
-        ("CMS.INCRBY cms a 1 b 1.0", err("CMS: Cannot parse number")),
-        ("CMS.INCRBY cms a 1 b +1", err("CMS: Cannot parse number")),
-        ("CMS.INCRBY cms a 1 b 01", err("CMS: Cannot parse number")),
-        ("CMS.INCRBY cms a 1 b -0", err("CMS: Cannot parse number")),
-        (
-            "CMS.INCRBY cms a 1 b 9223372036854775808",
-            err("CMS: Cannot parse number"),
-        ),
-        (
-            "CMS.INCRBY cms a 1 b -1",
-            err("CMS: Number cannot be negative"),
-        ),
-        // The key comes before the pairs.
-        ("CMS.INCRBY missing a x", err("CMS: key does not exist")),
-        ("CMS.INCRBY str a x", err(WRONGTYPE)),
-        ("CMS.INCRBY cms a", arity("cms.incrby")),
-        ("CMS.INCRBY cms a 1 b", arity("cms.incrby")),
-    ] {
-        assert_eq!(c.cmd(line), reply, "{line}");
-    }
+    expect_replies(
+        &mut c,
+        "
+            CMS.INCRBY cms a x -> (error) CMS: Cannot parse number
+            CMS.INCRBY cms a 1 b 1.0 -> (error) CMS: Cannot parse number
+            CMS.INCRBY cms a 1 b +1 -> (error) CMS: Cannot parse number
+            CMS.INCRBY cms a 1 b 01 -> (error) CMS: Cannot parse number
+            CMS.INCRBY cms a 1 b -0 -> (error) CMS: Cannot parse number
+            CMS.INCRBY cms a 1 b 9223372036854775808 -> (error) CMS: Cannot parse number
+            CMS.INCRBY cms a 1 b -1 -> (error) CMS: Number cannot be negative
+            # The key comes before the pairs.
+            CMS.INCRBY missing a x -> (error) CMS: key does not exist
+            CMS.INCRBY str a x -> (wrongtype)
+            CMS.INCRBY cms a -> (arity)
+            CMS.INCRBY cms a 1 b -> (arity)
+        ",
+    );
     assert_eq!(c.cmd("CMS.QUERY cms a b"), ints(&[7, 3]), "nothing applied");
     // Saturation (test_overflow): a counter that would pass 2^32 - 1 stays there, and a
     // minimum of 2^32 - 1 is an error element, even when reached exactly.
@@ -180,20 +150,21 @@ fn query_and_info_in_both_protocols() {
     c.cmd("CMS.INITBYDIM cms 3 2");
     // `a` lands in cells 1 and 5 of a 3 × 2 sketch, as in RedisBloom's DUMP.
     assert_eq!(c.cmd("CMS.INCRBY cms a 1"), ints(&[1]));
-    for (line, reply) in [
-        ("CMS.QUERY missing a", err("CMS: key does not exist")),
-        ("CMS.QUERY str a", err(WRONGTYPE)),
-        ("CMS.INFO missing", err("CMS: key does not exist")),
-        ("CMS.INFO str", err(WRONGTYPE)),
-        ("CMS.MERGE missing 1 cms", err("CMS: key does not exist")),
-        ("CMS.MERGE str 1 cms", err(WRONGTYPE)),
-        ("CMS.QUERY cms", arity("cms.query")),
-        ("CMS.INFO", arity("cms.info")),
-        ("CMS.INFO cms x", arity("cms.info")),
-        ("CMS.MERGE cms 1", arity("cms.merge")),
-    ] {
-        assert_eq!(c.cmd(line), reply, "{line}");
-    }
+    expect_replies(
+        &mut c,
+        "
+            CMS.QUERY missing a -> (error) CMS: key does not exist
+            CMS.QUERY str a -> (wrongtype)
+            CMS.INFO missing -> (error) CMS: key does not exist
+            CMS.INFO str -> (wrongtype)
+            CMS.MERGE missing 1 cms -> (error) CMS: key does not exist
+            CMS.MERGE str 1 cms -> (wrongtype)
+            CMS.QUERY cms -> (arity)
+            CMS.INFO -> (arity)
+            CMS.INFO cms x -> (arity)
+            CMS.MERGE cms 1 -> (arity)
+        ",
+    );
     let mut c3 = server.conn().resp3();
     assert_eq!(c3.cmd("CMS.QUERY cms a b"), ints(&[1, 0]));
     assert_eq!(
@@ -257,69 +228,31 @@ fn merge_follows_redisbloom_s_rules() {
         (0, ints(&[0, 0]))
     );
     c.cmd("CMS.MERGE d 1 b");
-    for (line, reply) in [
-        ("CMS.MERGE d x a", err("CMS: invalid numkeys")),
-        (
-            "CMS.MERGE d 0 a",
-            err("CMS: Number of keys must be positive"),
-        ),
-        (
-            "CMS.MERGE d -1 a",
-            err("CMS: Number of keys must be positive"),
-        ),
-        ("CMS.MERGE d 2 a", err("CMS: wrong number of keys")),
-        ("CMS.MERGE d 1 a b", err("CMS: wrong number of keys")),
-        (
-            "CMS.MERGE d 1 a WEIGHTS",
-            err("CMS: wrong number of keys/weights"),
-        ),
-        (
-            "CMS.MERGE d 1 a WEIGHTS 1 2",
-            err("CMS: wrong number of keys/weights"),
-        ),
-        (
-            "CMS.MERGE d 2 a WEIGHTS b 1",
-            err("CMS: wrong number of keys/weights"),
-        ),
-        (
-            "CMS.MERGE d 1 a WEIGHTS 1.5",
-            err("CMS: invalid weight value"),
-        ),
-        (
-            "CMS.MERGE d 1 a WEIGHTS +1",
-            err("CMS: invalid weight value"),
-        ),
-        // Source by source: weight, key, dimensions.
-        (
-            "CMS.MERGE d 2 missing a WEIGHTS 1 x",
-            err("CMS: key does not exist"),
-        ),
-        (
-            "CMS.MERGE d 2 a missing WEIGHTS 1 x",
-            err("CMS: invalid weight value"),
-        ),
-        ("CMS.MERGE d 2 a str", err(WRONGTYPE)),
-        (
-            "CMS.MERGE d 2 narrow missing",
-            err("CMS: width/depth is not equal"),
-        ),
-        (
-            "CMS.MERGE d 2 missing narrow",
-            err("CMS: key does not exist"),
-        ),
-        // Sums outside [0, 2^32 - 1] for a cell, or a negative total.
-        ("CMS.MERGE d 2 a b WEIGHTS 2 -1", err("CMS: MERGE overflow")),
-        (
-            "CMS.MERGE d 1 a WEIGHTS 858993460",
-            err("CMS: MERGE overflow"),
-        ),
-        (
-            "CMS.MERGE d 1 a WEIGHTS 9223372036854775807",
-            err("CMS: MERGE overflow"),
-        ),
-    ] {
-        assert_eq!(c.cmd(line), reply, "{line}");
-    }
+    expect_replies(
+        &mut c,
+        "
+            CMS.MERGE d x a -> (error) CMS: invalid numkeys
+            CMS.MERGE d 0 a -> (error) CMS: Number of keys must be positive
+            CMS.MERGE d -1 a -> (error) CMS: Number of keys must be positive
+            CMS.MERGE d 2 a -> (error) CMS: wrong number of keys
+            CMS.MERGE d 1 a b -> (error) CMS: wrong number of keys
+            CMS.MERGE d 1 a WEIGHTS -> (error) CMS: wrong number of keys/weights
+            CMS.MERGE d 1 a WEIGHTS 1 2 -> (error) CMS: wrong number of keys/weights
+            CMS.MERGE d 2 a WEIGHTS b 1 -> (error) CMS: wrong number of keys/weights
+            CMS.MERGE d 1 a WEIGHTS 1.5 -> (error) CMS: invalid weight value
+            CMS.MERGE d 1 a WEIGHTS +1 -> (error) CMS: invalid weight value
+            # Source by source: weight, key, dimensions.
+            CMS.MERGE d 2 missing a WEIGHTS 1 x -> (error) CMS: key does not exist
+            CMS.MERGE d 2 a missing WEIGHTS 1 x -> (error) CMS: invalid weight value
+            CMS.MERGE d 2 a str -> (wrongtype)
+            CMS.MERGE d 2 narrow missing -> (error) CMS: width/depth is not equal
+            CMS.MERGE d 2 missing narrow -> (error) CMS: key does not exist
+            # Sums outside [0, 2^32 - 1] for a cell, or a negative total.
+            CMS.MERGE d 2 a b WEIGHTS 2 -1 -> (error) CMS: MERGE overflow
+            CMS.MERGE d 1 a WEIGHTS 858993460 -> (error) CMS: MERGE overflow
+            CMS.MERGE d 1 a WEIGHTS 9223372036854775807 -> (error) CMS: MERGE overflow
+        ",
+    );
     assert_eq!(
         (info(&mut c, "d"), c.cmd("CMS.QUERY d x y")),
         (8, ints(&[7, 1])),
@@ -513,46 +446,23 @@ fn command_info_docs_and_acl() {
     }
 }
 
-fn snapshot(c: &mut Conn, keys: &[&str]) -> Vec<Value> {
-    persist::snapshot(c, keys, cms::answers)
+const SKETCHES: persist::Family = persist::Family {
+    build: cms::build,
+    answers: cms::answers,
+    write: |c, key| {
+        c.call(&["CMS.INCRBY", key, "new", "1"]);
+    },
+};
+
+#[test]
+fn sketches_survive_every_move() {
+    persist::survives_every_move(&SKETCHES);
 }
 
 #[test]
-fn sketches_survive_reload_restart_and_aof_rewrites() {
-    let server = Server::start();
-    let keys = cms::build(&mut server.conn());
-    let (_server, before) = persist::survives_reload_and_restart(server, &keys, cms::answers);
-    for preamble in ["yes", "no"] {
-        let server = Server::with(Module::RedisBf)
-            .arg(&format!(
-                "--appendonly yes --aof-use-rdb-preamble {preamble}"
-            ))
-            .start();
-        let mut c = server.conn();
-        cms::build(&mut c);
-        rewrite_aof(&mut c);
-        drop(c);
-        let server = server.restart();
-        let mut c = server.conn();
-        assert_eq!(snapshot(&mut c, &keys), before, "AOF, preamble {preamble}");
-        assert_eq!(c.cmd("DEBUG LOADAOF"), ok());
-        assert_eq!(
-            snapshot(&mut c, &keys),
-            before,
-            "AOF reloaded, preamble {preamble}"
-        );
-    }
-}
-
-#[test]
-fn dump_restore_copy_and_digests() {
+fn sketches_that_differ_by_one_counter_have_different_digests() {
     let server = Server::start();
     let mut c = server.conn();
-    let keys = cms::build(&mut c);
-    persist::restores_and_copies(&mut c, &keys, cms::answers, |c, copy| {
-        c.call(&["CMS.INCRBY", copy, "new", "1"]);
-    });
-    // Sketches that differ by one counter have different digests.
     c.cmd("CMS.INITBYDIM x 10 2");
     c.cmd("CMS.INITBYDIM y 10 2");
     let digest = |c: &mut Conn, k: &str| c.call(&["DEBUG", "DIGEST-VALUE", k]);

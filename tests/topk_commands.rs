@@ -35,59 +35,36 @@ fn reserve_validates_in_redisbloom_8_order() {
     let server = Server::start();
     let mut c = server.conn();
     c.cmd("SET str x");
-    for (line, reply) in [
-        ("TOPK.RESERVE t 20 50 5 0.9", ok()),
-        // The key is checked first, whatever its type and the arguments.
-        (
-            "TOPK.RESERVE t 20 50 5 0.9",
-            err("TopK: key already exists"),
-        ),
-        ("TOPK.RESERVE str x", err("TopK: key already exists")),
-        ("TOPK.RESERVE foo bar 50 5 0.9", err("TopK: invalid k")),
-        ("TOPK.RESERVE foo 0.9 50 5 0.9", err("TopK: invalid k")),
-        ("TOPK.RESERVE foo 0", err("TopK: invalid k")),
-        ("TOPK.RESERVE foo 20 bar 5 0.9", err("TopK: invalid width")),
-        ("TOPK.RESERVE foo 20 0.9 5 0.9", err("TopK: invalid width")),
-        ("TOPK.RESERVE foo 20 50 bar 0.9", err("TopK: invalid depth")),
-        ("TOPK.RESERVE foo 20 50 0.9 0.9", err("TopK: invalid depth")),
-        (
-            "TOPK.RESERVE foo 20 50 5 bar",
-            err("TopK: invalid decay value. must be '<= 1' & '> 0'"),
-        ),
-        (
-            "TOPK.RESERVE foo 20 50 5 42",
-            err("TopK: invalid decay value. must be '<= 1' & '> 0'"),
-        ),
-        (
-            "TOPK.RESERVE foo 20 50 5 0",
-            err("TopK: invalid decay value. must be '<= 1' & '> 0'"),
-        ),
-        // test_overflow_k_width_depth: RedisBloom 2.8.2 aborts the server on the first.
-        (
-            "TOPK.RESERVE poc 4294967296 1 1 0.1",
-            err("TopK: invalid k"),
-        ),
-        (
-            "TOPK.RESERVE poc 1 4294967296 1 0.1",
-            err("TopK: invalid width"),
-        ),
-        (
-            "TOPK.RESERVE poc 1 1 4294967296 0.1",
-            err("TopK: invalid depth"),
-        ),
-        // test_insufficient_memory, on every server: the size is checked before allocating.
-        (
-            "TOPK.RESERVE x 3 2000000000 200000000 1",
-            err("ERR Insufficient memory to create topk data structure"),
-        ),
-        ("TOPK.RESERVE", arity("topk.reserve")),
-        ("TOPK.RESERVE foo", arity("topk.reserve")),
-        ("TOPK.RESERVE foo bar baz", arity("topk.reserve")),
-        ("TOPK.RESERVE foo bar baz qux", arity("topk.reserve")),
-        ("TOPK.RESERVE foo 1 2 3 0.5 6", arity("topk.reserve")),
-    ] {
-        assert_eq!(c.cmd(line), reply, "{line}");
-    }
+    expect_replies(
+        &mut c,
+        "
+            TOPK.RESERVE t 20 50 5 0.9 -> OK
+            # The key is checked first, whatever its type and the arguments.
+            TOPK.RESERVE t 20 50 5 0.9 -> (error) TopK: key already exists
+            TOPK.RESERVE str x -> (error) TopK: key already exists
+            TOPK.RESERVE foo bar 50 5 0.9 -> (error) TopK: invalid k
+            TOPK.RESERVE foo 0.9 50 5 0.9 -> (error) TopK: invalid k
+            TOPK.RESERVE foo 0 -> (error) TopK: invalid k
+            TOPK.RESERVE foo 20 bar 5 0.9 -> (error) TopK: invalid width
+            TOPK.RESERVE foo 20 0.9 5 0.9 -> (error) TopK: invalid width
+            TOPK.RESERVE foo 20 50 bar 0.9 -> (error) TopK: invalid depth
+            TOPK.RESERVE foo 20 50 0.9 0.9 -> (error) TopK: invalid depth
+            TOPK.RESERVE foo 20 50 5 bar -> (error) TopK: invalid decay value. must be '<= 1' & '> 0'
+            TOPK.RESERVE foo 20 50 5 42 -> (error) TopK: invalid decay value. must be '<= 1' & '> 0'
+            TOPK.RESERVE foo 20 50 5 0 -> (error) TopK: invalid decay value. must be '<= 1' & '> 0'
+            # test_overflow_k_width_depth: RedisBloom 2.8.2 aborts the server on the first.
+            TOPK.RESERVE poc 4294967296 1 1 0.1 -> (error) TopK: invalid k
+            TOPK.RESERVE poc 1 4294967296 1 0.1 -> (error) TopK: invalid width
+            TOPK.RESERVE poc 1 1 4294967296 0.1 -> (error) TopK: invalid depth
+            # test_insufficient_memory, on every server: the size is checked before allocating.
+            TOPK.RESERVE x 3 2000000000 200000000 1 -> (error) ERR Insufficient memory to create topk data structure
+            TOPK.RESERVE -> (arity)
+            TOPK.RESERVE foo -> (arity)
+            TOPK.RESERVE foo bar baz -> (arity)
+            TOPK.RESERVE foo bar baz qux -> (arity)
+            TOPK.RESERVE foo 1 2 3 0.5 6 -> (arity)
+        ",
+    );
     assert_eq!(
         c.cmd("EXISTS foo poc x"),
         int(0),
@@ -509,48 +486,16 @@ fn command_info_docs_and_acl() {
     }
 }
 
-fn snapshot(c: &mut Conn, keys: &[&str]) -> Vec<Value> {
-    persist::snapshot(c, keys, topk::answers)
-}
-
 #[test]
-fn top_ks_survive_reload_restart_aof_and_copies() {
-    let server = Server::start();
-    let keys = topk::build(&mut server.conn());
-    let (server, before) = persist::survives_reload_and_restart(server, &keys, topk::answers);
-    persist::restores_and_copies(&mut server.conn(), &keys, topk::answers, |c, copy| {
-        c.call(&["TOPK.INCRBY", copy, "new", "1000"]);
+fn top_ks_survive_every_move() {
+    // Decay 0.9 among the keys: every copy draws the same decay as the original.
+    persist::survives_every_move(&persist::Family {
+        build: topk::build,
+        answers: topk::answers,
+        write: |c, key| {
+            c.call(&["TOPK.INCRBY", key, "new", "1000"]);
+        },
     });
-    // The same bytes from the AOF: the commands replayed, or their rewrite (with and without
-    // an RDB preamble), at decay 0.9 too.
-    for preamble in ["yes", "no"] {
-        let server = Server::with(Module::RedisBf)
-            .arg(&format!(
-                "--appendonly yes --aof-use-rdb-preamble {preamble}"
-            ))
-            .start();
-        let mut c = server.conn();
-        topk::build(&mut c);
-        assert_eq!(snapshot(&mut c, &keys), before, "built again");
-        if preamble == "no" {
-            drop(c);
-            let server = server.restart();
-            let mut c = server.conn();
-            assert_eq!(snapshot(&mut c, &keys), before, "commands replayed");
-            rewrite_aof(&mut c);
-            assert_eq!(c.cmd("DEBUG LOADAOF"), ok());
-            assert_eq!(
-                snapshot(&mut c, &keys),
-                before,
-                "AOF rewritten, no preamble"
-            );
-        } else {
-            rewrite_aof(&mut c);
-            drop(c);
-            let server = server.restart();
-            assert_eq!(snapshot(&mut server.conn(), &keys), before, "AOF rewritten");
-        }
-    }
 }
 
 /// A stream that collides often (narrow Top-Ks) at decay 0.9 and 0.5, heavy increments

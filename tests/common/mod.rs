@@ -122,3 +122,32 @@ pub fn crc64(data: &[u8]) -> u64 {
     }
     crc
 }
+
+/// Sends each command of `table` on `c` and checks its reply. One command a line, written
+/// `COMMAND ARGS -> REPLY`, the reply as redis-cli shows a simple one: `OK`, `(integer) N`,
+/// `(error) TEXT`, `(wrongtype)` (the server's WRONGTYPE error), `(arity)` (the server's
+/// wrong-arity error for the command as typed). Blank lines and `#` comments are skipped.
+pub fn expect_replies(c: &mut Conn, table: &str) {
+    for line in table.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (command, reply) = line
+            .rsplit_once(" -> ")
+            .unwrap_or_else(|| panic!("no ` -> ` in {line:?}"));
+        let expected = match reply {
+            "OK" => ok(),
+            "(wrongtype)" => err(WRONGTYPE),
+            "(arity)" => arity_error(command),
+            _ => match (
+                reply.strip_prefix("(error) "),
+                reply.strip_prefix("(integer) "),
+            ) {
+                (Some(text), _) => err(text),
+                (_, Some(n)) => int(n.parse().unwrap_or_else(|_| panic!("{line:?}"))),
+                _ => panic!("unknown reply in {line:?}"),
+            },
+        };
+        assert_eq!(c.cmd(command), expected, "{command}");
+    }
+}

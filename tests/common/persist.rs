@@ -1,6 +1,6 @@
-//! What the sketch families' persistence tests check alike: a snapshot of their keys — every
-//! answer, digest and saved byte — that no way of saving and loading may change, and DUMP /
-//! RESTORE and COPY of each key.
+//! What every family must survive, checked alike: a snapshot of its keys — every answer,
+//! digest and saved byte — that no way of saving, loading, replaying or replicating may change
+//! ([`survives_every_move`]), so a family's suite states only its own facts.
 
 use super::*;
 
@@ -72,5 +72,75 @@ pub fn restores_and_copies(
                 "{key}: the copy is its own"
             );
         }
+    }
+}
+
+/// A family as the shared checks see it.
+pub struct Family {
+    /// Writes the family's keys on a fresh server, and names them.
+    pub build: fn(&mut Conn) -> Vec<&'static str>,
+    /// Every answer a key gives.
+    pub answers: Answers,
+    /// A write that changes a key.
+    pub write: fn(&mut Conn, &str),
+}
+
+/// Every way a server saves, loads, replays and replicates values keeps the family's keys as
+/// they were: `DEBUG RELOAD`, `SAVE` and a restart, the AOF replayed as the commands wrote it,
+/// its rewrite with and without an RDB preamble (and `DEBUG LOADAOF` of it), `DUMP`/`RESTORE`
+/// and `COPY`, and a replica by full synchronisation and then by the stream of later writes.
+pub fn survives_every_move(family: &Family) {
+    let server = Server::start();
+    let keys = (family.build)(&mut server.conn());
+    let (server, before) = survives_reload_and_restart(server, &keys, family.answers);
+    restores_and_copies(&mut server.conn(), &keys, family.answers, family.write);
+    for preamble in ["yes", "no"] {
+        let server = Server::with(Module::RedisBf)
+            .arg(&format!(
+                "--appendonly yes --aof-use-rdb-preamble {preamble}"
+            ))
+            .start();
+        let mut c = server.conn();
+        (family.build)(&mut c);
+        drop(c);
+        let server = server.restart();
+        let mut c = server.conn();
+        let replayed = snapshot(&mut c, &keys, family.answers);
+        assert_eq!(replayed, before, "the AOF replayed, preamble {preamble}");
+        rewrite_aof(&mut c);
+        drop(c);
+        let server = server.restart();
+        let mut c = server.conn();
+        let rewritten = snapshot(&mut c, &keys, family.answers);
+        assert_eq!(rewritten, before, "the AOF rewritten, preamble {preamble}");
+        assert_eq!(c.cmd("DEBUG LOADAOF"), ok());
+        let reloaded = snapshot(&mut c, &keys, family.answers);
+        assert_eq!(reloaded, before, "DEBUG LOADAOF, preamble {preamble}");
+    }
+    replica_holds_the_same_keys(family, &keys);
+}
+
+/// A replica synchronised from a primary holding the keys, then fed `write` on each: every
+/// key's answers and DUMP payload are the primary's.
+fn replica_holds_the_same_keys(family: &Family, keys: &[&str]) {
+    let primary = Server::start();
+    let mut p = primary.conn();
+    (family.build)(&mut p);
+    let replica = Server::with(Module::RedisBf)
+        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut p, &mut r);
+    for key in keys {
+        (family.write)(&mut p, key);
+    }
+    wait_in_sync(&mut p, &mut r);
+    for key in keys {
+        assert_eq!(
+            (family.answers)(&mut r, key),
+            (family.answers)(&mut p, key),
+            "{key}"
+        );
+        assert_eq!(r.call(&["DUMP", key]), p.call(&["DUMP", key]), "{key}");
     }
 }
