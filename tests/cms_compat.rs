@@ -130,30 +130,12 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
     cmd
 }
 
-/// Runs `cmd` on both and compares the replies.
-fn both(a: &mut Conn, b: &mut Conn, cmd: &[Vec<u8>], context: &str) -> Value {
-    let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
-    let (mine, reference) = (a.call_bytes(&args), b.call_bytes(&args));
-    let shown: Vec<String> = cmd
-        .iter()
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect();
-    assert_eq!(mine, reference, "{context}: {shown:?}");
-    mine
-}
-
 #[test]
 fn random_command_streams_reply_and_store_identically() {
     let (ours, theirs) = start_pair();
     let (mut compared, mut errors, mut arrays) = (0, 0, 0);
     for seed in 1..=12u64 {
-        let resp3 = seed % 2 == 0;
-        let (mut a, mut b) = if resp3 {
-            (ours.conn().resp3(), theirs.conn().resp3())
-        } else {
-            (ours.conn(), theirs.conn())
-        };
-        let context = format!("seed {seed}, RESP{}", if resp3 { 3 } else { 2 });
+        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
         let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
         for c in [&mut a, &mut b] {
             c.cmd("FLUSHALL");
@@ -164,7 +146,7 @@ fn random_command_streams_reply_and_store_identically() {
         }
         for _ in 0..700 {
             let cmd = random_command(&mut rng);
-            let reply = both(&mut a, &mut b, &cmd, &context);
+            let (reply, _) = both(&mut a, &mut b, &cmd, &context, &[]);
             compared += 1;
             errors += usize::from(reply.is_error());
             arrays += usize::from(matches!(reply, Value::Array(_)));

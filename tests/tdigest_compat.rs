@@ -178,13 +178,7 @@ fn random_command_streams_reply_and_store_identically() {
     let (ours, theirs) = start_pair();
     let (mut compared, mut errors, mut doubles) = (0, 0, 0);
     for seed in 1..=64u64 {
-        let resp3 = seed % 2 == 0;
-        let (mut a, mut b) = if resp3 {
-            (ours.conn().resp3(), theirs.conn().resp3())
-        } else {
-            (ours.conn(), theirs.conn())
-        };
-        let context = format!("seed {seed}, RESP{}", if resp3 { 3 } else { 2 });
+        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         let kind = seed % 5;
         for c in [&mut a, &mut b] {

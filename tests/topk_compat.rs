@@ -130,25 +130,13 @@ fn random_command_streams_reply_and_store_identically() {
     let (ours, theirs) = start_pair_uncompressed();
     let (mut compared, mut expelled) = (0, 0);
     for seed in 1..=12u64 {
-        let resp3 = seed % 2 == 0;
-        let (mut a, mut b) = if resp3 {
-            (ours.conn().resp3(), theirs.conn().resp3())
-        } else {
-            (ours.conn(), theirs.conn())
-        };
-        let context = format!("seed {seed}, RESP{}", if resp3 { 3 } else { 2 });
+        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
         let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
         reset(&mut a);
         reset(&mut b);
         for _ in 0..800 {
             let cmd = random_command(&mut rng);
-            let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
-            let (mine, reference) = (a.call_bytes(&args), b.call_bytes(&args));
-            let shown: Vec<String> = cmd
-                .iter()
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect();
-            assert_eq!(mine, reference, "{context}: {shown:?}");
+            let (mine, _) = both(&mut a, &mut b, &cmd, &context, &[]);
             compared += 1;
             if let Value::Array(items) = &mine {
                 expelled += items.iter().filter(|i| matches!(i, Value::Bulk(_))).count();

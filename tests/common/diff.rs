@@ -100,3 +100,37 @@ pub fn same_or_expected(ours: &Value, theirs: &Value, differences: &[(&str, &str
         || matches!((ours, theirs), (Value::Error(a), Value::Error(b))
             if differences.iter().any(|(x, y)| a == x && b == y))
 }
+
+/// Connections to both servers for the random stream of `seed`: RESP3 for even seeds, RESP2
+/// for odd ones, and the words that name the stream in a failure.
+pub fn conns_for_seed(ours: &Server, theirs: &Server, seed: u64) -> (Conn, Conn, String) {
+    let resp3 = seed.is_multiple_of(2);
+    let context = format!("seed {seed}, RESP{}", if resp3 { 3 } else { 2 });
+    if resp3 {
+        (ours.conn().resp3(), theirs.conn().resp3(), context)
+    } else {
+        (ours.conn(), theirs.conn(), context)
+    }
+}
+
+/// Runs `cmd` on both servers and checks the replies are the same, or differ only by one of
+/// the known `differences` (see [`same_or_expected`]); returns both.
+pub fn both(
+    a: &mut Conn,
+    b: &mut Conn,
+    cmd: &[Vec<u8>],
+    context: &str,
+    differences: &[(&str, &str)],
+) -> (Value, Value) {
+    let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
+    let (mine, reference) = (a.call_bytes(&args), b.call_bytes(&args));
+    let shown: Vec<String> = cmd
+        .iter()
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    assert!(
+        same_or_expected(&mine, &reference, differences),
+        "{context}: {shown:?}\n ours:   {mine:?}\n theirs: {reference:?}"
+    );
+    (mine, reference)
+}

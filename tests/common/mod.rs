@@ -151,3 +151,39 @@ pub fn expect_replies(c: &mut Conn, table: &str) {
         assert_eq!(c.cmd(command), expected, "{command}");
     }
 }
+
+/// Every (iterator, chunk) pair `<family>.SCANDUMP` gives for `key` (`family` is `BF` or `CF`),
+/// and the second element of its last reply (`None` for a missing key); no pair for a missing
+/// key or a filter without data.
+pub fn scandump_of(c: &mut Conn, family: &str, key: &str) -> (Vec<(i64, Vec<u8>)>, Option<Value>) {
+    let command = format!("{family}.SCANDUMP");
+    let mut out = Vec::new();
+    let mut iter = 0i64;
+    loop {
+        let reply = c.call(&[&command, key, &iter.to_string()]);
+        if reply.is_error() {
+            return (out, None);
+        }
+        let parts = reply.array();
+        let next = parts[0].int();
+        if next == 0 {
+            return (out, Some(parts[1].clone()));
+        }
+        out.push((next, parts[1].bulk()));
+        iter = next;
+    }
+}
+
+/// Replays SCANDUMP pairs with `<family>.LOADCHUNK`, as a client restoring a filter does.
+pub fn loadchunks_of(c: &mut Conn, family: &str, key: &str, chunks: &[(i64, Vec<u8>)]) {
+    let command = format!("{family}.LOADCHUNK");
+    for (iter, data) in chunks {
+        let reply = c.call_bytes(&[
+            command.as_bytes(),
+            key.as_bytes(),
+            iter.to_string().as_bytes(),
+            data,
+        ]);
+        assert_eq!(reply, ok(), "{command} {key} {iter}");
+    }
+}
