@@ -1,8 +1,7 @@
-//! Filters that forget survive every way Redis persists and moves values — DEBUG RELOAD, RDB
-//! restart, the AOF replayed as written and rewritten with and without an RDB preamble,
-//! DUMP/RESTORE, SCANDUMP/LOADCHUNK, COPY — holding the same bytes, although a time window's
-//! writes are replayed later than they were made; and damaged payloads are refused without
-//! harming the server.
+//! Filters that forget survive every way Redis persists and moves values — the shared
+//! every-move check (`persist::survives_every_move`), and SCANDUMP/LOADCHUNK — holding the same
+//! bytes, although a time window's writes are replayed later than they were made; and damaged
+//! payloads are refused without harming the server.
 
 mod common;
 
@@ -11,7 +10,7 @@ use common::*;
 
 /// Window filters of every kind: count and time, over capacity, empty, created by BF.INSERT,
 /// with a binary item, and one whose bits take two RDB strings and SCANDUMP chunks.
-fn populate(c: &mut Conn) {
+fn populate(c: &mut Conn) -> Vec<&'static str> {
     assert_eq!(c.cmd("BF.RESERVE count 0.01 500 WINDOW"), ok());
     for batch in 0..6 {
         let mut args = vec!["BF.MADD".to_string(), "count".into()];
@@ -36,54 +35,47 @@ fn populate(c: &mut Conn) {
     // ~20 MB of bits: more than one 16 MiB string or chunk.
     assert_eq!(c.cmd("BF.RESERVE big 0.01 8000000 WINDOW"), ok());
     c.cmd("BF.MADD big x y z");
+    KEYS.to_vec()
 }
 
 const KEYS: [&str; 6] = ["count", "time", "inserted", "empty", "binary", "big"];
 
-/// What must not change: digests, TYPE, INFO, DEBUG, membership, the DUMP bytes.
-fn snapshot(c: &mut Conn) -> Vec<Value> {
-    let mut seen = vec![c.cmd("DBSIZE"), c.cmd("DEBUG DIGEST")];
+/// What must not change of a filter besides its digest and DUMP: TYPE, INFO, DEBUG, CARD,
+/// membership.
+fn answers(c: &mut Conn, key: &str) -> Vec<Value> {
     let probes: Vec<String> = (0..6)
         .flat_map(|batch| (0..250).map(move |i| format!("c{batch}-{i}")))
         .chain((0..300).map(|i| format!("t{i}")))
         .chain(["a", "b", "x", "new"].map(String::from))
         .collect();
-    for key in KEYS {
-        seen.push(c.call(&["TYPE", key]));
-        seen.push(c.call(&["DEBUG", "DIGEST-VALUE", key]));
-        seen.push(c.call(&["BF.INFO", key]));
-        seen.push(c.call(&["BF.DEBUG", key]));
-        seen.push(c.call(&["BF.CARD", key]));
-        let mut mexists = vec!["BF.MEXISTS", key];
-        mexists.extend(probes.iter().map(String::as_str));
-        seen.push(c.call(&mexists));
-        if key != "big" {
-            seen.push(c.call(&["DUMP", key]));
-        }
-    }
-    seen.push(c.call_bytes(&[b"BF.EXISTS", b"binary", b"\x00\x01\xff"]));
-    seen
+    let mut mexists = vec!["BF.MEXISTS", key];
+    mexists.extend(probes.iter().map(String::as_str));
+    vec![
+        c.call(&["TYPE", key]),
+        c.call(&["BF.INFO", key]),
+        c.call(&["BF.DEBUG", key]),
+        c.call(&["BF.CARD", key]),
+        c.call(&mexists),
+        c.call_bytes(&[b"BF.EXISTS", key.as_bytes(), b"\x00\x01\xff"]),
+    ]
+}
+
+/// What must not change of every key, after the database's size and digest.
+fn snapshot(c: &mut Conn) -> Vec<Value> {
+    persist::snapshot(c, &KEYS, answers)
 }
 
 #[test]
-fn debug_reload() {
-    let server = Server::start();
-    let mut c = server.conn();
-    populate(&mut c);
-    let before = snapshot(&mut c);
-    assert_eq!(c.cmd("DEBUG RELOAD"), ok());
-    assert_eq!(snapshot(&mut c), before);
-}
-
-#[test]
-fn rdb_restart() {
-    let server = Server::start();
-    let mut c = server.conn();
-    populate(&mut c);
-    let before = snapshot(&mut c);
-    assert_eq!(c.cmd("SAVE"), ok());
-    let server = server.restart();
-    assert_eq!(snapshot(&mut server.conn()), before);
+fn windows_survive_every_move() {
+    persist::survives_every_move(&persist::Family {
+        build: populate,
+        answers,
+        // An item the window did not hold: a write that changes it.
+        write: |c, key| {
+            let added = (0..100).any(|i| c.call(&["BF.ADD", key, &format!("later{i}")]) == int(1));
+            assert!(added, "{key}");
+        },
+    });
 }
 
 /// The AOF as the commands wrote it: replayed after a pause, so by a later clock, the time
@@ -110,74 +102,19 @@ fn aof_replayed_as_written() {
     assert_eq!(c.cmd("BF.EXISTS short a"), int(0), "forgotten by now");
 }
 
-fn aof_round_trip(preamble: &str) {
-    let server = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .arg(&format!("--aof-use-rdb-preamble {preamble}"))
-        .start();
-    let mut c = server.conn();
-    populate(&mut c);
-    rewrite_aof(&mut c);
-    // Writes after the rewrite land in the incremental file, replayed after the base.
-    c.cmd("BF.ADD time after-rewrite");
-    c.cmd("BF.MADD count after-rewrite another");
-    c.cmd("BF.INSERT late TIMESPAN 1000000 ITEMS q");
-    let before = snapshot(&mut c);
-    let late = c.cmd("DEBUG DIGEST-VALUE late");
-    let server = server.restart();
-    let mut c = server.conn();
-    let after = snapshot(&mut c);
-    for (i, (a, b)) in after.iter().zip(&before).enumerate() {
-        assert_eq!(
-            a,
-            b,
-            "item {i} differs after restart; log:\n{}",
-            server.log()
-        );
-    }
-    assert_eq!(c.cmd("DEBUG DIGEST-VALUE late"), late);
-}
-
 #[test]
-fn aof_rewrite_without_rdb_preamble() {
-    aof_round_trip("no");
-}
-
-#[test]
-fn aof_rewrite_with_rdb_preamble() {
-    aof_round_trip("yes");
-}
-
-#[test]
-fn dump_restore_scandump_loadchunk_and_copy() {
+fn scandump_and_loadchunk_rebuild_every_window() {
     let server = Server::start();
     let mut c = server.conn();
     populate(&mut c);
     for key in KEYS {
         let digest = c.call(&["DEBUG", "DIGEST-VALUE", key]);
-        let payload = c.call(&["DUMP", key]).bulk();
-        let restored = format!("{key}-restored");
-        assert_eq!(
-            c.call_bytes(&[b"RESTORE", restored.as_bytes(), b"0", &payload]),
-            ok()
-        );
-        assert_eq!(c.call(&["DEBUG", "DIGEST-VALUE", &restored]), digest);
         let chunks = scandump(&mut c, key);
         assert!(chunks.len() >= 2, "{key}: a header and its bits");
         let loaded = format!("{key}-loaded");
         loadchunks(&mut c, &loaded, &chunks);
         assert_eq!(c.call(&["DEBUG", "DIGEST-VALUE", &loaded]), digest);
         assert_eq!(c.call(&["BF.INFO", &loaded]), c.call(&["BF.INFO", key]));
-        if !feature::copy_and_module_events() {
-            continue; // COPY is Redis ≥ 6.2.
-        }
-        let copied = format!("{key}-copied");
-        assert_eq!(c.call(&["COPY", key, &copied]), int(1));
-        assert_eq!(c.call(&["DEBUG", "DIGEST-VALUE", &copied]), digest);
-        // The copy is its own: writing it leaves the original as it was.
-        c.call(&["BF.ADD", &copied, "only-in-the-copy"]);
-        assert_eq!(c.call(&["DEBUG", "DIGEST-VALUE", key]), digest);
-        assert_eq!(c.call(&["BF.EXISTS", key, "only-in-the-copy"]), int(0));
     }
     assert_eq!(scandump(&mut c, "big").len(), 3, "two data chunks");
     // LOADCHUNK's errors: data before a header, a chunk past the bits.
