@@ -1,17 +1,19 @@
 //! A crash loses no acknowledged write: a server with `appendfsync always` takes a stream of
-//! writes of every family (`common::mixed`) and is killed with SIGKILL while writes are in
-//! flight. Restarted from its AOF, it holds exactly what a second server holds after the
-//! acknowledged writes and some of those that were in flight (a write the server had made
-//! durable but not yet acknowledged may survive; no acknowledged one may be lost).
+//! writes of every family (`common::mixed`) and is killed with SIGKILL while it is still
+//! working through thousands of them. Restarted from its AOF, it holds exactly what a second
+//! server holds after the acknowledged writes and the next ones in order: every acknowledged
+//! write survives, every write the server made durable replays as it ran, and no write is torn.
 
 mod common;
 
 use common::mixed::{self, Clock};
 use common::*;
 
-/// Writes acknowledged before the crash, in batches of [`BATCH`].
+/// Writes acknowledged before the crash, in batches of [`BATCH`], then a last batch of
+/// [`IN_FLIGHT`] writes of which only the first replies are read before the kill.
 const ACKNOWLEDGED: usize = 3000;
 const BATCH: usize = 100;
+const IN_FLIGHT: usize = 4000;
 
 #[test]
 fn a_killed_server_keeps_every_acknowledged_write_of_every_family() {
@@ -22,17 +24,15 @@ fn a_killed_server_keeps_every_acknowledged_write_of_every_family() {
     let mut stream = mixed::Stream::new(0xc4a5_4ed0, Clock::Ignored);
     let mut sent: Vec<Vec<String>> = Vec::new();
     let mut acknowledged = 0;
-    // Whole batches, then one whose second half is still in flight when the server dies.
-    while sent.len() < ACKNOWLEDGED + BATCH {
-        let batch: Vec<Vec<String>> = (0..BATCH).map(|_| stream.next_write()).collect();
+    // Whole batches, then one the server is still working through when it dies.
+    while sent.len() < ACKNOWLEDGED + IN_FLIGHT {
+        let last = sent.len() >= ACKNOWLEDGED;
+        let size = if last { IN_FLIGHT } else { BATCH };
+        let batch: Vec<Vec<String>> = (0..size).map(|_| stream.next_write()).collect();
         for cmd in &batch {
             c.send(&cmd.iter().map(|a| a.as_bytes()).collect::<Vec<_>>());
         }
-        let read = if sent.len() < ACKNOWLEDGED {
-            BATCH
-        } else {
-            BATCH / 2
-        };
+        let read = if last { BATCH } else { size };
         for cmd in &batch[..read] {
             mixed::expected_reply(cmd, c.read());
         }

@@ -30,7 +30,7 @@ impl<'a> Call<'a> {
             args,
             server,
             out,
-            keys: Keys::new(server, args),
+            keys: Keys::new(server),
         }
     }
 

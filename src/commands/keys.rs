@@ -1,21 +1,19 @@
-//! A command's keys: opened through its [`Keys`], once per name, and looked up through their
-//! own handles ([`ReadKey`], [`WriteKey`]), which a value borrowed mutably keeps borrowed: a
-//! second lookup while it lives does not compile, and no second handle reaches it.
+//! A command's keys: opened through its [`Keys`] (the server opens each name once per command,
+//! `glue/context.rs`), and looked up through their own handles ([`ReadKey`], [`WriteKey`]),
+//! which a value borrowed mutably keeps borrowed: a second lookup while it lives does not
+//! compile, and no second handle reaches it.
 
 use std::any::Any;
 
 use super::errors::{self, Failure};
 use super::lookup::Lookup;
 use super::metrics::Measured;
-use super::opened::Opened;
 use super::server::{Held, OpenKey, Server};
 use super::tracked::Tracked;
 
-/// The keys one command opens.
+/// Opens a command's keys (the server refuses a name the command opened already).
 pub struct Keys<'a> {
     server: &'a dyn Server,
-    args: &'a [&'a [u8]],
-    opened: Opened<'a>,
 }
 
 /// A key opened for reading: unlike a write open, it does not count as a modification
@@ -26,12 +24,8 @@ pub struct ReadKey<'a>(OpenKey<'a>);
 pub struct WriteKey<'a>(OpenKey<'a>);
 
 impl<'a> Keys<'a> {
-    pub fn new(server: &'a dyn Server, args: &'a [&'a [u8]]) -> Keys<'a> {
-        Keys {
-            server,
-            args,
-            opened: Opened::default(),
-        }
+    pub fn new(server: &'a dyn Server) -> Keys<'a> {
+        Keys { server }
     }
 
     /// Opens the key at argument `index` for writing, or for reading (`read`).
@@ -45,9 +39,7 @@ impl<'a> Keys<'a> {
 
     /// Opens the key at argument `index`, unless a key of its name was opened already.
     fn open(&self, index: usize, write: bool) -> Result<OpenKey<'a>, Failure> {
-        self.opened
-            .admit(self.args.get(index).copied().unwrap_or_default())?;
-        Ok(OpenKey::open(self.server, index, write))
+        OpenKey::open(self.server, index, write)
     }
 }
 

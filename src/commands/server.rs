@@ -8,7 +8,9 @@ use std::any::Any;
 use std::ffi::CStr;
 use std::os::raw::c_void;
 
+use super::errors::Failure;
 use super::metrics::Measured;
+pub use super::origin::{Arg, Origin, Replicated};
 use crate::core::Memory;
 
 /// A value a key can hold: any type the totals count. The glue stores it under the data type
@@ -24,9 +26,11 @@ pub trait Server {
     fn memory(&self) -> Memory;
     /// Opens the key at argument `index`; `write` also lets the command change it. The
     /// handle is the server's, opaque to commands, and goes back to [`close`](Server::close).
-    fn open(&self, index: usize, write: bool) -> *mut c_void;
-    /// Closes a key [`open`](Server::open) gave.
-    fn close(&self, key: *mut c_void);
+    /// A name the command opened already is refused (a bug of the command): two handles of one
+    /// key would reach one value.
+    fn open(&self, index: usize, write: bool) -> Result<*mut c_void, Failure>;
+    /// Closes a key this server opened, once (its handle is taken out of it).
+    fn close(&self, key: &mut OpenKey);
     /// What an open key holds, to read. A found value stays valid while the key is open; the
     /// shared borrow of the key is what keeps [`held_mut`](Server::held_mut) from lending it
     /// mutably meanwhile.
@@ -72,35 +76,6 @@ pub trait Server {
     fn snapshots(&self) -> u64;
 }
 
-/// Where a command comes from, for a command whose reads may change how a value is held
-/// (RedisBloom's t-digest reads compress it): who may change it, and who must replicate that.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    /// A client of a primary: a change is made here and replicated.
-    Primary,
-    /// The primary's replication stream, or the AOF being loaded: the command is applied as
-    /// the primary applied it.
-    Replay,
-    /// A client of a replica: nothing may change that the primary did not send.
-    Replica,
-}
-
-/// A command to replicate: its name and its arguments, the key first.
-pub struct Replicated<'a> {
-    pub command: &'static CStr,
-    pub args: Vec<Arg<'a>>,
-}
-
-/// An argument of a replicated command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arg<'a> {
-    /// The running command's own argument at this index, handed on as the server holds it
-    /// (no copy: a key, the items).
-    Own(usize),
-    /// New bytes.
-    Bytes(&'a [u8]),
-}
-
 /// What an open key holds, as the server's data type says: `V` borrows the value, `E` is
 /// what an empty key gives back (the key's own borrow, to store a value under it).
 pub enum Held<V, E = ()> {
@@ -111,8 +86,9 @@ pub enum Held<V, E = ()> {
     Other,
 }
 
-/// A key the server opened for the command, closed when dropped. Only `Call` opens keys
-/// (`commands/call.rs`), once per name per command, so two `OpenKey`s never reach one value.
+/// A key the server opened for the command, closed when dropped. Its handle comes only from
+/// [`Server::open`], which opens each name once per command, so two `OpenKey`s never reach one
+/// value; commands open keys through `commands/keys.rs`.
 pub struct OpenKey<'a> {
     handle: *mut c_void,
     server: &'a dyn Server,
@@ -120,16 +96,28 @@ pub struct OpenKey<'a> {
 
 impl<'a> OpenKey<'a> {
     /// The key at argument `index`, opened by `server`.
-    pub(super) fn open(server: &'a dyn Server, index: usize, write: bool) -> OpenKey<'a> {
-        OpenKey {
-            handle: server.open(index, write),
-            server,
-        }
+    pub(super) fn open(
+        server: &'a dyn Server,
+        index: usize,
+        write: bool,
+    ) -> Result<OpenKey<'a>, Failure> {
+        let handle = server.open(index, write)?;
+        Ok(OpenKey { handle, server })
     }
 
-    /// The server's handle, for the glue that gave it.
+    /// The server's handle, for the glue that gave it (null once closed).
     pub fn handle(&self) -> *mut c_void {
         self.handle
+    }
+
+    /// The handle, leaving the key closed in Rust's eyes: for the glue's `close`.
+    pub fn take_handle(&mut self) -> *mut c_void {
+        std::mem::replace(&mut self.handle, std::ptr::null_mut())
+    }
+
+    /// Whether `server` opened this key.
+    pub fn opened_by(&self, server: &dyn Server) -> bool {
+        std::ptr::addr_eq(self.server, server)
     }
 
     /// The server that opened it.
@@ -140,6 +128,6 @@ impl<'a> OpenKey<'a> {
 
 impl Drop for OpenKey<'_> {
     fn drop(&mut self) {
-        self.server.close(self.handle);
+        self.server.close(self);
     }
 }

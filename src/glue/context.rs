@@ -10,11 +10,14 @@ use std::ffi::CStr;
 use std::os::raw::{c_int, c_void};
 use std::ptr;
 
-use redis_module::raw;
+use redis_module::{raw, RedisString};
 
 use super::families::DATA_TYPES;
 use super::server::{context_flags, is_replay};
+use super::values::value_of;
 use super::{ffi, forks, memory};
+use crate::commands::errors::Failure;
+use crate::commands::opened::Opened;
 use crate::commands::server::{Arg, Held, OpenKey, Origin, Replicated, Server, Stored};
 use crate::core::Memory;
 
@@ -23,6 +26,9 @@ pub struct CommandContext<'a> {
     ctx: *mut raw::RedisModuleCtx,
     /// The command's arguments, the client's own strings.
     argv: &'a [*mut raw::RedisModuleString],
+    /// The names of the keys the command opened: each is opened once, so that no two handles
+    /// reach one value (`held_mut`).
+    opened: Opened<'a>,
     /// The context's flags, read at the first question about them: a read costs about 130
     /// instructions, and a t-digest read asks up to four times.
     flags: Cell<Option<u32>>,
@@ -35,6 +41,7 @@ impl<'a> CommandContext<'a> {
         CommandContext {
             ctx,
             argv,
+            opened: Opened::default(),
             flags: Cell::new(None),
         }
     }
@@ -125,7 +132,7 @@ impl Server for CommandContext<'_> {
         memory::memory(self.ctx)
     }
 
-    fn open(&self, index: usize, write: bool) -> *mut c_void {
+    fn open(&self, index: usize, write: bool) -> Result<*mut c_void, Failure> {
         let mode = if write {
             raw::REDISMODULE_READ | raw::REDISMODULE_WRITE
         } else {
@@ -133,34 +140,46 @@ impl Server for CommandContext<'_> {
         };
         let key = self.arg(index);
         if key.is_null() {
-            return ptr::null_mut();
+            return Err(Failure::WrongArity);
         }
+        self.opened.admit(RedisString::string_as_slice(key))?;
         // SAFETY: `ctx` and `key` are the running command's (see `new`); reading an API
         // pointer set by RedisModule_Init. The handle goes back to `close`.
-        unsafe {
+        let handle = unsafe {
             raw::RedisModule_OpenKey
                 .map_or(ptr::null_mut(), |open| open(self.ctx, key, mode as c_int))
                 .cast()
-        }
+        };
+        Ok(handle)
     }
 
-    fn close(&self, key: *mut c_void) {
-        if key.is_null() {
+    fn close(&self, key: &mut OpenKey) {
+        if !key.opened_by(self) {
             return;
         }
-        // SAFETY: `key` came from `open` and is closed once, when its `OpenKey` drops.
+        let handle = key.take_handle();
+        if handle.is_null() {
+            return;
+        }
+        // SAFETY: `handle` came from `open` on this command's context (`opened_by`), and is
+        // taken out of its key, so it is closed once.
         unsafe {
             if let Some(close) = raw::RedisModule_CloseKey {
-                close(key.cast());
+                close(handle.cast());
             }
         }
     }
 
     fn held<'k>(&self, key: &'k OpenKey) -> Held<&'k dyn Any> {
+        if !key.opened_by(self) {
+            return Held::Other;
+        }
         match value_of(key) {
             // SAFETY: a value of one of our types is valid while its key is open, which `'k`
-            // ties the borrow to; `held_mut` needs the key mutably, so no `&mut` to it lives
-            // meanwhile, and `Keys` opens each name once per command (`commands/keys.rs`).
+            // ties the borrow to (modules' keyspace-event callbacks do not delete keys); only
+            // `held_mut` lends it mutably and it needs the key mutably, so no `&mut` to it
+            // lives meanwhile; and `open` opens each name once per command, so no other key
+            // reaches the value.
             Held::Value(value) => Held::Value(unsafe { &*value }),
             Held::Empty(()) => Held::Empty(()),
             Held::Other => Held::Other,
@@ -171,6 +190,9 @@ impl Server for CommandContext<'_> {
         &self,
         key: &'k mut OpenKey<'a>,
     ) -> Held<&'k mut dyn Any, &'k mut OpenKey<'a>> {
+        if !key.opened_by(self) {
+            return Held::Other;
+        }
         match value_of(key) {
             // SAFETY: as in `held`; the key is borrowed mutably for `'k`, so this reference is
             // the value's only one while it lives (only the main thread runs commands).
@@ -186,11 +208,14 @@ impl Server for CommandContext<'_> {
         value: Box<dyn Stored>,
     ) -> Option<&'k mut dyn Any> {
         let handle = key.handle().cast::<raw::RedisModuleKey>();
+        if handle.is_null() || !key.opened_by(self) {
+            return None;
+        }
         let any: &dyn Any = &*value;
         let data_type = DATA_TYPES.iter().find(|t| t.holds(any))?;
         let boxed = Box::into_raw(value);
-        // SAFETY: `handle` is the open key of the running command (null is refused by the
-        // server). The box holds a value of the type's Rust type (`holds`), so the pointer to
+        // SAFETY: `handle` is an open key of the running command (this context opened it, and
+        // it is not null). The box holds a value of the type's Rust type (`holds`), so the pointer to
         // its data is the `Box<T>` pointer the type's callbacks expect; on success the server
         // owns it and gives it to the type's free callback, which drops it as a `T`.
         let status = unsafe {
@@ -261,39 +286,5 @@ impl Server for CommandContext<'_> {
 
     fn snapshots(&self) -> u64 {
         forks::count()
-    }
-}
-
-/// What an open key holds, as a pointer to the value when it is one of the module's types.
-fn value_of(key: &OpenKey) -> Held<*mut dyn Any> {
-    let handle = key.handle().cast::<raw::RedisModuleKey>();
-    if handle.is_null() {
-        return Held::Empty(()); // a key opened to read that does not exist
-    }
-    // SAFETY: `handle` is the open key of the running command. A value of one of our types is
-    // the `Box`ed Rust value its `set_value` (or RDB load) stored: the type says which.
-    unsafe {
-        let (Some(get_type), Some(get_value)) = (
-            raw::RedisModule_ModuleTypeGetType,
-            raw::RedisModule_ModuleTypeGetValue,
-        ) else {
-            return Held::Other;
-        };
-        // Null for an empty key and for any value of no module type.
-        let data_type = get_type(handle);
-        if data_type.is_null() {
-            let empty = raw::RedisModule_KeyType.is_some_and(|key_type| {
-                key_type(handle) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int
-            });
-            return if empty { Held::Empty(()) } else { Held::Other };
-        }
-        let value = get_value(handle);
-        if value.is_null() {
-            return Held::Other;
-        }
-        match DATA_TYPES.iter().find(|t| t.raw() == data_type) {
-            Some(t) => Held::Value(t.found(value)),
-            None => Held::Other,
-        }
     }
 }

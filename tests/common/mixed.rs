@@ -29,6 +29,14 @@ const EXPECTED_ERRORS: &[&str] = &[
     "CMS: MERGE overflow",
 ];
 
+/// Every key name a stream may write.
+pub fn all_keys() -> Vec<String> {
+    ["bf", "win", "tw", "cf", "cms", "topk", "td"]
+        .iter()
+        .flat_map(|family| (0..KEYS).map(move |n| format!("{family}{n}")))
+        .collect()
+}
+
 /// What a stream may draw on.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Clock {

@@ -10,9 +10,11 @@
 //!    `6 · compression + 10` (so it fits RedisBloom's `int`);
 //! 2. the node arrays hold `merged + unmerged ≤ cap` nodes and have room for `cap` (views
 //!    excepted: they are never added to), so an add never reallocates;
-//! 3. every weight, `merged_weight` and `unmerged_weight` is ≥ 0, their sums fit an `i64`, and
-//!    `merged_weight + unmerged_weight`, each converted to a double and added, stays below
-//!    2⁶³ — the double the compression converts back (RedisBloom would wrap it negative);
+//! 3. every weight, `merged_weight` and `unmerged_weight` is ≥ 0, the weights' sum fits an
+//!    `i64`, and `merged_weight + unmerged_weight`, each converted to a double and added, stays
+//!    below 2⁶³ — the double the compression converts back (RedisBloom would wrap it
+//!    negative). Below 2⁵³ the weights add up to the totals; past it the totals are rounded
+//!    double sums, as RedisBloom keeps them, and the weights may add up to more (`rdb::load`);
 //! 4. `min`, `max` and every mean are finite.
 //!
 //! Only the last two depart from RedisBloom, and only where RedisBloom corrupts the digest.

@@ -17,17 +17,17 @@
 //! trusting the stored `cap` (RESTORE of a forged one overflows the heap); RedisBloom 8 checks
 //! only `0 ≤ merged_nodes ≤ cap`. Here everything is checked before it is used: the compression
 //! is a whole number in range, `cap` is the one it implies, the counts fit it, weights are
-//! whole, non-negative and add up (below 2⁵³, where the total is exact), every double is finite, and the arrays pass
-//! [`Memory::check`] before they are allocated. Weightless nodes that RedisBloom's reload left
+//! whole, non-negative and add up (below 2⁵³, where the total is exact), every double is
+//! finite, and the arrays pass [`Memory::check`] before they are allocated. Weightless nodes that RedisBloom's reload left
 //! in real files are kept, so those files load and save back unchanged.
 
 use super::digest::{capacity, memory_usage, node_arrays, MAX_COMPRESSION, TWO_POW_63};
-
-/// Where a double stops holding every integer.
-const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
 use super::TDigest;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
+
+/// Where a double stops holding every integer.
+const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
 
 /// The encoding version of `TDIS-TYPE`.
 pub const ENCODING_VERSION: i32 = 0;
