@@ -13,8 +13,8 @@ use super::errors::{self, Failure};
 pub struct Opened<'a> {
     /// The first name: most commands open one key, which costs no set.
     first: Cell<Option<&'a [u8]>>,
-    /// The later ones (merges).
-    others: RefCell<HashSet<&'a [u8]>>,
+    /// The later ones (merges), in a set made at the second name.
+    others: RefCell<Option<HashSet<&'a [u8]>>>,
 }
 
 impl<'a> Opened<'a> {
@@ -25,6 +25,7 @@ impl<'a> Opened<'a> {
             return Ok(());
         };
         let mut others = self.others.borrow_mut();
+        let others = others.get_or_insert_with(HashSet::new);
         if first == name || others.contains(name) {
             return Err(Failure::Message(errors::INTERNAL_ERROR));
         }
