@@ -18,6 +18,11 @@ pub struct Opened<'a> {
 }
 
 impl<'a> Opened<'a> {
+    /// Whether no name was recorded yet.
+    pub fn is_empty(&self) -> bool {
+        self.first.get().is_none()
+    }
+
     /// Records `name` as opened; an error if it was already (or if the set cannot grow).
     pub fn admit(&self, name: &'a [u8]) -> Result<(), Failure> {
         let Some(first) = self.first.get() else {

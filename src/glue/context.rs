@@ -18,16 +18,19 @@ use super::values::value_of;
 use super::{ffi, forks, memory};
 use crate::commands::errors::Failure;
 use crate::commands::opened::Opened;
-use crate::commands::server::{Arg, Held, OpenKey, Origin, Replicated, Server, Stored};
+use crate::commands::server::{Held, OpenKey, Origin, Replicated, Server, Stored};
 use crate::core::Memory;
 
 /// One running command.
 pub struct CommandContext<'a> {
-    ctx: *mut raw::RedisModuleCtx,
+    pub(super) ctx: *mut raw::RedisModuleCtx,
     /// The command's arguments, the client's own strings.
     argv: &'a [*mut raw::RedisModuleString],
-    /// The names of the keys the command opened: each is opened once, so that no two handles
-    /// reach one value (`held_mut`).
+    /// The argument of the first key the command opened: most commands open one, and pay for
+    /// no name until a second is opened.
+    first_key: Cell<Option<usize>>,
+    /// The names of the keys the command opened, from its second key on: each is opened once,
+    /// so that no two handles reach one value (`held_mut`).
     opened: Opened<'a>,
     /// The context's flags, read at the first question about them: a read costs about 130
     /// instructions, and a t-digest read asks up to four times.
@@ -41,6 +44,7 @@ impl<'a> CommandContext<'a> {
         CommandContext {
             ctx,
             argv,
+            first_key: Cell::new(None),
             opened: Opened::default(),
             flags: Cell::new(None),
         }
@@ -52,77 +56,43 @@ impl<'a> CommandContext<'a> {
         flags
     }
 
-    /// Raises keyspace event `event` on the command's key (argument 1).
-    fn notify(&self, event: &'static CStr) {
-        let key = self.arg(1);
-        if key.is_null() {
-            return;
-        }
-        // SAFETY: `ctx` is the running command's context, `event` is NUL-terminated and
-        // static, `key` the command's argument; reading an API pointer set by RedisModule_Init.
-        unsafe {
-            if let Some(notify) = raw::RedisModule_NotifyKeyspaceEvent {
-                notify(
-                    self.ctx,
-                    raw::NotifyEvent::MODULE.bits(),
-                    event.as_ptr(),
-                    key,
-                );
+    /// Opens a key after the command's first (merges), unless its name was opened already: out
+    /// of the single-key path, which then reads no name.
+    #[cold]
+    #[inline(never)]
+    fn open_another(&self, index: usize, write: bool) -> Result<*mut c_void, Failure> {
+        let name = |index| RedisString::string_as_slice(self.arg(index));
+        if self.opened.is_empty() {
+            if let Some(first) = self.first_key.get() {
+                self.opened.admit(name(first))?;
             }
         }
+        self.opened.admit(name(index))?;
+        Ok(self.open_key(index, write))
     }
 
-    /// Replicates one command: its arguments as server strings — the command's own, and new
-    /// ones for new bytes — handed over as a vector (`"v"`), which the server retains as it
-    /// queues the command; the new ones are freed after.
-    fn replicate(&self, command: &Replicated) {
-        // SAFETY: reading API pointers set by RedisModule_Init.
-        let api = unsafe {
-            (
-                raw::RedisModule_CreateString,
-                raw::RedisModule_FreeString,
-                raw::RedisModule_Replicate,
-            )
+    /// `RedisModule_OpenKey` of the key at argument `index`; null past the arguments.
+    fn open_key(&self, index: usize, write: bool) -> *mut c_void {
+        let mode = if write {
+            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE
+        } else {
+            raw::REDISMODULE_READ
         };
-        let (Some(create), Some(free), Some(replicate)) = api else {
-            return;
-        };
-        let strings: Vec<*mut raw::RedisModuleString> = command
-            .args
-            .iter()
-            .map(|arg| match *arg {
-                Arg::Own(index) => self.arg(index),
-                // SAFETY: `ctx` is the running command's context; the bytes outlive the call,
-                // which copies them into a new string.
-                Arg::Bytes(bytes) => unsafe {
-                    create(self.ctx, bytes.as_ptr().cast(), bytes.len())
-                },
-            })
-            .collect();
-        if strings.iter().all(|s| !s.is_null()) {
-            // SAFETY: the name is NUL-terminated and static; "v" takes a pointer to
-            // `strings.len()` live strings and their count, exactly what is passed.
-            unsafe {
-                replicate(
-                    self.ctx,
-                    command.command.as_ptr(),
-                    c"v".as_ptr(),
-                    strings.as_ptr(),
-                    strings.len(),
-                );
-            }
+        let key = self.arg(index);
+        if key.is_null() {
+            return ptr::null_mut();
         }
-        for (&string, arg) in strings.iter().zip(&command.args) {
-            if matches!(arg, Arg::Bytes(_)) && !string.is_null() {
-                // SAFETY: each new string was created above with this context and is freed
-                // once; the server took its own reference to it if it queued the command.
-                unsafe { free(self.ctx, string) };
-            }
+        // SAFETY: `ctx` and `key` are the running command's (see `new`); reading an API
+        // pointer set by RedisModule_Init. The handle goes back to `close`.
+        unsafe {
+            raw::RedisModule_OpenKey
+                .map_or(ptr::null_mut(), |open| open(self.ctx, key, mode as c_int))
+                .cast()
         }
     }
 
     /// The argument at `index`; null past the end.
-    fn arg(&self, index: usize) -> *mut raw::RedisModuleString {
+    pub(super) fn arg(&self, index: usize) -> *mut raw::RedisModuleString {
         self.argv.get(index).copied().unwrap_or(ptr::null_mut())
     }
 }
@@ -133,24 +103,11 @@ impl Server for CommandContext<'_> {
     }
 
     fn open(&self, index: usize, write: bool) -> Result<*mut c_void, Failure> {
-        let mode = if write {
-            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE
-        } else {
-            raw::REDISMODULE_READ
-        };
-        let key = self.arg(index);
-        if key.is_null() {
-            return Err(Failure::WrongArity);
+        if self.first_key.get().is_some() {
+            return self.open_another(index, write);
         }
-        self.opened.admit(RedisString::string_as_slice(key))?;
-        // SAFETY: `ctx` and `key` are the running command's (see `new`); reading an API
-        // pointer set by RedisModule_Init. The handle goes back to `close`.
-        let handle = unsafe {
-            raw::RedisModule_OpenKey
-                .map_or(ptr::null_mut(), |open| open(self.ctx, key, mode as c_int))
-                .cast()
-        };
-        Ok(handle)
+        self.first_key.set(Some(index));
+        Ok(self.open_key(index, write))
     }
 
     fn close(&self, key: &mut OpenKey) {

@@ -1,9 +1,10 @@
 //! Everything that touches the server directly: the module's entry point (`load`), what it
 //! reads of the server's state (`server`), the families it registers (`families`), registration
 //! and command metadata (`command_info`), the entry points of commands (`dispatch`, with the
-//! command's view of the server in `context`, what its keys hold in `values`) and replies
-//! (`reply`), the data types' callbacks (`data_type`, shared; `io`, the server's I/O handles;
-//! `types/`, one safe file per family's formats), active defragmentation (`defrag`), the configs (`config`; the module-wide ones in
+//! command's view of the server in `context`, what its keys hold in `values`, what its writes
+//! tell the server in `propagate`) and replies (`reply`), the data types' callbacks
+//! (`data_type`, shared; `io`, the server's I/O handles; `types/`, one safe file per family's
+//! formats), active defragmentation (`defrag`), the configs (`config`; the module-wide ones in
 //! `settings`), the allocator (`alloc`) and the memory bound of a value (`memory`), huge pages
 //! (`huge_pages`), the module's `INFO` sections (`info`), the count of forks (`forks`), the
 //! versions it reports (`version`), the panic boundary (`guard`) and small FFI helpers (`ffi`).
@@ -31,6 +32,7 @@ mod info;
 mod io;
 mod load;
 mod memory;
+mod propagate;
 mod reply;
 mod server;
 mod settings;
