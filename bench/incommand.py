@@ -54,6 +54,8 @@ class Cell:
     # redis-bf runs it on the key's twin of this kind (TWINS), RedisBloom on the classic key
     twin: str | None = None
     sanity: bool = False  # the GET cell: the ratio must be within 1 ± GET_SANITY
+    # the module-call floor (BF.CARD): every cell's work above it is compared too
+    floor: bool = False
     # -n of every run, for a cell whose first call does the work measured (its fixture's
     # refill sets that up before each run); None: requests_for's count
     calls: int | None = None
@@ -93,7 +95,7 @@ TD_BIG_COMPRESSION = 20_000  # the equal-values case: a buffer of 120,010 nodes
 TD_BUFFERED = 100_000  # values buffered before each run of a merging QUANTILE
 CELLS = [
     Cell("GET (sanity: must be ~1.00)", "GET foo", sanity=True),
-    Cell("BF.CARD small filter (module-call floor)", "BF.CARD small", target=1.00),
+    Cell("BF.CARD small filter (module-call floor)", "BF.CARD small", target=1.00, floor=True),
     Cell("BF.EXISTS small filter, member", "BF.EXISTS small __rand_int__", S, target=0.90),
     Cell("BF.EXISTS 10M filter (1M items), member", "BF.EXISTS f10m __rand_int__", F, target=0.9),
     Cell("BF.EXISTS 10M filter, non-member", "BF.EXISTS f10m x__rand_int__", F, target=0.90),
@@ -370,6 +372,21 @@ class CellResult:
             return None
         a, b = getattr(bf, stat)(attr), getattr(rb, stat)(attr)
         return a / b if a is not None and b else None
+
+    def above_floor_ratio(self, floor: "CellResult | None") -> float | None:
+        """redis-bf's time above the module-call floor ÷ RedisBloom's, both minimums: (cell −
+        floor) per call, or (cell − floor ÷ items) per item for a ×100 cell, where the floor is
+        each server's own BF.CARD."""
+        if floor is None or self.cell.sanity or self.cell.floor:
+            return None
+        above = {}
+        for server in ("redis-bf", "RedisBloom"):
+            s, f = self.stats.get(server), floor.stats.get(server)
+            value, base = (s.min() if s else None), (f.min() if f else None)
+            if value is None or base is None:
+                return None
+            above[server] = value - base / self.cell.items
+        return above["redis-bf"] / above["RedisBloom"] if above["RedisBloom"] > 0 else None
 
     def target_text(self) -> str:
         if self.cell.sanity:
