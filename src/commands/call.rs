@@ -5,7 +5,7 @@
 use std::ffi::CStr;
 
 use super::errors::Failure;
-use super::keys::{Keys, ReadKey, WriteKey};
+use super::keys::{ReadKey, WriteKey};
 use super::reply::Out;
 use super::server::Server;
 use crate::core::Memory;
@@ -19,19 +19,12 @@ pub struct Call<'a> {
     pub server: &'a dyn Server,
     /// Where a command that streams its reply writes it.
     pub out: &'a dyn Out,
-    /// The keys opened so far.
-    keys: Keys<'a>,
 }
 
 impl<'a> Call<'a> {
     /// The command with arguments `args`, run by `server`, replying to `out`.
     pub fn new(args: &'a [&'a [u8]], server: &'a dyn Server, out: &'a dyn Out) -> Call<'a> {
-        Call {
-            args,
-            server,
-            out,
-            keys: Keys::new(server),
-        }
+        Call { args, server, out }
     }
 
     /// Argument `i` as bytes (empty past the end).
@@ -56,18 +49,18 @@ impl<'a> Call<'a> {
 
     /// Opens the command's key (argument 1) for writing.
     pub fn open_for_write(&self) -> Result<WriteKey<'a>, Failure> {
-        self.keys.write(1)
+        WriteKey::open(self.server, 1)
     }
 
     /// Opens the command's key (argument 1) for reading.
     pub fn open_for_read(&self) -> Result<ReadKey<'a>, Failure> {
-        self.keys.read(1)
+        ReadKey::open(self.server, 1)
     }
 
     /// Opens the key at argument `index` for reading (the sources of a merge), unless a key of
     /// that name is open already.
     pub fn open_read_at(&self, index: usize) -> Result<ReadKey<'a>, Failure> {
-        self.keys.read(index)
+        ReadKey::open(self.server, index)
     }
 
     /// Every successful write ends here: replicate the command as it came (as RedisBloom

@@ -1,4 +1,4 @@
-//! A command's keys: opened through its [`Keys`] (the server opens each name once per command,
+//! A command's keys: opened through its `Call` (the server opens each name once per command,
 //! `glue/context.rs`), and looked up through their own handles ([`ReadKey`], [`WriteKey`]),
 //! which a value borrowed mutably keeps borrowed: a second lookup while it lives does not
 //! compile, and no second handle reaches it.
@@ -11,11 +11,6 @@ use super::metrics::Measured;
 use super::server::{Held, OpenKey, Server};
 use super::tracked::Tracked;
 
-/// Opens a command's keys (the server refuses a name the command opened already).
-pub struct Keys<'a> {
-    server: &'a dyn Server,
-}
-
 /// A key opened for reading: unlike a write open, it does not count as a modification
 /// (WATCH, client-side caching).
 pub struct ReadKey<'a>(OpenKey<'a>);
@@ -23,27 +18,13 @@ pub struct ReadKey<'a>(OpenKey<'a>);
 /// A key opened for writing.
 pub struct WriteKey<'a>(OpenKey<'a>);
 
-impl<'a> Keys<'a> {
-    pub fn new(server: &'a dyn Server) -> Keys<'a> {
-        Keys { server }
+impl<'a> ReadKey<'a> {
+    /// The key at argument `index`, opened by `server` for reading, unless a key of its name
+    /// was opened already.
+    pub(super) fn open(server: &'a dyn Server, index: usize) -> Result<ReadKey<'a>, Failure> {
+        OpenKey::open(server, index, false).map(ReadKey)
     }
 
-    /// Opens the key at argument `index` for writing, or for reading (`read`).
-    pub fn write(&self, index: usize) -> Result<WriteKey<'a>, Failure> {
-        self.open(index, true).map(WriteKey)
-    }
-
-    pub fn read(&self, index: usize) -> Result<ReadKey<'a>, Failure> {
-        self.open(index, false).map(ReadKey)
-    }
-
-    /// Opens the key at argument `index`, unless a key of its name was opened already.
-    fn open(&self, index: usize, write: bool) -> Result<OpenKey<'a>, Failure> {
-        OpenKey::open(self.server, index, write)
-    }
-}
-
-impl ReadKey<'_> {
     /// What the key holds, if it is a `T`.
     pub fn lookup<T: Any>(&self) -> Lookup<&T> {
         self.lookup_as(|value| value.downcast_ref())
@@ -65,6 +46,11 @@ impl ReadKey<'_> {
 }
 
 impl<'a> WriteKey<'a> {
+    /// The key at argument `index`, opened by `server` for writing (as [`ReadKey::open`]).
+    pub(super) fn open(server: &'a dyn Server, index: usize) -> Result<WriteKey<'a>, Failure> {
+        OpenKey::open(server, index, true).map(WriteKey)
+    }
+
     /// What the key holds, if it is a `T`: a [`Tracked`] value, so what the command changes in
     /// it reaches the totals.
     pub fn lookup<T: Measured + Any>(&mut self) -> Lookup<Tracked<'_, T>> {

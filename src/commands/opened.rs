@@ -3,41 +3,35 @@
 //! named); a second open of a name is a bug of the command, refused rather than let two
 //! handles reach one value.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::errors::{self, Failure};
 
-/// The names of the keys one command opened.
+/// The names of the keys one command opened, in a set made at the first name recorded (the
+/// glue records a command's first key by its argument, and names only from its second on).
 #[derive(Default)]
 pub struct Opened<'a> {
-    /// The first name: most commands open one key, which costs no set.
-    first: Cell<Option<&'a [u8]>>,
-    /// The later ones (merges), in a set made at the second name.
-    others: RefCell<Option<HashSet<&'a [u8]>>>,
+    names: RefCell<Option<HashSet<&'a [u8]>>>,
 }
 
 impl<'a> Opened<'a> {
     /// Whether no name was recorded yet.
     pub fn is_empty(&self) -> bool {
-        self.first.get().is_none()
+        self.names.borrow().is_none()
     }
 
     /// Records `name` as opened; an error if it was already (or if the set cannot grow).
     pub fn admit(&self, name: &'a [u8]) -> Result<(), Failure> {
-        let Some(first) = self.first.get() else {
-            self.first.set(Some(name));
-            return Ok(());
-        };
-        let mut others = self.others.borrow_mut();
-        let others = others.get_or_insert_with(HashSet::new);
-        if first == name || others.contains(name) {
+        let mut names = self.names.borrow_mut();
+        let names = names.get_or_insert_with(HashSet::new);
+        if names.contains(name) {
             return Err(Failure::Message(errors::INTERNAL_ERROR));
         }
-        others
+        names
             .try_reserve(1)
             .map_err(|_| Failure::Message(errors::INSUFFICIENT_MEMORY))?;
-        others.insert(name);
+        names.insert(name);
         Ok(())
     }
 }
@@ -51,8 +45,10 @@ mod tests {
     #[test]
     fn a_name_is_opened_once() {
         let opened = Opened::default();
+        assert!(opened.is_empty());
         let refused = Err(Failure::Message(errors::INTERNAL_ERROR));
         assert_eq!(opened.admit(b"dest"), Ok(()));
+        assert!(!opened.is_empty());
         assert_eq!(opened.admit(b"dest"), refused);
         assert_eq!(opened.admit(b"src"), Ok(()));
         assert_eq!(opened.admit(b"Src"), Ok(()));
