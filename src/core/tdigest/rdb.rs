@@ -10,8 +10,9 @@
 //! [`save`] writes [`TDigest::merged_view`], the same bytes, and leaves the digest as it was.
 //! Only a digest of total weight ≤ 1 keeps a buffer through the compression (RedisBloom's
 //! single-observation shortcut); its nodes are lost in the file, and RedisBloom reloads them as
-//! zeroed slots. [`load`] rebuilds what such a digest held instead: the one observation,
-//! `(min, 1)`, or weightless `(0.0, 0)` nodes (the only kind a total weight of 0 can hold).
+//! zeroed slots. [`load`] rebuilds what such a digest held instead where the file tells it: the
+//! one observation, `(min, 1)`, or weightless `(0.0, 0)` nodes (the only kind a total weight of
+//! 0 can hold); an observation among weightless nodes keeps RedisBloom's zeroed slots.
 //!
 //! RedisBloom 2.8.2 loads any field values, allocating from the stored compression and then
 //! trusting the stored `cap` (RESTORE of a forged one overflows the heap); RedisBloom 8 checks
@@ -110,12 +111,13 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<TD
         .checked_add(unmerged_weight)
         .ok_or(Error::BadEncoding)?;
     let nodes = merged.checked_add(unmerged).ok_or(Error::BadEncoding)?;
-    // A buffer survives a save only when the total weight is at most 1, and then holds either
-    // the one observation or only weightless nodes.
+    // A buffer survives a save only when the total weight is at most 1: the one observation,
+    // weightless nodes (a source's, merged in), or both. Where the observation cannot be told
+    // from weightless nodes, its weight is counted and its place lost, as RedisBloom loses it.
     let buffer = match (unmerged, unmerged_weight) {
         (0, 0) => None,
         (1, 1) if min == max => Some((min, 1)),
-        (_, 0) => Some((0.0, 0)),
+        (1.., 0 | 1) => Some((0.0, 0)),
         _ => return Err(Error::BadEncoding),
     };
     if nodes > cap
@@ -133,7 +135,9 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<TD
     let mut merged_sum: i64 = 0;
     for _ in 0..merged {
         let w = weight(input)?;
-        merged_sum = merged_sum.checked_add(w).ok_or(Error::BadEncoding)?;
+        // Saturating: past 2⁵³ the weights may pass the total, and adding to such a digest
+        // may take their sum past 2⁶³ while the total stays below it; the digest saves that.
+        merged_sum = merged_sum.saturating_add(w);
         weights.push(w);
     }
     // RedisBloom's reload of a one-value digest leaves weightless nodes and a total above their

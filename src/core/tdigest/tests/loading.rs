@@ -212,7 +212,7 @@ fn forged_headers_are_refused() {
         header(357_913_940.0, 2_147_483_650, 0, 0, 0.0),
         header(1e17, 6e17 as i64 + 10, 0, 0, 0.0),
         header(1.0, 16, 2, 1, 0.0),
-        header(1.0, 16, 0, 2, 1.0),
+        header(1.0, 16, 0, 2, 2.0),
         header(1.0, 16, 0, 0, 1.0),
         header(1.0, 16, 2, 0, -1.0),
     ] {
@@ -244,6 +244,28 @@ fn a_single_observation_survives_a_reload() {
         digest.add(7.0).unwrap();
         assert_eq!(digest.quantiles(&[0.0, 0.5, 1.0]).unwrap(), [5.0, 7.0, 7.0]);
     }
+}
+
+/// One observation among weightless nodes merged in from a source (a buffer of total weight 1,
+/// which a save keeps without its nodes): the weight loads, the observation's place is lost
+/// as RedisBloom loses it, and the digest saves back to the same bytes.
+#[test]
+fn an_observation_among_weightless_nodes_loads() {
+    let mut out = FieldWriter::default();
+    for x in [1.0, -3.0, 4.0] {
+        out.double(x);
+    }
+    for n in [16, 0, 3, 0] {
+        out.unsigned(n);
+    }
+    out.double(0.0);
+    out.double(1.0);
+    let d = loaded(&out.0).unwrap();
+    assert_eq!(
+        (d.size(), &d.means[..], &d.weights[..]),
+        (1, &[0.0; 3][..], &[0; 3][..])
+    );
+    assert_eq!(saved(&d), out.0);
 }
 
 /// Totals whose double reaches 2⁶³ would come back from the compression as a negative
