@@ -20,6 +20,9 @@ pub struct Setting {
     pub parse: fn(&[u8]) -> Result<u64, &'static CStr>,
     /// The text CONFIG GET shows for a value.
     pub show: fn(u64) -> String,
+    /// Whether it is set only when the module loads (a module argument or the config file),
+    /// never by CONFIG SET: what it decides is fixed at load, as a data type's encoding.
+    pub at_load_only: bool,
     value: AtomicU64,
     /// The server string last returned to CONFIG GET, which the server copies but does not
     /// free: the glue frees it when it returns the next one.
@@ -40,8 +43,17 @@ impl Setting {
             legacy_arg,
             parse,
             show,
+            at_load_only: false,
             value: AtomicU64::new(default),
             shown: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// The same setting, set only when the module loads.
+    pub const fn at_load_only(self) -> Setting {
+        Setting {
+            at_load_only: true,
+            ..self
         }
     }
 

@@ -53,9 +53,17 @@ impl Naming {
     /// The name to register `setting` under, and the flags.
     fn registration(self, setting: &Setting) -> (CString, u32) {
         let name = setting.name.to_string_lossy();
+        let immutable = if setting.at_load_only {
+            raw::REDISMODULE_CONFIG_IMMUTABLE
+        } else {
+            0
+        };
         match self {
-            Naming::Unprefixed => (c_string(&format!("{name}|bf.{name}")), CONFIG_UNPREFIXED),
-            Naming::Prefixed => (c_string(&name), 0),
+            Naming::Unprefixed => (
+                c_string(&format!("{name}|bf.{name}")),
+                CONFIG_UNPREFIXED | immutable,
+            ),
+            Naming::Prefixed => (c_string(&name), immutable),
         }
     }
 }

@@ -20,7 +20,6 @@ use super::guard::guarded;
 pub use super::io::{Aof, Digest, Io};
 use crate::commands::family::Family;
 use crate::commands::metrics::Measured;
-use crate::core::dump::{self, DumpWriter};
 use crate::core::relocate::Relocate;
 use crate::core::Error;
 
@@ -40,8 +39,13 @@ pub trait Format: 'static {
     type Value: StoredValue;
     /// The type's name (9 characters), which RDB files and DUMP payloads carry.
     const NAME: &'static str;
-    /// The encoding version it writes; it loads this one and the older ones it knows.
+    /// The newest encoding version it writes; it loads this one and the older ones it knows.
     const ENCODING_VERSION: i32;
+    /// The encoding version it writes, registered with the server when the module loads:
+    /// the newest, unless a load-time setting keeps an older one for older readers.
+    fn written_encoding() -> i32 {
+        Self::ENCODING_VERSION
+    }
     /// Whether a new value is stored as this type (several types may hold the same Rust
     /// type, told apart by the value: a Bloom filter's layout).
     fn holds(_value: &Self::Value) -> bool {
@@ -64,31 +68,14 @@ pub struct Registered {
     pub types: &'static [&'static DataType],
 }
 
-/// The RDB version of the payloads [`rewrite_as_restore`] writes: Redis 6.0's, the oldest
-/// server the module runs on. Every later server, and Valkey, reads it.
-const RESTORE_RDB_VERSION: u16 = 9;
-
-/// Writes a value of format `F` into the AOF being rewritten as `RESTORE key 0 <payload>`,
-/// its `DUMP` payload built from the RDB fields `save` writes (`save` is `F`'s RDB format):
-/// for the types whose values no sequence of their own commands rebuilds (counters and
-/// buckets no item reaches alone). RedisBloom rewrites those types the same way, so either
-/// module loads the other's AOF. If the payload cannot be allocated, the rewrite fails.
-pub fn rewrite_as_restore<F: Format>(aof: &mut Aof, save: impl Fn(&mut DumpWriter)) {
-    let payload = dump::type_id(F::NAME, F::ENCODING_VERSION)
-        .ok_or(Error::BadEncoding)
-        .and_then(|id| dump::payload(id, RESTORE_RDB_VERSION, save));
-    match payload {
-        Ok(payload) => aof.restore(&payload),
-        Err(_) => aof.fail(c"redis-bf: no memory for a RESTORE payload, AOF rewrite aborted"),
-    }
-}
-
 /// A registered data type: the server's handle and callback table, and how a value of it is
 /// recognised and found.
 pub struct DataType {
     /// Its name, as `Format::NAME`.
     pub name: &'static str,
-    redis: RedisType,
+    /// The encoding version it registers (`Format::written_encoding`).
+    encoding: fn() -> i32,
+    methods: raw::RedisModuleTypeMethods,
     /// The server's handle once registered (`redis.raw_type`, kept where every command can
     /// read it with one load).
     handle: AtomicPtr<raw::RedisModuleType>,
@@ -103,20 +90,23 @@ impl DataType {
     pub const fn of<F: Format>() -> DataType {
         DataType {
             name: F::NAME,
-            redis: RedisType::new(F::NAME, F::ENCODING_VERSION, methods::<F>()),
+            encoding: F::written_encoding,
+            methods: methods::<F>(),
             handle: AtomicPtr::new(ptr::null_mut()),
             holds: holds::<F>,
             found: found::<F::Value>,
         }
     }
 
-    /// Registers the type with the server (OnLoad only).
+    /// Registers the type with the server (OnLoad only, once the settings are known: they
+    /// may choose its encoding version).
     pub fn register(&self, ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
-        self.redis.create_data_type(ctx).map_err(|_| {
+        let redis = RedisType::new(self.name, (self.encoding)(), self.methods);
+        redis.create_data_type(ctx).map_err(|_| {
             let name = self.name;
             format!("could not create the data type {name} (does another module provide it?)")
         })?;
-        self.handle.store(*self.redis.raw_type.borrow(), Relaxed);
+        self.handle.store(*redis.raw_type.borrow(), Relaxed);
         Ok(())
     }
 

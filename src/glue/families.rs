@@ -2,6 +2,8 @@
 //! joins. Everything else — data types, commands, configs, ACL categories, INFO sections —
 //! is derived from it.
 
+use redis_module::raw;
+
 use super::data_type::{DataType, Registered};
 use super::types;
 use crate::commands::family::Stat;
@@ -33,6 +35,19 @@ pub static DATA_TYPES: [&DataType; TYPE_COUNT] = {
     }
     all
 };
+
+/// Registers the data types (OnLoad, after the settings); fails if the server lacks the API or
+/// has the names already.
+pub fn register_data_types(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+    // SAFETY: reading an API pointer set by RedisModule_Init.
+    if unsafe { raw::RedisModule_CreateDataType }.is_none() {
+        return Err("the server has no RedisModule_CreateDataType".into());
+    }
+    for data_type in DATA_TYPES {
+        data_type.register(ctx)?;
+    }
+    Ok(())
+}
 
 /// How many data types the families have.
 const TYPE_COUNT: usize = {

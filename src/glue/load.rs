@@ -7,7 +7,8 @@
 //!    LIST`). It fails when a module of that name is loaded already — RedisBloom, a Redis
 //!    built with its bundled modules, or valkey-bloom (valkey-bundle loads it as `bf`).
 //! 2. A server older than Redis 6.0.9 (no `RedisModule_GetServerVersion`) is refused.
-//! 3. The data types, then [`super::init`]: configs and commands.
+//! 3. [`super::init`]: configs, then the data types (a config may choose one's encoding
+//!    version), then commands.
 //!
 //! Until `RedisModule_Init` has fetched the API, nothing may allocate: the module's global
 //! allocator is the server's.
@@ -16,7 +17,6 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisString, Status};
 
-use super::families::DATA_TYPES;
 use super::ffi::log;
 use super::guard::guarded;
 use super::server;
@@ -69,10 +69,6 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
             return err;
         }
         super::reply::learn_double_format();
-        if let Err(message) = create_data_types(ctx) {
-            log(ctx, c"warning", &format!("redis-bf not loaded: {message}"));
-            return err;
-        }
         let context = Context::new(ctx);
         let args = arguments(ctx, argv, argc);
         match super::init(&context, &args) {
@@ -87,18 +83,6 @@ fn name_taken() -> bool {
     // SAFETY: reading an API pointer RedisModule_Init set before failing, and calling it with
     // a NUL-terminated name.
     unsafe { raw::RedisModule_IsModuleNameBusy.is_some_and(|busy| busy(NAME.as_ptr()) != 0) }
-}
-
-/// Registers the data types; fails if the server lacks the API or has the names already.
-fn create_data_types(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
-    // SAFETY: reading an API pointer set by RedisModule_Init.
-    if unsafe { raw::RedisModule_CreateDataType }.is_none() {
-        return Err("the server has no RedisModule_CreateDataType".into());
-    }
-    for data_type in DATA_TYPES {
-        data_type.register(ctx)?;
-    }
-    Ok(())
 }
 
 /// The module arguments, as strings the init code can read (retained for its duration).

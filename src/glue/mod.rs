@@ -34,6 +34,7 @@ mod load;
 mod memory;
 mod propagate;
 mod reply;
+mod restore;
 mod server;
 mod settings;
 mod types;
@@ -57,6 +58,7 @@ pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
     }
     let setup = config::apply_module_args(ctx, args)
         .and_then(|()| config::register(ctx))
+        .and_then(|()| families::register_data_types(ctx.ctx))
         .and_then(|()| command_info::register_commands(ctx.ctx));
     match setup {
         Ok(()) => {

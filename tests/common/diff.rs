@@ -7,11 +7,22 @@ use super::{int, ok, rewrite_aof, Conn, Module, Server, ServerBuilder, Value};
 /// redis-server (RedisBloom 2.8.2 loads into 7.0), whatever server the rest of the suite runs
 /// on.
 pub fn start_pair() -> (Server, Server) {
-    let ours = Server::with(Module::RedisBf).binary("redis-server").start();
-    let theirs = Server::with(Module::RedisBloom)
-        .binary("redis-server")
-        .start();
-    (ours, theirs)
+    (
+        peer(Module::RedisBf).start(),
+        peer(Module::RedisBloom).start(),
+    )
+}
+
+/// A server of `module` beside RedisBloom 2.8.2: Debian's redis-server, and redis-bf writing
+/// the Count-Min encoding that RedisBloom before 8.12 reads (`cms-rdb-encoding 0`).
+pub fn peer(module: Module) -> ServerBuilder {
+    let ours = matches!(module, Module::RedisBf);
+    let builder = Server::with(module).binary("redis-server");
+    if ours {
+        builder.module_arg("cms-rdb-encoding").module_arg("0")
+    } else {
+        builder
+    }
 }
 
 /// Runs `check(from, to)` with RedisBloom (`b`) as the source, then with redis-bf (`a`), on
@@ -73,7 +84,7 @@ impl Fixture {
             "aof" => builder.arg("--appendonly yes --aof-use-rdb-preamble no"),
             _ => builder,
         };
-        let source = persisted(Server::with(writer).binary("redis-server")).start();
+        let source = persisted(peer(writer)).start();
         let mut s = source.conn();
         let keys = (self.build)(&mut s);
         let expected: Vec<Vec<Value>> = keys.iter().map(|k| (self.answers)(&mut s, k)).collect();
@@ -84,7 +95,7 @@ impl Fixture {
         }
         drop(s);
         let dir = source.shutdown();
-        let target = persisted(Server::with(reader).binary("redis-server").dir(&dir)).start();
+        let target = persisted(peer(reader).dir(&dir)).start();
         let mut t = target.conn();
         assert_eq!(t.cmd("DBSIZE"), int(keys.len() as i64), "{}", target.log());
         for (key, expected) in keys.iter().zip(expected) {

@@ -3,7 +3,7 @@
 
 use redis_bf::commands::args::parse_integer;
 use redis_bf::commands::cms::{self, MergeArgs};
-use redis_bf::core::cms::{rdb as cms_rdb, CountMinSketch, Increment, MergeSource, Weighted};
+use redis_bf::core::cms::{rdb as cms_rdb, CellSize, CountMinSketch, MergeSource, Weighted};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 
@@ -11,8 +11,8 @@ use super::probe_items;
 use crate::dump::{self, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 
-/// What `MEMORY USAGE` counts besides the counters (RedisBloom 8's `CMSMemUsage`).
-const STRUCT_BYTES: u64 = 32;
+/// What `MEMORY USAGE` counts besides the counters (RedisBloom 8.12's `CMSMemUsage`).
+const STRUCT_BYTES: u64 = 40;
 
 /// A `DUMP` payload of RedisBloom's Count-Min sketch type, through `cms::rdb::load`.
 pub fn cms_rdb(data: &[u8]) {
@@ -26,18 +26,31 @@ pub fn cms_rdb(data: &[u8]) {
     let Ok(sketch) = cms_rdb::load(&mut input, module.encver, &bounded()) else {
         return;
     };
-    // Its size is its counters and its struct; it saves exactly what it was loaded from.
+    // Its size is its counters and its struct; it saves exactly what it was loaded from, in
+    // the encoding it was loaded from.
     assert_eq!(sketch.memory_usage(), STRUCT_BYTES + input.string_bytes);
-    assert_eq!(input.string_bytes, 4 * sketch.width() * sketch.depth());
+    let cells = sketch.width() * sketch.depth();
+    assert_eq!(input.string_bytes, sketch.cell_size().bytes() * cells);
     assert!(sketch.memory_usage() <= LIMIT);
-    assert_eq!(saved(&sketch), input.fields.0, "it saves other fields");
+    assert_eq!(
+        saved_in(&sketch, module.encver),
+        input.fields.0,
+        "it saves other fields"
+    );
+    if module.encver == cms_rdb::LEGACY_ENCODING_VERSION {
+        assert_eq!(sketch.cell_size(), CellSize::Four);
+    }
     check_sketch(sketch, data);
 }
 
-fn saved(sketch: &CountMinSketch) -> Vec<u8> {
+fn saved_in(sketch: &CountMinSketch, encver: i32) -> Vec<u8> {
     let mut out = FieldWriter::default();
-    cms_rdb::save(sketch, &mut out);
+    cms_rdb::save(sketch, &mut out, encver);
     out.0
+}
+
+fn saved(sketch: &CountMinSketch) -> Vec<u8> {
+    saved_in(sketch, cms_rdb::ENCODING_VERSION)
 }
 
 /// What every sketch must satisfy: it loads back from what it saves, copies equal, counts
@@ -52,18 +65,24 @@ fn check_sketch(mut sketch: CountMinSketch, data: &[u8]) {
     .expect("a sketch does not load from what it saves");
     assert_eq!(again, sketch);
     assert_eq!(sketch.try_clone().as_ref(), Ok(&sketch));
+    let max = sketch.cell_size().max() as i64;
     for (i, item) in probe_items(data).iter().enumerate() {
         let before = sketch.query(item);
-        let amount = [0, 1, 7, u64::from(u32::MAX), 1 << 32][i % 5];
-        let count = sketch.count();
+        let amount = [0, 1, 7, -1, -7, max, i64::MAX, -max][i % 8];
+        let (count, bytes) = (sketch.count(), saved(&sketch));
         match sketch.increment(item, amount) {
-            Increment::Estimate(n) => {
+            Ok(n) => {
+                // Every counter moved by the amount, so their least did too.
                 assert_eq!(sketch.query(item), n);
-                assert!(u64::from(n) >= u64::from(before).saturating_add(amount).min(n.into()));
+                assert_eq!(i128::from(n), i128::from(before) + i128::from(amount));
+                assert_eq!(
+                    i128::from(sketch.count()),
+                    i128::from(count) + i128::from(amount)
+                );
+                assert!(n <= sketch.cell_size().max());
             }
-            Increment::Overflow => assert_eq!(sketch.query(item), u32::MAX),
+            Err(_) => assert_eq!(saved(&sketch), bytes, "a refused increment changed it"),
         }
-        assert_eq!(sketch.count(), count.wrapping_add(amount));
     }
     // A merge changes the sketch exactly when its check passes.
     let copy = sketch.try_clone().expect("a copy");
@@ -90,7 +109,7 @@ fn check_sketch(mut sketch: CountMinSketch, data: &[u8]) {
 /// A command line, one argument per line, through the CMS argument parsers.
 pub fn cms_args(data: &[u8]) {
     let args: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
-    if args.len() == 4 {
+    if args.len() == 4 || args.len() == 6 {
         check_init(&args);
     }
     if args.len() >= 4 && args.len().is_multiple_of(2) {
@@ -117,6 +136,14 @@ fn check_init(args: &[&[u8]]) {
         assert_eq!(parse_integer(args[2]), Some(width as i64));
         assert_eq!(parse_integer(args[3]), Some(depth as i64));
     }
+    let cell_bytes = match args.get(4..6) {
+        Some([keyword, value]) => {
+            assert!(keyword.eq_ignore_ascii_case(b"CELL_SIZE"));
+            parse_integer(value)
+        }
+        _ => Some(4),
+    };
+    assert_eq!(cell_bytes, Some(dimensions.cell_size().bytes() as i64));
     take_granted();
     let made = CountMinSketch::new(dimensions, &bounded());
     let granted = take_granted();
@@ -141,10 +168,10 @@ fn check_incrby(args: &[&[u8]]) {
             assert_eq!(pairs.len(), amounts.len());
             for ((item, amount), (i, parsed)) in pairs.zip(amounts.iter().enumerate()) {
                 assert_eq!(item, args[2 + 2 * i]);
-                assert_eq!(Some(amount as i64), *parsed);
+                assert_eq!(Some(amount), *parsed);
             }
         }
-        Err(_) => assert!(amounts.iter().any(|a| !a.is_some_and(|n| n >= 0))),
+        Err(_) => assert!(amounts.iter().any(|a| !a.is_some_and(|n| n != i64::MIN))),
     }
 }
 

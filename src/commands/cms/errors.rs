@@ -1,12 +1,12 @@
-//! The Count-Min sketch family's wire texts, byte for byte as RedisBloom 8 sends them
-//! (`src/rm_cms.c`), and the text of each core error in a CMS command. None carries an `ERR`
-//! code: RedisBloom writes them so, and clients match on the text.
+//! The Count-Min sketch family's wire texts, byte for byte as RedisBloom sends them as Redis
+//! 8.12 ships it (`src/rm_cms.c`), and the text of each core error in a CMS command. None
+//! carries an `ERR` code: RedisBloom writes them so, and clients match on the text.
 
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
 use crate::core;
-use crate::core::cms::{InitError, MergeError};
+use crate::core::cms::{IncrementError, InitError, MergeError};
 
 pub const KEY_EXISTS: &CStr = c"CMS: key already exists";
 pub const NOT_FOUND: &CStr = c"CMS: key does not exist";
@@ -15,16 +15,25 @@ pub const INVALID_DEPTH: &CStr = c"CMS: invalid depth";
 pub const INVALID_OVERESTIMATION: &CStr = c"CMS: invalid overestimation value";
 pub const INVALID_PROBABILITY: &CStr = c"CMS: invalid prob value";
 pub const INVALID_INIT_ARGUMENTS: &CStr = c"CMS: invalid init arguments";
+pub const UNKNOWN_ARGUMENT: &CStr = c"CMS: unknown argument";
+pub const CELL_SIZE_VALUES: &CStr = c"CMS: CELL_SIZE must be 1, 2, 4 or 8";
+/// Ours: `cms-rdb-encoding 0` writes RedisBloom's older encoding, which has four-byte cells.
+pub const CELL_SIZE_LEGACY: &CStr =
+    c"CMS: CELL_SIZE must be 4 while cms-rdb-encoding is 0 (RedisBloom before Redis 8.12)";
+/// What CONFIG SET or a module argument answers for a bad `cms-rdb-encoding`.
+pub const CONFIG_RDB_ENCODING: &CStr = c"Value for `cms-rdb-encoding` must be 0 or 1";
 pub const CANNOT_PARSE_NUMBER: &CStr = c"CMS: Cannot parse number";
-pub const NEGATIVE_NUMBER: &CStr = c"CMS: Number cannot be negative";
-/// The error element of a CMS.INCRBY pair whose estimate is `u32::MAX`.
-pub const INCRBY_OVERFLOW: &CStr = c"CMS: INCRBY overflow";
+/// An increment of `-9223372036854775808`, whose magnitude no counter holds.
+pub const INVALID_INCREMENT: &CStr = c"CMS: invalid increment";
+const INCRBY_OVERFLOW: &CStr = c"CMS: INCRBY overflow";
+const INCRBY_UNDERFLOW: &CStr = c"CMS: INCRBY underflow";
 pub const INVALID_NUMKEYS: &CStr = c"CMS: invalid numkeys";
 pub const NUMKEYS_NOT_POSITIVE: &CStr = c"CMS: Number of keys must be positive";
 pub const WRONG_NUMBER_OF_KEYS: &CStr = c"CMS: wrong number of keys";
 pub const WRONG_NUMBER_OF_KEYS_WEIGHTS: &CStr = c"CMS: wrong number of keys/weights";
 pub const INVALID_WEIGHT: &CStr = c"CMS: invalid weight value";
 const DIMENSIONS_DIFFER: &CStr = c"CMS: width/depth is not equal";
+const CELL_SIZES_DIFFER: &CStr = c"CMS: cell_size is not equal";
 const MERGE_OVERFLOW: &CStr = c"CMS: MERGE overflow";
 
 const INSUFFICIENT_MEMORY: &CStr = c"CMS: Insufficient memory to create the key";
@@ -54,6 +63,15 @@ pub fn init(error: InitError) -> Failure {
 pub fn merge(error: MergeError) -> Failure {
     Failure::Message(match error {
         MergeError::DimensionsDiffer => DIMENSIONS_DIFFER,
+        MergeError::CellSizesDiffer => CELL_SIZES_DIFFER,
         MergeError::Overflow => MERGE_OVERFLOW,
     })
+}
+
+/// The error element of a CMS.INCRBY pair a counter or the total cannot take.
+pub fn increment(error: IncrementError) -> &'static CStr {
+    match error {
+        IncrementError::Overflow => INCRBY_OVERFLOW,
+        IncrementError::Underflow => INCRBY_UNDERFLOW,
+    }
 }

@@ -1,14 +1,16 @@
 //! `CMS.INCRBY key item increment [item increment ...]`
 //!
-//! Adds each increment to its item's counter in every row, pair by pair, in order. Reply: an
-//! array, one element per pair — the item's new estimate (the minimum of its counters), or the
-//! error element `CMS: INCRBY overflow` when that minimum is 4294967295: a counter that would
-//! pass it stays there, so any increment of 2^32 or more saturates the item (RedisBloom's
-//! `CMS_IncrBy`, `src/cms.c`). Errors, all before anything changes, none with ERR: arity (an
-//! odd number of arguments); `CMS: key does not exist`, `WRONGTYPE`; then, for the first bad
-//! pair, `CMS: Cannot parse number` (not an integer as Redis parses one) or `CMS: Number
-//! cannot be negative`. Replicated verbatim, overflow elements included; keyspace event
-//! `cms.incrby`. The key is opened for writing (RedisBloom 8: it invalidates a WATCH).
+//! Adds each increment (a negative one subtracts) to its item's counter in every row, pair by
+//! pair, in order. Reply: an array, one element per pair — the item's new estimate (the minimum
+//! of its counters), or an error element for a pair refused whole, which changes nothing:
+//! `CMS: INCRBY overflow` when a counter would pass its cell's maximum (255, 65535,
+//! 4294967295 or 2^63 − 1) or the total 2^63 − 1, `CMS: INCRBY underflow` when a counter or
+//! the total would go below 0; the other pairs still apply (RedisBloom 8.12's `CMS_IncrBy`,
+//! `src/cms.c`). Errors, all before anything changes, none with ERR: arity (an odd number of
+//! arguments); `CMS: key does not exist`, `WRONGTYPE`; then, for the first bad pair, `CMS:
+//! Cannot parse number` (not an integer as Redis parses one) or `CMS: invalid increment`
+//! (−2^63). Replicated verbatim (the outcome of each pair follows from the sketch); keyspace
+//! event `cms.incrby`. The key is opened for writing (RedisBloom 8: it invalidates a WATCH).
 
 use super::{errors, sketch_to_write};
 use crate::commands::args::parse_integer;
@@ -17,7 +19,6 @@ use crate::commands::digits::decimal_digits;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::cms::Increment;
 
 pub static INCRBY: CommandSpec = CommandSpec {
     name: "cms.incrby",
@@ -51,8 +52,9 @@ fn incrby(call: &Call) -> CommandResult {
     call.out.array(pairs.len());
     for (item, amount) in pairs {
         match sketch.increment(item, amount) {
-            Increment::Estimate(n) => call.out.scalar(Scalar::Integer(i64::from(n))),
-            Increment::Overflow => call.out.error(errors::INCRBY_OVERFLOW),
+            // Counters are at most 2^63 − 1.
+            Ok(estimate) => call.out.scalar(Scalar::Integer(estimate as i64)),
+            Err(refused) => call.out.error(errors::increment(refused)),
         }
     }
     call.finish_write(c"cms.incrby");
@@ -64,7 +66,7 @@ fn incrby(call: &Call) -> CommandResult {
 /// Each increment is parsed once, by the check; the pairs then read its digits.
 pub fn parse<'a>(
     args: &'a [&'a [u8]],
-) -> Result<impl ExactSizeIterator<Item = (&'a [u8], u64)> + 'a, Failure> {
+) -> Result<impl ExactSizeIterator<Item = (&'a [u8], i64)> + 'a, Failure> {
     let pairs = args.get(2..).unwrap_or(&[]).as_chunks::<2>().0;
     for [_, amount] in pairs {
         amount_of(amount)?;
@@ -74,14 +76,20 @@ pub fn parse<'a>(
         .map(|[item, amount]| (*item, checked_amount(amount))))
 }
 
-/// The value of an increment [`amount_of`] accepted (decimal digits, no sign, no leading
-/// zero, at most `i64::MAX`): its digits read without checking them again.
-fn checked_amount(digits: &[u8]) -> u64 {
-    decimal_digits(0, digits).0
+/// The value of an increment [`amount_of`] accepted (an optional `-`, then decimal digits of
+/// at most `i64::MAX`): its digits read without checking them again.
+fn checked_amount(text: &[u8]) -> i64 {
+    match text {
+        [b'-', digits @ ..] => -(decimal_digits(0, digits).0 as i64),
+        digits => decimal_digits(0, digits).0 as i64,
+    }
 }
 
-/// An increment: a non-negative integer as Redis parses one.
-fn amount_of(text: &[u8]) -> Result<u64, Failure> {
-    let n = parse_integer(text).ok_or(Failure::Message(errors::CANNOT_PARSE_NUMBER))?;
-    u64::try_from(n).map_err(|_| Failure::Message(errors::NEGATIVE_NUMBER))
+/// An increment: an integer as Redis parses one, but −2^63.
+fn amount_of(text: &[u8]) -> Result<i64, Failure> {
+    match parse_integer(text) {
+        None => Err(Failure::Message(errors::CANNOT_PARSE_NUMBER)),
+        Some(i64::MIN) => Err(Failure::Message(errors::INVALID_INCREMENT)),
+        Some(n) => Ok(n),
+    }
 }

@@ -1,8 +1,9 @@
 //! `CMS.INFO key`
 //!
-//! `width`, `depth` and `count` (the sum of every increment taken, wrapping at 2^64 and sent
-//! as a signed 64-bit integer, as RedisBloom sends it): a map in RESP3, a flat array of 6 in
-//! RESP2. Errors: `CMS: key does not exist`, `WRONGTYPE`.
+//! `width`, `depth`, `count` (the sum of every increment taken, sent as a signed 64-bit
+//! integer, as RedisBloom sends it) and `cell_size` (bytes per counter), RedisBloom 8.12's
+//! four pairs: a map in RESP3, a flat array of 8 in RESP2. Errors: `CMS: key does not exist`,
+//! `WRONGTYPE`.
 
 use super::sketch_to_read;
 use crate::commands::call::Call;
@@ -33,5 +34,6 @@ fn info(call: &Call) -> CommandResult {
         (c"width", int(sketch.width())),
         (c"depth", int(sketch.depth())),
         (c"count", int(sketch.count())),
+        (c"cell_size", int(sketch.cell_size().bytes())),
     ]))
 }

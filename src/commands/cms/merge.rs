@@ -9,9 +9,10 @@
 //! keys` (no WEIGHTS) or `CMS: wrong number of keys/weights` (WEIGHTS — the first argument
 //! after numKeys spelled so, in any case — not right after the sources, or not one weight
 //! per source); then source by source: `CMS: invalid weight value` (not an integer),
-//! `CMS: key does not exist` / `WRONGTYPE`, `CMS: width/depth is not equal`; last
-//! `CMS: MERGE overflow` (a weighted sum outside [0, 4294967295] for a counter, or outside
-//! [0, 2^63) for the count, or any partial sum or product past a signed 64-bit integer).
+//! `CMS: key does not exist` / `WRONGTYPE`, `CMS: width/depth is not equal`, `CMS: cell_size
+//! is not equal` (RedisBloom 8.12); last `CMS: MERGE overflow` (a weighted sum outside [0, the
+//! destination cell's maximum] for a counter, or outside [0, 2^63) for the count, or any
+//! partial sum or product past a signed 64-bit integer).
 //! Replicated verbatim; keyspace event `cms.merge` on the destination.
 //!
 //! Each key is opened once: a value is handed over as a mutable reference while its key is
@@ -108,13 +109,14 @@ fn merge(call: &Call) -> CommandResult {
         };
         sources.push(source);
     }
-    // Source by source, in RedisBloom's order: its weight, its key, its dimensions.
+    // Source by source, in RedisBloom's order: its weight, its key, its dimensions, its cells.
     let mut unread = opened.iter();
     let mut found: Vec<&CountMinSketch> = Vec::new();
     reserve(&mut found, opened.len())?;
     let mut weighted = Vec::new();
     reserve(&mut weighted, sources.len())?;
     let dimensions = (destination.width(), destination.depth());
+    let cell_size = destination.cell_size();
     for (i, source) in sources.into_iter().enumerate() {
         let weight = weight(call.args, shape, i)?;
         let sketch = match source {
@@ -123,6 +125,9 @@ fn merge(call: &Call) -> CommandResult {
                 let sketch = sketch_to_read(unread.next().ok_or_else(internal)?)?;
                 if (sketch.width(), sketch.depth()) != dimensions {
                     return Err(errors::merge(MergeError::DimensionsDiffer));
+                }
+                if sketch.cell_size() != cell_size {
+                    return Err(errors::merge(MergeError::CellSizesDiffer));
                 }
                 found.push(sketch);
                 Some(sketch)

@@ -7,6 +7,7 @@
 //! keyspace event named after the command (`cms.incrby`, …), as the other families' writes
 //! do; RedisBloom raises none for CMS keys.
 
+pub mod config;
 mod errors;
 mod incrby;
 mod info;
@@ -37,7 +38,7 @@ use crate::core::cms::CountMinSketch;
 pub static FAMILY: Family = Family {
     acl_category: "cms",
     commands: &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &MERGE, &INFO],
-    settings: &[],
+    settings: config::SETTINGS,
     totals: &TOTALS,
     info: InfoSection {
         name: c"cms_core_metrics",

@@ -1,7 +1,7 @@
 //! `CMS.QUERY key item [item ...]`
 //!
 //! Each item's estimate: the minimum of its counters, an integer in both protocols (at most
-//! 4294967295, a saturated item). Errors: `CMS: key does not exist`, `WRONGTYPE`. Read-only.
+//! the cell's maximum). Errors: `CMS: key does not exist`, `WRONGTYPE`. Read-only.
 
 use super::sketch_to_read;
 use crate::commands::call::Call;
@@ -29,8 +29,8 @@ fn query(call: &Call) -> CommandResult {
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out.array(items.len());
     for item in items {
-        call.out
-            .scalar(Scalar::Integer(i64::from(sketch.query(item))));
+        // Counters are at most 2^63 − 1.
+        call.out.scalar(Scalar::Integer(sketch.query(item) as i64));
     }
     Ok(Reply::Sent)
 }

@@ -1,28 +1,42 @@
-//! A Count-Min sketch as RDB fields (see `core::rdb`), data type `CMSk-TYPE`, encoding
-//! version 0, field for field as RedisBloom's `CMSRdbSave`/`CMSRdbLoad` (`src/rm_cms.c`):
-//! `width, depth, count` as unsigned integers, then the counters as one string of
-//! `4 × width × depth` bytes (`u32` little-endian, row-major).
+//! A Count-Min sketch as RDB fields (see `core::rdb`), data type `CMSk-TYPE`, field for field
+//! as RedisBloom's `CMSRdbSave`/`CMSRdbLoad` (`src/rm_cms.c`):
 //!
-//! Load checks the geometry before trusting it — both dimensions at least 1 and the string
-//! exactly as long as they say, as RedisBloom 8 does — and asks [`Memory`] before the
-//! counters are read, so a hostile header cannot make it allocate.
+//! * encoding 1 (Redis 8.12): `width, depth, count, cell size` as unsigned integers, then the
+//!   counters as one string of `cell size × width × depth` bytes (little-endian cells,
+//!   row-major);
+//! * encoding 0 (RedisBloom before 8.12): the same without the cell size, which is 4.
+//!
+//! Which one is written is the data type's choice (`cms-rdb-encoding`); both load. Load checks
+//! the geometry before trusting it — a cell size of 1, 2, 4 or 8, both dimensions at least 1
+//! and the string exactly as long as they say, as RedisBloom 8.12 does — and asks [`Memory`]
+//! before the counters are read, so a hostile header cannot make it allocate.
 
-use super::sketch::{CountMinSketch, Dimensions};
+use super::cell::CellSize;
+use super::dimensions::Dimensions;
+use super::sketch::CountMinSketch;
 use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
-/// The only encoding version of `CMSk-TYPE` (RedisBloom's `CMS_ENC_VER`).
-pub const ENCODING_VERSION: i32 = 0;
+/// The encoding RedisBloom 8.12 writes (its `CMS_ENC_VER`): the cell size saved.
+pub const ENCODING_VERSION: i32 = 1;
+/// The encoding of RedisBloom before 8.12, which reads no other: four-byte cells.
+pub const LEGACY_ENCODING_VERSION: i32 = 0;
 
-/// Saves a sketch.
-pub fn save(sketch: &CountMinSketch, out: &mut impl RdbWrite) {
+/// Saves a sketch in encoding `encver`. A sketch saved in the legacy encoding has four-byte
+/// cells (the data type widens every other on load while it writes that encoding).
+pub fn save(sketch: &CountMinSketch, out: &mut impl RdbWrite, encver: i32) {
     out.unsigned(sketch.width());
     out.unsigned(sketch.depth());
     out.unsigned(sketch.count());
+    if encver == LEGACY_ENCODING_VERSION {
+        debug_assert_eq!(sketch.cell_size(), CellSize::Four);
+    } else {
+        out.unsigned(sketch.cell_size().bytes());
+    }
     out.bytes(sketch.counters());
 }
 
-/// Loads a `CMSk-TYPE` value of encoding version `encver`. `BadEncoding` for another
+/// Loads a `CMSk-TYPE` value of encoding version `encver`. `BadEncoding` for an unknown
 /// version, a missing field or inconsistent geometry; `OverLimit`/`OutOfMemory` when
 /// `memory` refuses the size the header announces.
 pub fn load(
@@ -30,21 +44,29 @@ pub fn load(
     encver: i32,
     memory: &Memory,
 ) -> Result<CountMinSketch, Error> {
-    if encver != ENCODING_VERSION {
+    if !(LEGACY_ENCODING_VERSION..=ENCODING_VERSION).contains(&encver) {
         return Err(Error::BadEncoding);
     }
     let width = input.unsigned()?;
     let depth = input.unsigned()?;
     let count = input.unsigned()?;
-    let usage = Dimensions::saved_memory_usage(width, depth).ok_or(Error::BadEncoding)?;
+    let cell_size = if encver == LEGACY_ENCODING_VERSION {
+        CellSize::DEFAULT
+    } else {
+        let bytes = i64::try_from(input.unsigned()?).unwrap_or(0);
+        CellSize::new(bytes).ok_or(Error::BadEncoding)?
+    };
+    let usage =
+        Dimensions::saved_memory_usage(width, depth, cell_size).ok_or(Error::BadEncoding)?;
     memory.check(usage)?;
-    CountMinSketch::from_saved(width, depth, count, input.bytes()?)
+    let dimensions = Dimensions::saved(width, depth, cell_size);
+    CountMinSketch::from_saved(dimensions, count, input.bytes()?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cms::{Dimensions, MergeSource, Weighted};
+    use crate::core::cms::{MergeSource, Weighted};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
     use crate::core::testing::Rng;
@@ -52,16 +74,23 @@ mod tests {
 
     fn saved(sketch: &CountMinSketch) -> Vec<u8> {
         let mut out = FieldWriter::default();
-        save(sketch, &mut out);
+        save(sketch, &mut out, LEGACY_ENCODING_VERSION);
         out.0
     }
 
-    fn sample() -> CountMinSketch {
-        let mut sketch = CountMinSketch::new(Dimensions::new(7, 3).unwrap(), &EAGER).unwrap();
+    fn sample_of(cell_size: CellSize) -> CountMinSketch {
+        let dimensions = Dimensions::new(7, 3).unwrap().with_cell_size(cell_size);
+        let mut sketch = CountMinSketch::new(dimensions, &EAGER).unwrap();
         for i in 0..40u32 {
-            sketch.increment(&i.to_le_bytes(), u64::from(i % 5));
+            sketch
+                .increment(&i.to_le_bytes(), i64::from(i % 5))
+                .unwrap();
         }
         sketch
+    }
+
+    fn sample() -> CountMinSketch {
+        sample_of(CellSize::Four)
     }
 
     #[test]
@@ -71,10 +100,68 @@ mod tests {
         assert_eq!(loaded, sketch);
     }
 
+    /// Encoding 1 saves the cell size after the count, and the cells at that size.
+    #[test]
+    fn every_cell_size_round_trips_in_encoding_1() {
+        for bytes in [1, 2, 4, 8] {
+            let sketch = sample_of(CellSize::new(bytes).unwrap());
+            let mut out = FieldWriter::default();
+            save(&sketch, &mut out, ENCODING_VERSION);
+            let mut expected = FieldWriter::default();
+            for n in [7, 3, sketch.count(), bytes as u64] {
+                expected.unsigned(n);
+            }
+            expected.bytes(sketch.counters());
+            assert_eq!(out.0, expected.0);
+            assert_eq!(sketch.counters().len(), 21 * bytes as usize);
+            assert_eq!(load(&mut LeReader(&out.0), 1, &EAGER).unwrap(), sketch);
+        }
+        // Encoding 0 and encoding 1 of a four-byte sketch hold the same sketch.
+        let mut out = FieldWriter::default();
+        save(&sample(), &mut out, ENCODING_VERSION);
+        let from_1 = load(&mut LeReader(&out.0), 1, &EAGER).unwrap();
+        assert_eq!(
+            load(&mut LeReader(&saved(&sample())), 0, &EAGER).unwrap(),
+            from_1
+        );
+    }
+
+    /// RedisBloom 8.12's checks: a cell size of 1, 2, 4 or 8; eight-byte cells at most
+    /// 2^63 − 1. A total past 2^63 − 1 (RedisBloom before 8.12 wrapped it) loads.
+    #[test]
+    fn bad_cell_sizes_and_cells_are_refused() {
+        let fields = |cell_size: u64, count: u64, cells: &[u8]| {
+            let mut out = FieldWriter::default();
+            for n in [1, 1, count, cell_size] {
+                out.unsigned(n);
+            }
+            out.bytes(cells);
+            out.0
+        };
+        for bad in [0, 3, 5, 16, u64::MAX] {
+            let bytes = fields(bad, 0, &[0; 16][..bad.min(16) as usize]);
+            assert_eq!(
+                load(&mut LeReader(&bytes), 1, &EAGER),
+                Err(Error::BadEncoding)
+            );
+        }
+        let too_big = fields(8, 0, &(1u64 << 63).to_le_bytes());
+        assert_eq!(
+            load(&mut LeReader(&too_big), 1, &EAGER),
+            Err(Error::BadEncoding)
+        );
+        let largest = fields(8, u64::MAX, &(i64::MAX as u64).to_le_bytes());
+        let sketch = load(&mut LeReader(&largest), 1, &EAGER).unwrap();
+        assert_eq!(
+            (sketch.count(), sketch.query(b"a")),
+            (u64::MAX, i64::MAX as u64)
+        );
+    }
+
     #[test]
     fn other_versions_and_bad_geometry_are_refused() {
         let fields = saved(&sample());
-        for encver in [-1, 1, 2] {
+        for encver in [-1, 2, 3] {
             assert_eq!(
                 load(&mut LeReader(&fields), encver, &EAGER),
                 Err(Error::BadEncoding)
@@ -107,7 +194,7 @@ mod tests {
     fn memory_is_asked_before_the_counters_are_read() {
         let fields = saved(&sample());
         let tight = Memory {
-            limit: 32 + 4 * 21 - 1,
+            limit: 40 + 4 * 21 - 1,
             ..EAGER
         };
         assert_eq!(
@@ -157,7 +244,7 @@ mod tests {
             };
             if let Ok(mut sketch) = load(&mut LeReader(&out.0[..end]), 0, &EAGER) {
                 loaded += 1;
-                sketch.increment(b"probe", g.next());
+                let _ = sketch.increment(b"probe", g.next() as i64);
                 sketch.query(b"other");
             }
         }
@@ -179,7 +266,7 @@ mod tests {
                 corrupt[at] ^= flip;
                 if let Ok(mut sketch) = load(&mut LeReader(&corrupt), 0, &EAGER) {
                     assert_eq!(saved(&sketch), corrupt);
-                    sketch.increment(b"probe", 3);
+                    let _ = sketch.increment(b"probe", 3);
                     sketch.query(b"probe");
                     let copy = load(&mut LeReader(&corrupt), 0, &EAGER).unwrap();
                     let _ = sketch.merge(&[Weighted {

@@ -1,127 +1,33 @@
 //! The sketch stored under a key: its dimensions, the counters and their total, and what
-//! `CMS.INCRBY`, `CMS.QUERY` and `CMS.MERGE` do to them (RedisBloom's `src/cms.c`).
+//! `CMS.INCRBY`, `CMS.QUERY` and `CMS.MERGE` do to them (RedisBloom's `src/cms.c`, as Redis
+//! 8.12 ships it: counters of 1, 2, 4 or 8 bytes, signed increments refused whole when they
+//! would leave a counter's range).
 //!
-//! The counters are kept as the bytes RedisBloom saves (`u32` little-endian, row-major), so
-//! RDB save writes them without a copy and load adopts the buffer it read.
+//! The counters are kept as the bytes RedisBloom saves (little-endian cells of the sketch's
+//! [`CellSize`], row-major), so RDB save writes them without a copy and load adopts the buffer
+//! it read.
 
+use super::cell::{load_cell, store_cell, CellSize};
+use super::dimensions::{Dimensions, SKETCH_STRUCT_BYTES};
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
-/// Bytes of one counter.
-const COUNTER_BYTES: u64 = 4;
-/// What RedisBloom 8's `CMSMemUsage` (`src/rm_cms.c`) counts besides the counters: its
-/// `CMSketch` struct (width, depth, total and the array pointer).
-const SKETCH_STRUCT_BYTES: u64 = 32;
+/// The largest total `CMS.INCRBY` and `CMS.MERGE` leave (RedisBloom 8.12 caps it at
+/// `INT64_MAX`; a total past it, from an older file, takes no more positive increments).
+const COUNT_MAX: u64 = i64::MAX as u64;
+/// Above every counter a sketch holds (each cell's maximum is at most `i64::MAX`), so the first
+/// row's counter replaces it in a minimum.
+const ABOVE_EVERY_COUNTER: u64 = i64::MAX as u64;
 
-/// Why a sketch cannot be made from `CMS.INITBYDIM`/`CMS.INITBYPROB` arguments, in the order
-/// RedisBloom checks them (`parseCreateArgs` in `src/rm_cms.c`); each has its own error text.
+/// Why `CMS.INCRBY` refused one pair; the sketch is then unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InitError {
-    /// A width below 1 (`CMS: invalid width`).
-    Width,
-    /// A depth below 1 (`CMS: invalid depth`).
-    Depth,
-    /// An error rate outside (0, 1) (`CMS: invalid overestimation value`).
-    Overestimation,
-    /// A probability outside (0, 1) (`CMS: invalid prob value`).
-    Probability,
-    /// Dimensions that are below 1 once computed, or whose product passes `i64::MAX`
-    /// (`CMS: invalid init arguments`).
-    Arguments,
-}
-
-/// A sketch's width and depth, checked as RedisBloom checks them: both at least 1 and their
-/// product at most `i64::MAX`. Whether that many counters fit in memory is
-/// [`CountMinSketch::new`]'s question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dimensions {
-    width: u64,
-    depth: u64,
-}
-
-impl Dimensions {
-    /// The dimensions `CMS.INITBYDIM key width depth` asks for.
-    pub fn new(width: i64, depth: i64) -> Result<Dimensions, InitError> {
-        if width < 1 {
-            return Err(InitError::Width);
-        }
-        if depth < 1 {
-            return Err(InitError::Depth);
-        }
-        Dimensions::checked(width, depth)
-    }
-
-    /// The dimensions `CMS.INITBYPROB key error probability` asks for: width `⌈2 / error⌉`
-    /// in `f64`, depth `⌈log10(probability) / log10(0.5)⌉` in **`f32`**, as RedisBloom's
-    /// `CMS_DimFromProb` computes them with `log10f` (so 0.249999999 gives depth 2, where
-    /// `f64` would give 3). Both results pass through `size_t` into a `long long`, which the
-    /// saturating casts below reproduce: a width of 2^63 or more, or an infinite depth, is
-    /// [`InitError::Arguments`], as is a probability that rounds to 1 in `f32` (depth 0).
-    pub fn for_error(error: f64, probability: f64) -> Result<Dimensions, InitError> {
-        // Negated comparisons so that NaN fails them too.
-        if !(error > 0.0 && error < 1.0) {
-            return Err(InitError::Overestimation);
-        }
-        if !(probability > 0.0 && probability < 1.0) {
-            return Err(InitError::Probability);
-        }
-        let width = (2.0 / error).ceil() as u64 as i64;
-        let depth_f32 = (probability as f32).log10() / 0.5f32.log10();
-        let depth = f64::from(depth_f32).ceil() as u64 as i64;
-        if width < 1 || depth < 1 {
-            return Err(InitError::Arguments);
-        }
-        Dimensions::checked(width, depth)
-    }
-
-    fn checked(width: i64, depth: i64) -> Result<Dimensions, InitError> {
-        if width > i64::MAX / depth {
-            return Err(InitError::Arguments);
-        }
-        Ok(Dimensions {
-            width: width.unsigned_abs(),
-            depth: depth.unsigned_abs(),
-        })
-    }
-
-    /// Counters per row.
-    pub fn width(&self) -> u64 {
-        self.width
-    }
-
-    /// Rows.
-    pub fn depth(&self) -> u64 {
-        self.depth
-    }
-
-    /// What `MEMORY USAGE` would count for a saved sketch of these dimensions, or `None`
-    /// past `u64`: load asks [`Memory`] with it before the dimensions are trusted.
-    pub(super) fn saved_memory_usage(width: u64, depth: u64) -> Option<u64> {
-        Dimensions { width, depth }.memory_usage()
-    }
-
-    /// Bytes of the counters, or `None` past `u64`.
-    fn counter_bytes(&self) -> Option<u64> {
-        self.width
-            .checked_mul(self.depth)?
-            .checked_mul(COUNTER_BYTES)
-    }
-
-    /// What `MEMORY USAGE` counts for a sketch of these dimensions, or `None` past `u64`.
-    fn memory_usage(&self) -> Option<u64> {
-        self.counter_bytes()?.checked_add(SKETCH_STRUCT_BYTES)
-    }
-}
-
-/// What `CMS.INCRBY` replies for one pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Increment {
-    /// The item's new estimate: the minimum of its counters.
-    Estimate(u32),
-    /// The minimum is `u32::MAX` (a saturated counter in every row, or an exact sum that
-    /// reached it): RedisBloom replies `CMS: INCRBY overflow` in its place.
+pub enum IncrementError {
+    /// A counter would pass its cell's maximum, or the total `i64::MAX` (`CMS: INCRBY
+    /// overflow`).
     Overflow,
+    /// A counter, or the total, would go below zero (`CMS: INCRBY underflow`).
+    Underflow,
 }
 
 /// Why a merge was refused; the destination is then unchanged.
@@ -130,8 +36,11 @@ pub enum MergeError {
     /// A source's width or depth differs from the destination's (`CMS: width/depth is not
     /// equal`).
     DimensionsDiffer,
-    /// A weighted sum of a counter leaves [0, `u32::MAX`] or overflows `i64` on the way, or
-    /// the weighted total does either with [0, `i64::MAX`] (`CMS: MERGE overflow`).
+    /// A source's cell size differs from the destination's (`CMS: cell_size is not equal`).
+    CellSizesDiffer,
+    /// A weighted sum of a counter leaves [0, the destination cell's maximum] or overflows
+    /// `i64` on the way, or the weighted total does either with [0, `i64::MAX`] (`CMS: MERGE
+    /// overflow`).
     Overflow,
 }
 
@@ -160,9 +69,12 @@ pub struct Weighted<'a> {
 pub struct CountMinSketch {
     width: u64,
     depth: u64,
-    /// The sum of every accepted increment, wrapping at 2^64 (`counter`).
+    /// The sum of every accepted increment (`counter`): at most `i64::MAX` in what the
+    /// commands leave, any `u64` in a file of RedisBloom before 8.12 (which wrapped it).
     count: u64,
-    /// `width × depth` counters, `u32` little-endian, row `i` at `[i·width, (i+1)·width)`.
+    cell_size: CellSize,
+    /// `width × depth` counters, little-endian cells of `cell_size` bytes, row `i` at
+    /// `[i·width, (i+1)·width)`.
     counters: Vec<u8>,
 }
 
@@ -182,88 +94,187 @@ impl CountMinSketch {
             width: dimensions.width,
             depth: dimensions.depth,
             count: 0,
+            cell_size: dimensions.cell_size,
             counters: memory.array(bytes)?,
         })
     }
 
     /// Rebuilds a saved sketch, adopting `counters`. `BadEncoding` unless both dimensions
-    /// are at least 1 and `counters` holds exactly `width × depth` of them (RedisBloom 8's
-    /// `CMSRdbLoad` checks; 2.8.2 took anything and later read out of bounds).
+    /// are at least 1, `counters` holds exactly `width × depth` cells, and each cell is within
+    /// its maximum (RedisBloom 8.12's `CMSRdbLoad` and `CMS_ValidateLoaded` checks; 2.8.2 took
+    /// anything and later read out of bounds). The total is taken as it is: RedisBloom before
+    /// 8.12 wrapped it, and its files must load.
     pub(super) fn from_saved(
-        width: u64,
-        depth: u64,
+        dimensions: Dimensions,
         count: u64,
         counters: Vec<u8>,
     ) -> Result<CountMinSketch, Error> {
-        let dimensions = Dimensions { width, depth };
+        let Dimensions {
+            width,
+            depth,
+            cell_size,
+        } = dimensions;
         if width == 0 || depth == 0 || dimensions.counter_bytes() != Some(counters.len() as u64) {
             return Err(Error::BadEncoding);
         }
-        Ok(CountMinSketch {
+        let sketch = CountMinSketch {
             width,
             depth,
             count,
+            cell_size,
             counters,
-        })
+        };
+        // Only eight-byte cells can hold more than their maximum.
+        if cell_size == CellSize::Eight
+            && (0..width * depth).any(|i| sketch.cell(i) > Some(COUNT_MAX))
+        {
+            return Err(Error::BadEncoding);
+        }
+        Ok(sketch)
+    }
+
+    /// The same sketch with four-byte cells, as RedisBloom before 8.12 holds every sketch
+    /// (`cms-rdb-encoding 0`): narrower counters widen exactly, eight-byte ones above
+    /// `u32::MAX` stay at `u32::MAX` (saturated, as RedisBloom 2.8 saturates). `OverLimit` or
+    /// `OutOfMemory` when `memory` refuses the new size.
+    pub fn with_four_byte_cells(self, memory: &Memory) -> Result<CountMinSketch, Error> {
+        if self.cell_size == CellSize::Four {
+            return Ok(self);
+        }
+        let dimensions = Dimensions {
+            width: self.width,
+            depth: self.depth,
+            cell_size: CellSize::Four,
+        };
+        let mut wide = CountMinSketch::new(dimensions, memory)?;
+        wide.count = self.count;
+        for i in 0..self.width * self.depth {
+            let value = self.cell(i).unwrap_or(0).min(CellSize::Four.max());
+            wide.set_cell(i, value);
+        }
+        Ok(wide)
     }
 
     /// An independent copy (`COPY`), or `OutOfMemory` instead of aborting the server.
     pub fn try_clone(&self) -> Result<CountMinSketch, Error> {
         Ok(CountMinSketch {
-            width: self.width,
-            depth: self.depth,
-            count: self.count,
             counters: try_copy(&self.counters)?,
+            ..*self
         })
     }
 
-    /// Adds `amount` to the item's counter in every row (`CMS_IncrBy`) and to the total.
-    /// A counter that wraps past `u32::MAX` stays at `u32::MAX` — so any amount of 2^32 or
-    /// more saturates every row — while the total wraps at 2^64. Amount 0 is allowed and
-    /// only reads the estimate.
-    pub fn increment(&mut self, item: &[u8], amount: u64) -> Increment {
-        let mut estimate = u32::MAX;
-        let row_len = self.row_len();
+    /// Adds `amount` (negative: subtracts its magnitude) to the item's counter in every row
+    /// and to the total (RedisBloom 8.12's `CMS_IncrBy`), and returns the item's new estimate,
+    /// the minimum of its counters. Refused whole, with nothing changed, when the total would
+    /// pass `i64::MAX` or go below 0, or any of the item's counters would pass its cell's
+    /// maximum or go below 0. Amount 0 only reads the estimate.
+    pub fn increment(&mut self, item: &[u8], amount: i64) -> Result<u64, IncrementError> {
+        let magnitude = amount.unsigned_abs();
+        let total_room = if amount > 0 {
+            COUNT_MAX.saturating_sub(self.count)
+        } else {
+            self.count
+        };
+        if magnitude > total_room {
+            return Err(IncrementError::of(amount));
+        }
+        let estimate = match self.cell_size {
+            CellSize::One => self.add_to_rows::<1>(item, amount),
+            CellSize::Two => self.add_to_rows::<2>(item, amount),
+            CellSize::Four => self.add_to_rows::<4>(item, amount),
+            CellSize::Eight => self.add_to_rows::<8>(item, amount),
+        }?;
+        self.count = if amount > 0 {
+            self.count + magnitude
+        } else {
+            self.count - magnitude
+        };
+        Ok(estimate)
+    }
+
+    /// [`increment`](Self::increment)'s counters, in cells of `N` bytes: row by row, and on a
+    /// counter that cannot take the amount, the rows already changed are changed back (the
+    /// common case hashes the item once).
+    #[inline]
+    fn add_to_rows<const N: usize>(
+        &mut self,
+        item: &[u8],
+        amount: i64,
+    ) -> Result<u64, IncrementError> {
+        let magnitude = amount.unsigned_abs();
+        let max = self.cell_size.max();
+        let (depth, row_len) = (self.depth, self.row_len());
+        let mut estimate = ABOVE_EVERY_COUNTER;
+        let mut changed = 0u64;
+        let mut refused = false;
         let rows = self
             .counters
-            .as_chunks_mut::<4>()
+            .as_chunks_mut::<N>()
             .0
             .chunks_exact_mut(row_len);
-        for_each_row(rows, self.depth, item, |row, column| {
-            let Some(bytes) = row.get_mut(column) else {
+        for_each_row(rows, depth, item, |row, column| {
+            let Some(bytes) = row.get_mut(column).filter(|_| !refused) else {
                 return;
             };
-            // C adds a size_t to a uint32_t cell: the sum is cut to 32 bits, then compared
-            // with the whole amount.
-            let sum = u32::from_le_bytes(*bytes).wrapping_add(amount as u32);
-            let counter = if u64::from(sum) < amount {
-                u32::MAX
+            let counter = load_cell(bytes);
+            let updated = if amount > 0 {
+                (magnitude <= max - counter.min(max)).then(|| counter + magnitude)
             } else {
-                sum
+                counter.checked_sub(magnitude)
             };
-            *bytes = counter.to_le_bytes();
-            estimate = smaller(counter, estimate);
+            match updated {
+                Some(updated) => {
+                    store_cell(bytes, updated);
+                    estimate = smaller(updated, estimate);
+                    changed += 1;
+                }
+                None => refused = true,
+            }
         });
-        self.count = self.count.wrapping_add(amount);
-        if estimate == u32::MAX {
-            Increment::Overflow
-        } else {
-            Increment::Estimate(estimate)
+        if !refused {
+            return Ok(estimate);
         }
+        let mut row_index = 0u64;
+        let rows = self
+            .counters
+            .as_chunks_mut::<N>()
+            .0
+            .chunks_exact_mut(row_len);
+        for_each_row(rows, depth, item, |row, column| {
+            if let Some(bytes) = row.get_mut(column).filter(|_| row_index < changed) {
+                let counter = load_cell(bytes);
+                let restored = if amount > 0 {
+                    counter - magnitude
+                } else {
+                    counter + magnitude
+                };
+                store_cell(bytes, restored);
+            }
+            row_index += 1;
+        });
+        Err(IncrementError::of(amount))
     }
 
     /// The item's estimate: the minimum of its counters (`CMS_Query`).
-    pub fn query(&self, item: &[u8]) -> u32 {
-        let mut estimate = u32::MAX;
+    pub fn query(&self, item: &[u8]) -> u64 {
+        match self.cell_size {
+            CellSize::One => self.minimum::<1>(item),
+            CellSize::Two => self.minimum::<2>(item),
+            CellSize::Four => self.minimum::<4>(item),
+            CellSize::Eight => self.minimum::<8>(item),
+        }
+    }
+
+    #[inline]
+    fn minimum<const N: usize>(&self, item: &[u8]) -> u64 {
+        let mut estimate = ABOVE_EVERY_COUNTER;
         let rows = self
             .counters
-            .as_chunks::<4>()
+            .as_chunks::<N>()
             .0
             .chunks_exact(self.row_len());
         for_each_row(rows, self.depth, item, |row, column| {
-            let counter = row
-                .get(column)
-                .map_or(u32::MAX, |bytes| u32::from_le_bytes(*bytes));
+            let counter = row.get(column).map_or(ABOVE_EVERY_COUNTER, load_cell);
             estimate = smaller(counter, estimate);
         });
         estimate
@@ -285,7 +296,7 @@ impl CountMinSketch {
             // Checked above: counter `cell` of each source, and of this sketch, is still
             // what it was, as only counters before it have been written.
             let value = self.merged_counter(sources, cell)?;
-            update_counter(&mut self.counters, cell, |_| value);
+            self.set_cell(cell, value);
         }
         self.count = count;
         Ok(())
@@ -301,19 +312,24 @@ impl CountMinSketch {
         self.depth
     }
 
-    /// The sum of every accepted increment, wrapped at 2^64 (`CMS.INFO count`, which
-    /// RedisBloom prints as an `i64`).
+    /// The sum of every accepted increment (`CMS.INFO count`, which RedisBloom prints as an
+    /// `i64`).
     pub fn count(&self) -> u64 {
         self.count
     }
 
-    /// The counters as RedisBloom saves them: `u32` little-endian, row-major.
+    /// Bytes per counter (`CMS.INFO cell_size`).
+    pub fn cell_size(&self) -> CellSize {
+        self.cell_size
+    }
+
+    /// The counters as RedisBloom saves them: little-endian cells, row-major.
     pub fn counters(&self) -> &[u8] {
         &self.counters
     }
 
-    /// What `MEMORY USAGE` counts for this sketch, as RedisBloom 8's `CMSMemUsage` does:
-    /// `32 + 4 × width × depth` (2.8.2 counted `8 + 8 × width × depth`, a bug).
+    /// What `MEMORY USAGE` counts for this sketch, as RedisBloom 8.12's `CMSMemUsage` does:
+    /// `40 + cell size × width × depth` (2.8.2 counted `8 + 8 × width × depth`, a bug).
     pub fn memory_usage(&self) -> u64 {
         SKETCH_STRUCT_BYTES + self.counters.len() as u64
     }
@@ -325,35 +341,61 @@ impl CountMinSketch {
         usize::try_from(self.width).unwrap_or(usize::MAX).max(1)
     }
 
-    fn counter(&self, cell: u64) -> Option<u32> {
-        let (counters, _) = self.counters.as_chunks::<4>();
-        counters
-            .get(usize::try_from(cell).ok()?)
-            .map(|bytes| u32::from_le_bytes(*bytes))
+    /// The byte range of counter `index` (`None` past the end).
+    fn cell_bytes(&self, index: u64) -> Option<std::ops::Range<usize>> {
+        let size = self.cell_size.bytes() as usize;
+        let start = usize::try_from(index).ok()?.checked_mul(size)?;
+        Some(start..start.checked_add(size)?)
     }
 
-    fn source_counter(&self, source: MergeSource, cell: u64) -> Option<u32> {
+    /// Counter `index`, row-major (`None` past the end).
+    fn cell(&self, index: u64) -> Option<u64> {
+        let bytes = self.counters.get(self.cell_bytes(index)?)?;
+        let mut word = [0; 8];
+        word.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        Some(u64::from_le_bytes(word))
+    }
+
+    /// Sets counter `index` to `value`, which its cell holds (nothing past the end).
+    fn set_cell(&mut self, index: u64, value: u64) {
+        let Some(range) = self.cell_bytes(index) else {
+            return;
+        };
+        let len = range.len();
+        if let (Some(bytes), Some(low)) =
+            (self.counters.get_mut(range), value.to_le_bytes().get(..len))
+        {
+            bytes.copy_from_slice(low);
+        }
+    }
+
+    fn source_counter(&self, source: MergeSource, cell: u64) -> Option<u64> {
         match source {
-            MergeSource::Destination => self.counter(cell),
-            MergeSource::Other(sketch) => sketch.counter(cell),
+            MergeSource::Destination => self.cell(cell),
+            MergeSource::Other(sketch) => sketch.cell(cell),
         }
     }
 
     /// The weighted sum of counter `cell` over the sources, in `i64` with every product
     /// and partial sum checked as GCC's `__builtin_*_overflow` checks them; partial sums may
-    /// be negative, the result must be a `u32`.
-    fn merged_counter(&self, sources: &[Weighted], cell: u64) -> Result<u32, MergeError> {
+    /// be negative, the result must fit the destination's cells.
+    fn merged_counter(&self, sources: &[Weighted], cell: u64) -> Result<u64, MergeError> {
         let mut sum = 0i64;
         for weighted in sources {
             let counter = self
                 .source_counter(weighted.source, cell)
                 .ok_or(MergeError::DimensionsDiffer)?;
-            sum = i64::from(counter)
-                .checked_mul(weighted.weight)
+            // Every counter is at most `i64::MAX` (`from_saved`, `increment`).
+            sum = i64::try_from(counter)
+                .ok()
+                .and_then(|counter| counter.checked_mul(weighted.weight))
                 .and_then(|product| sum.checked_add(product))
                 .ok_or(MergeError::Overflow)?;
         }
-        u32::try_from(sum).map_err(|_| MergeError::Overflow)
+        u64::try_from(sum)
+            .ok()
+            .filter(|&sum| sum <= self.cell_size.max())
+            .ok_or(MergeError::Overflow)
     }
 
     /// Checks a whole merge and returns the merged total.
@@ -362,6 +404,9 @@ impl CountMinSketch {
             if let MergeSource::Other(sketch) = weighted.source {
                 if (sketch.width, sketch.depth) != (self.width, self.depth) {
                     return Err(MergeError::DimensionsDiffer);
+                }
+                if sketch.cell_size != self.cell_size {
+                    return Err(MergeError::CellSizesDiffer);
                 }
             }
         }
@@ -388,7 +433,7 @@ impl CountMinSketch {
 /// MurmurHash2 of the item seeded with the row index (cut to the hash's 32-bit seed, as C
 /// passes it), modulo the width. The rows are hashed [`MURMUR2_ROWS`] at a time.
 #[inline]
-fn for_each_row<R: AsRef<[[u8; 4]]>>(
+fn for_each_row<const N: usize, R: AsRef<[[u8; N]]>>(
     mut rows: impl Iterator<Item = R>,
     depth: u64,
     item: &[u8],
@@ -408,26 +453,27 @@ fn for_each_row<R: AsRef<[[u8; 4]]>>(
     }
 }
 
-/// The smaller of two counters, in a form LLVM (Rust 1.95) keeps free of branches, as the
-/// assembly of `query` shows; `min`, and `std::hint::select_unpredictable` too, came out as a
-/// branch inside the row loop (LLVM's x86 pass turns conditional moves in loops back into
-/// branches). Which row holds an item's smallest counter is a coin toss, so that branch was
-/// mispredicted about every other row, each miss throwing away the rows' overlapped divisions
-/// and loads: `CMS.QUERY` ×100 took 1.3 times RedisBloom's time with fewer instructions, and
-/// 0.8 with this.
-fn smaller(a: u32, b: u32) -> u32 {
-    let difference = i64::from(a) - i64::from(b);
-    (i64::from(b) + (difference & (difference >> 63))) as u32
+/// The smaller of two counters (each at most `i64::MAX`), in a form LLVM (Rust 1.95) keeps
+/// free of branches, as the assembly of `query` shows; `min`, and
+/// `std::hint::select_unpredictable` too, came out as a branch inside the row loop (LLVM's x86
+/// pass turns conditional moves in loops back into branches). Which row holds an item's
+/// smallest counter is a coin toss, so that branch was mispredicted about every other row,
+/// each miss throwing away the rows' overlapped divisions and loads: `CMS.QUERY` ×100 took 1.3
+/// times RedisBloom's time with fewer instructions, and 0.8 with this.
+fn smaller(a: u64, b: u64) -> u64 {
+    let difference = (a as i64).wrapping_sub(b as i64);
+    (b as i64).wrapping_add(difference & (difference >> 63)) as u64
 }
 
-/// Replaces counter `cell` by `f` of its value and returns the new value (`None` past the
-/// end, which the sketch's geometry rules out).
-fn update_counter(counters: &mut [u8], cell: u64, f: impl FnOnce(u32) -> u32) -> Option<u32> {
-    let (cells, _) = counters.as_chunks_mut::<4>();
-    let bytes = cells.get_mut(usize::try_from(cell).ok()?)?;
-    let value = f(u32::from_le_bytes(*bytes));
-    *bytes = value.to_le_bytes();
-    Some(value)
+impl IncrementError {
+    /// What refusing `amount` is: an overflow when it adds, an underflow when it subtracts.
+    fn of(amount: i64) -> IncrementError {
+        if amount > 0 {
+            IncrementError::Overflow
+        } else {
+            IncrementError::Underflow
+        }
+    }
 }
 
 #[cfg(test)]
@@ -436,7 +482,16 @@ mod branchless {
 
     #[test]
     fn smaller_is_the_minimum() {
-        let values = [0, 1, 2, 0x7fff_ffff, 0x8000_0000, u32::MAX - 1, u32::MAX];
+        let values = [
+            0,
+            1,
+            2,
+            0x7fff_ffff,
+            0x8000_0000,
+            u64::from(u32::MAX),
+            i64::MAX as u64 - 1,
+            i64::MAX as u64,
+        ];
         for a in values {
             for b in values {
                 assert_eq!(smaller(a, b), a.min(b), "{a} {b}");

@@ -1,12 +1,12 @@
-//! The Count-Min sketch data type `CMSk-TYPE`, encoding version 0: RedisBloom's name and
-//! format, so RedisBloom's RDB files and DUMP payloads load here and ours load there, byte for
-//! byte (the format is `core::cms::rdb`). RedisBloom's type has no digest or copy callbacks
+//! The Count-Min sketch data type `CMSk-TYPE`: RedisBloom's name and format, so RedisBloom's
+//! RDB files and DUMP payloads load here and ours load there, byte for byte (the format is
+//! `core::cms::rdb`). It writes encoding 1, Redis 8.12's, or 0 for RedisBloom before it
+//! (`cms-rdb-encoding`), and reads both. RedisBloom's type has no digest or copy callbacks
 //! (DEBUG DIGEST-VALUE is one constant for every sketch, COPY fails); this one has both.
 
-use super::super::data_type::{
-    rewrite_as_restore, Aof, DataType, Digest, Format, Io, Registered, StoredValue,
-};
-use crate::commands::cms;
+use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
+use super::super::restore::rewrite_as_restore;
+use crate::commands::cms::{self, config};
 use crate::core::cms::{rdb, CountMinSketch};
 use crate::core::Error;
 
@@ -25,28 +25,39 @@ impl Format for Sketch {
     const NAME: &'static str = "CMSk-TYPE";
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
+    fn written_encoding() -> i32 {
+        config::rdb_encoding()
+    }
+
+    /// Sketches of other cell sizes widen to four bytes while the older encoding is written,
+    /// so that what is held is what is saved, on every replica alike.
     fn load(io: &mut Io, encver: i32) -> Result<CountMinSketch, Error> {
         let memory = io.memory();
-        rdb::load(io, encver, &memory)
+        let sketch = rdb::load(io, encver, &memory)?;
+        if config::legacy_cells() {
+            sketch.with_four_byte_cells(&memory)
+        } else {
+            Ok(sketch)
+        }
     }
 
     fn save(sketch: &CountMinSketch, io: &mut Io) {
-        rdb::save(sketch, io);
+        rdb::save(sketch, io, config::rdb_encoding());
     }
 
     /// `RESTORE`: no sequence of CMS commands sets arbitrary counters.
     fn rewrite(sketch: &CountMinSketch, aof: &mut Aof) {
-        rewrite_as_restore::<Sketch>(aof, |out| rdb::save(sketch, out));
+        rewrite_as_restore::<Sketch>(aof, |out| rdb::save(sketch, out, config::rdb_encoding()));
     }
 
     /// Every field it saves, so any difference shows.
     fn digest(sketch: &CountMinSketch, digest: &mut Digest) {
-        rdb::save(sketch, digest);
+        rdb::save(sketch, digest, config::rdb_encoding());
     }
 }
 
 impl StoredValue for CountMinSketch {
-    /// `32 + 4 × width × depth`: RedisBloom 8's `CMSMemUsage`, to the byte.
+    /// `40 + cell size × width × depth`: RedisBloom 8.12's `CMSMemUsage`, to the byte.
     fn memory_usage(&self) -> u64 {
         CountMinSketch::memory_usage(self)
     }

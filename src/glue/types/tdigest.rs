@@ -17,10 +17,9 @@
 //! * DEBUG DIGEST covers every field and every node, the buffer included, so two servers
 //!   holding different buffers differ.
 
-use super::super::data_type::{
-    rewrite_as_restore, Aof, DataType, Digest, Format, Io, Registered, StoredValue,
-};
+use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
 use super::super::forks;
+use super::super::restore::rewrite_as_restore;
 use crate::commands::tdigest::{self, StoredDigest};
 use crate::core::tdigest::rdb;
 use crate::core::Error;

@@ -5,9 +5,8 @@
 //! RedisBloom's type has no digest or copy callbacks (DEBUG DIGEST-VALUE is one constant for
 //! every Top-K, COPY fails); this one has both.
 
-use super::super::data_type::{
-    rewrite_as_restore, Aof, DataType, Digest, Format, Io, Registered, StoredValue,
-};
+use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
+use super::super::restore::rewrite_as_restore;
 use crate::commands::topk;
 use crate::core::topk::{rdb, TopK};
 use crate::core::Error;
