@@ -175,8 +175,7 @@ fn time_window_replies() {
 #[test]
 fn bad_input_creates_nothing_and_changes_nothing() {
     let server = Server::with(Module::RedisBf)
-        .module_arg("bf-memory-usage-limit")
-        .module_arg("64kb")
+        .setting("bf-memory-usage-limit", "64kb")
         .start();
     let mut c = server.conn();
     for (line, error) in [

@@ -702,8 +702,7 @@ fn replicas_hold_the_same_bytes() {
 #[test]
 fn the_way_back_writes_encoding_0() {
     let server = Server::with(Module::RedisBf)
-        .module_arg("cms-rdb-encoding")
-        .module_arg("0")
+        .setting("cms-rdb-encoding", "0")
         .start();
     let mut c = server.conn();
     assert_eq!(
@@ -733,11 +732,17 @@ fn the_way_back_writes_encoding_0() {
         let name = config_name(&mut c, "cms-rdb-encoding");
         assert_eq!(c.call(&["CONFIG", "GET", &name]).array()[1], bulk(b"0"));
         assert!(c.call(&["CONFIG", "SET", &name, "1"]).is_error());
+        // As a config directive (the config file), before the data type is registered.
+        let directive = Server::with(Module::RedisBf)
+            .arg(&format!("--{name} 0"))
+            .start();
+        let mut d = directive.conn();
+        d.cmd("CMS.INITBYDIM k 3 2");
+        assert_eq!(&d.cmd("DUMP k").bulk()[..10], &HEADER[..]);
     }
     // Only 0 or 1 load.
     let refused = Server::with(Module::RedisBf)
-        .module_arg("cms-rdb-encoding")
-        .module_arg("2")
+        .setting("cms-rdb-encoding", "2")
         .try_start();
     assert!(refused.is_err());
 }

@@ -18,10 +18,8 @@ fn auto_created(c: &mut Conn) -> Vec<Value> {
 #[test]
 fn redisbloom_module_arguments() {
     let server = Server::with(Module::RedisBf)
-        .module_arg("ERROR_RATE")
-        .module_arg("0.02")
-        .module_arg("INITIAL_SIZE")
-        .module_arg("200")
+        .setting("ERROR_RATE", "0.02")
+        .setting("INITIAL_SIZE", "200")
         .start();
     let mut c = server.conn();
     assert_eq!(
@@ -37,14 +35,10 @@ fn redisbloom_module_arguments() {
 #[test]
 fn new_module_argument_names() {
     let server = Server::with(Module::RedisBf)
-        .module_arg("bf-error-rate")
-        .module_arg("0.001")
-        .module_arg("BF-INITIAL-SIZE")
-        .module_arg("1000")
-        .module_arg("bf-expansion-factor")
-        .module_arg("0")
-        .module_arg("CF_MAX_EXPANSIONS")
-        .module_arg("32")
+        .setting("bf-error-rate", "0.001")
+        .setting("BF-INITIAL-SIZE", "1000")
+        .setting("bf-expansion-factor", "0")
+        .setting("CF_MAX_EXPANSIONS", "32")
         .start();
     let mut c = server.conn();
     let debug = auto_created(&mut c);
@@ -152,8 +146,7 @@ fn config_set_and_get() {
 #[test]
 fn default_layout() {
     let server = Server::with(Module::RedisBf)
-        .module_arg("bf-layout")
-        .module_arg("fast")
+        .setting("bf-layout", "fast")
         .start();
     let mut c = server.conn();
     c.cmd("BF.ADD auto x");
@@ -280,8 +273,7 @@ const OVER_LIMIT: &str = "ERR operation exceeds bloom object memory limit";
 fn memory_limit_refuses_filters_that_would_exceed_it() {
     let limit = 64 * 1024;
     let server = Server::with(Module::RedisBf)
-        .module_arg("bf-memory-usage-limit")
-        .module_arg("64kb")
+        .setting("bf-memory-usage-limit", "64kb")
         .start();
     let mut c = server.conn();
     for line in [
@@ -347,10 +339,8 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
 
     // Filters created by BF.ADD with the configured defaults.
     let defaults = Server::with(Module::RedisBf)
-        .module_arg("bf-memory-usage-limit")
-        .module_arg("1mb")
-        .module_arg("bf-initial-size")
-        .module_arg("1000000")
+        .setting("bf-memory-usage-limit", "1mb")
+        .setting("bf-initial-size", "1000000")
         .start();
     let mut d = defaults.conn();
     assert_eq!(d.cmd("BF.ADD auto x"), err(OVER_LIMIT));
@@ -392,8 +382,7 @@ fn memory_limit_config_and_what_it_spares() {
     // Restarted with a limit, the server replays the AOF's writes in full.
     let dir = server.shutdown();
     let limited = Server::with(Module::RedisBf)
-        .module_arg("bf-memory-usage-limit")
-        .module_arg("64kb")
+        .setting("bf-memory-usage-limit", "64kb")
         .arg("--appendonly yes")
         .dir(&dir)
         .start();
@@ -532,10 +521,7 @@ fn cuckoo_ranges_are_coupled() {
 #[test]
 fn cuckoo_module_arguments() {
     for (name, log) in [("cf-max-expansions", false), ("CF_MAX_EXPANSIONS", true)] {
-        let server = Server::with(Module::RedisBf)
-            .module_arg(name)
-            .module_arg("3")
-            .start();
+        let server = Server::with(Module::RedisBf).setting(name, "3").start();
         let mut c = server.conn();
         if feature::module_configs() {
             let config = config_name(&mut c, "cf-max-expansions");
@@ -555,10 +541,8 @@ fn cuckoo_module_arguments() {
     }
     // The other cf-* configs are module arguments here too.
     let server = Server::with(Module::RedisBf)
-        .module_arg("cf-bucket-size")
-        .module_arg("4")
-        .module_arg("CF-MAX-ITERATIONS")
-        .module_arg("9")
+        .setting("cf-bucket-size", "4")
+        .setting("CF-MAX-ITERATIONS", "9")
         .start();
     let mut c = server.conn();
     c.cmd("CF.ADD auto x");
@@ -588,8 +572,7 @@ fn cuckoo_config_directive_at_startup_and_legacy_rdb_values() {
             .start()
     } else {
         Server::with(Module::RedisBf)
-            .module_arg("cf-max-iterations")
-            .module_arg("7")
+            .setting("cf-max-iterations", "7")
             .start()
     };
     let mut c = server.conn();

@@ -190,8 +190,7 @@ fn a_window_of_several_rdb_strings_is_advised_whole_when_loaded() {
 #[test]
 fn the_config_turns_it_off_for_new_arrays() {
     let server = Server::with(Module::RedisBf)
-        .module_arg("bf-huge-pages")
-        .module_arg("no")
+        .setting("bf-huge-pages", "no")
         .start();
     let mut c = server.conn();
     assert_eq!(info(&mut c, "bf_huge_pages"), "no");
@@ -216,8 +215,7 @@ fn the_config_turns_it_off_for_new_arrays() {
 #[test]
 fn bad_module_argument_is_refused() {
     let refused = Server::with(Module::RedisBf)
-        .module_arg("bf-huge-pages")
-        .module_arg("sometimes")
+        .setting("bf-huge-pages", "sometimes")
         .try_start();
     let log = refused
         .err()

@@ -108,8 +108,7 @@ fn replica_ignores_its_memory_limit_for_the_masters_writes() {
     let master = Server::start();
     let mut m = master.conn();
     let replica = Server::with(Module::RedisBf)
-        .module_arg("bf-memory-usage-limit")
-        .module_arg("64kb")
+        .setting("bf-memory-usage-limit", "64kb")
         .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
         .start();
     let mut r = replica.conn();

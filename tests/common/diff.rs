@@ -19,7 +19,7 @@ pub fn peer(module: Module) -> ServerBuilder {
     let ours = matches!(module, Module::RedisBf);
     let builder = Server::with(module).binary("redis-server");
     if ours {
-        builder.module_arg("cms-rdb-encoding").module_arg("0")
+        builder.setting("cms-rdb-encoding", "0")
     } else {
         builder
     }

@@ -224,6 +224,10 @@ impl ServerBuilder {
         self.module_args.push(arg.into());
         self
     }
+    /// A setting given as the module's arguments `name value`.
+    pub fn setting(self, name: &str, value: &str) -> Self {
+        self.setting(name, value)
+    }
     /// Starts from a config file; the harness's own options (port, dir, log) override it.
     pub fn config_file(mut self, path: &Path) -> Self {
         self.config_file = Some(path.into());
