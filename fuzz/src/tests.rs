@@ -24,6 +24,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("bf_rdb_fast", targets::bf_rdb_fast),
     ("bf_scandump", targets::bf_scandump),
     ("bf_window", targets::bf_window),
+    ("bf_valkey", targets::bf_valkey),
     ("cf_rdb", targets::cf_rdb),
     ("cf_scandump", targets::cf_scandump),
     ("args_numbers", targets::args_numbers),

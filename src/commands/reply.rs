@@ -22,6 +22,8 @@ pub enum Scalar {
     IntegerOrFalse(i64),
     /// A bulk string that lives as long as the module.
     Text(&'static str),
+    /// A simple string (`+…`), as valkey-bloom names its `BF.INFO` fields.
+    Status(&'static CStr),
     /// A double: RESP3's double, a bulk string of its shortest round-trip form in RESP2
     /// (the server's `RedisModule_ReplyWithDouble`, as RedisBloom replies doubles).
     Double(f64),

@@ -119,6 +119,25 @@ impl Aof {
         self.emit(c"RESTORE", 0, payload);
     }
 
+    /// Emits `<command> key <data>` (valkey-bloom's `BF.LOAD key <payload>`).
+    pub fn key_and(&mut self, command: &CStr, data: &[u8]) {
+        // SAFETY: "sb" takes a RedisModuleString* and a (pointer, length) buffer, exactly the
+        // arguments passed; `io` and `key` are what Redis passed to aof_rewrite, and all of
+        // them outlive the call.
+        unsafe {
+            if let Some(emit) = raw::RedisModule_EmitAOF {
+                emit(
+                    self.io,
+                    command.as_ptr(),
+                    c"sb".as_ptr(),
+                    self.key,
+                    data.as_ptr().cast::<c_char>(),
+                    data.len(),
+                );
+            }
+        }
+    }
+
     /// Fails the whole rewrite, with `why` in the server log: the server keeps its current
     /// AOF rather than write one without this key. The module API has no call for it; an
     /// unknown command name is what makes `RedisModule_EmitAOF` mark the rewrite failed

@@ -190,6 +190,7 @@ fn scalar(ctx: *mut raw::RedisModuleCtx, value: Scalar) {
             }
         },
         Scalar::Text(text) => bulk(ctx, text.as_bytes()),
+        Scalar::Status(text) => simple_string(ctx, text),
         Scalar::Double(x) => double(ctx, x),
         Scalar::IntegerOrFalse(_) if is_resp3(ctx) => scalar(ctx, Scalar::Bool(false)),
         Scalar::IntegerOrFalse(n) => integer(ctx, n),

@@ -80,11 +80,16 @@ impl Fixture {
     /// "aof" without an RDB preamble, so the writer's AOF rewrite is replayed), and starts a
     /// server of `reader` on the files: each filter answers as it did.
     pub fn files_move(&self, writer: Module, reader: Module, how: &str) {
+        self.files_move_between(peer(writer), peer(reader), how);
+    }
+
+    /// [`files_move`](Fixture::files_move) between servers `writer` and `reader` builds.
+    pub fn files_move_between(&self, writer: ServerBuilder, reader: ServerBuilder, how: &str) {
         let persisted = |builder: ServerBuilder| match how {
             "aof" => builder.arg("--appendonly yes --aof-use-rdb-preamble no"),
             _ => builder,
         };
-        let source = persisted(peer(writer)).start();
+        let source = persisted(writer).start();
         let mut s = source.conn();
         let keys = (self.build)(&mut s);
         let expected: Vec<Vec<Value>> = keys.iter().map(|k| (self.answers)(&mut s, k)).collect();
@@ -95,7 +100,7 @@ impl Fixture {
         }
         drop(s);
         let dir = source.shutdown();
-        let target = persisted(peer(reader).dir(&dir)).start();
+        let target = persisted(reader.dir(&dir)).start();
         let mut t = target.conn();
         assert_eq!(t.cmd("DBSIZE"), int(keys.len() as i64), "{}", target.log());
         for (key, expected) in keys.iter().zip(expected) {

@@ -2,13 +2,16 @@
 //! RESP distinction (`resp`), the server features tests depend on (`feature`), differential
 //! tests against RedisBloom (`diff`), COMMAND DOCS read as RedisBloom's flow tests read it
 //! (`docs`), the persistence checks every family shares (`persist`), a random stream of every
-//! family's writes (`mixed`), and helpers per family (`bf`, `cf`, `cms`, `topk`, `tdigest`).
+//! family's writes (`mixed`), and helpers per family (`bf`, `cf`, `cms`, `topk`, `tdigest`,
+//! and `valkey_bloom` for valkey-bloom's filters).
 //!
 //! Environment: `BF_TEST_SERVER` picks the server binary for the module under test
 //! (default `redis-server`; set it to a `valkey-server` to run the suite there, or to a
 //! launcher `scripts/fetch-servers.sh` prints, as `make test-matrix` does);
 //! `REDISBLOOM_SO` points at RedisBloom's module for the differential tests
-//! (`scripts/fetch-anchors.sh` fetches it; `make test` does so).
+//! (`scripts/fetch-anchors.sh` fetches it; `make test` does so); `VALKEY_BLOOM_SO` and
+//! `VALKEY_SERVER` point at a build of valkey-bloom and a valkey-server, for its differential
+//! tests, which are skipped without them.
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
@@ -24,6 +27,7 @@ mod resp;
 mod server;
 pub mod tdigest;
 pub mod topk;
+pub mod valkey_bloom;
 
 // Only the differential suites use it.
 #[allow(unused_imports)]

@@ -25,6 +25,8 @@ pub enum Module {
     RedisBf,
     /// RedisBloom's `redisbloom.so`, for differential tests.
     RedisBloom,
+    /// valkey-bloom's `libvalkey_bloom.so` (`VALKEY_BLOOM_SO`), for differential tests.
+    ValkeyBloom,
     /// No module.
     None,
 }
@@ -34,6 +36,7 @@ impl Module {
         match self {
             Module::RedisBf => Some(module_path()),
             Module::RedisBloom => Some(redisbloom_path()),
+            Module::ValkeyBloom => valkey_bloom_path(),
             Module::None => None,
         }
     }
@@ -58,6 +61,13 @@ pub fn module_path() -> PathBuf {
         path.display()
     );
     path
+}
+
+/// valkey-bloom's module (a build of valkey-io/valkey-bloom 1.0), where `VALKEY_BLOOM_SO` names
+/// one: the tests that compare against it say so and stop when it is not there.
+pub fn valkey_bloom_path() -> Option<PathBuf> {
+    let path: PathBuf = std::env::var_os("VALKEY_BLOOM_SO")?.into();
+    path.exists().then_some(path)
 }
 
 /// RedisBloom's module, fetched by scripts/fetch-anchors.sh.
@@ -226,7 +236,7 @@ impl ServerBuilder {
     }
     /// A setting given as the module's arguments `name value`.
     pub fn setting(self, name: &str, value: &str) -> Self {
-        self.setting(name, value)
+        self.module_arg(name).module_arg(value)
     }
     /// Starts from a config file; the harness's own options (port, dir, log) override it.
     pub fn config_file(mut self, path: &Path) -> Self {

@@ -1,7 +1,7 @@
 //! One function per fuzz target (`fuzz_targets/<name>.rs` calls it), each checking
 //! invariants of what it decodes. A failed invariant panics, which libFuzzer reports as a
 //! crash with its input. Each family's targets are in its module (`bf`, with its filters that
-//! forget in `bf/window.rs`, `cf`, `cms`, `topk`, `tdigest`); `args` checks the number parsers the families share.
+//! forget in `bf/window.rs` and valkey-bloom's in `bf/valkey.rs`, `cf`, `cms`, `topk`, `tdigest`); `args` checks the number parsers the families share.
 //!
 //! | target | input |
 //! |---|---|
@@ -9,6 +9,7 @@
 //! | `bf_rdb_fast` | a `DUMP` payload of `bfblocked` (the fast layout) |
 //! | `bf_scandump` | a BF.SCANDUMP stream (`stream`): header, then LOADCHUNK pairs |
 //! | `bf_window` | a `DUMP` payload of `bf-window` (filters that forget), or its SCANDUMP stream |
+//! | `bf_valkey` | a `DUMP` payload of `bloomfltr` (valkey-bloom's type), or a `BF.LOAD` payload |
 //! | `cf_rdb` | a `DUMP` payload of `MBbloomCF`, encoding versions 1–4 |
 //! | `cf_scandump` | a CF.SCANDUMP stream |
 //! | `args_numbers` | one argument: the integer, double, error-rate, range and layout parsers |
@@ -29,7 +30,7 @@ mod tdigest;
 mod topk;
 
 pub use args::args_numbers;
-pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump, bf_window};
+pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump, bf_valkey, bf_window};
 pub use cf::{cf_args, cf_rdb, cf_scandump};
 pub use cms::{cms_args, cms_rdb};
 pub use tdigest::{tdigest_args, tdigest_rdb};

@@ -7,9 +7,10 @@
 //! `ERR problem inserting into filter` for that item and the rest go on (RedisBloom's
 //! `bfInsertCommon`). `WRONGTYPE` on other types. Replicated verbatim; keyspace event `bf.add`.
 //! On a filter that forgets, an item found is written again all the same, which renews it
-//! (the reply is still 0), and the write is replicated with its time (`window.rs`).
+//! (the reply is still 0), and the write is replicated with its time (`window.rs`). A
+//! valkey-bloom filter answers as valkey-bloom (`valkey.rs`).
 
-use super::{config, errors, existing_or_created, window, Bloom};
+use super::{config, errors, existing_or_created, valkey, window, Bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -61,6 +62,7 @@ fn add(call: &Call) -> CommandResult {
             window::add(call, &mut filter, 2, None, None, |new| added = new);
             added
         }
+        Bloom::Valkey(mut object) => return valkey::add(call, &mut object),
     };
     Ok(Reply::bool(added))
 }
@@ -75,6 +77,7 @@ fn madd(call: &Call) -> CommandResult {
             reply
         }
         Bloom::Window(mut filter) => window::add_items(call, &mut filter, 2, None, None),
+        Bloom::Valkey(mut object) => return valkey::add_items(call, &mut object, 2),
     };
     Ok(reply)
 }

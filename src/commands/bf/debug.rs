@@ -6,7 +6,7 @@
 //! generations instead (`window.rs`).
 //! `ERR not found` / `WRONGTYPE`.
 
-use super::{lookup_read, window, Bloom};
+use super::{lookup_read, valkey, window, Bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
@@ -32,6 +32,7 @@ fn debug(call: &Call) -> CommandResult {
     let chain = match lookup_read(&key).existing()? {
         Bloom::Chain(chain) => chain,
         Bloom::Window(filter) => return Ok(window::debug(filter, window::read_time(call, filter))),
+        Bloom::Valkey(object) => return Ok(valkey::debug(object)),
     };
     let hashwidth = match chain.hash_kind() {
         HashKind::Murmur64 => 64,

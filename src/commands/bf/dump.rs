@@ -45,6 +45,7 @@ fn scandump(call: &Call) -> CommandResult {
         }
         Bloom::Chain(chain) => encoding::chunk_at(chain, iter),
         Bloom::Window(filter) => window_encoding::chunk_at(filter, iter),
+        Bloom::Valkey(_) => return Err(Failure::Message(errors::NO_CHUNKS)),
     };
     let (next, data) = chunk.unwrap_or((0, &[]));
     scandump_reply(call, next, Some(data))
@@ -68,6 +69,7 @@ fn loadchunk(call: &Call) -> CommandResult {
         _ => match lookup(&mut key).existing()? {
             Bloom::Chain(mut chain) => encoding::load_chunk(&mut chain, iter, data),
             Bloom::Window(mut filter) => window_encoding::load_chunk(&mut filter, iter, data),
+            Bloom::Valkey(_) => return Err(Failure::Message(errors::NO_CHUNKS)),
         }
         .map_err(errors::fail)?,
     }

@@ -3,10 +3,12 @@
 
 use std::ffi::CStr;
 
-use crate::commands::errors::{Failure, INSUFFICIENT_MEMORY};
+use crate::commands::errors::Failure;
 use crate::core;
 
-pub use crate::commands::errors::{ITEM_EXISTS, UNKNOWN_ARGUMENT, WRONG_TYPE};
+pub use crate::commands::errors::{
+    INSUFFICIENT_MEMORY, ITEM_EXISTS, NOT_FOUND, UNKNOWN_ARGUMENT, WRONG_TYPE,
+};
 
 pub const BAD_ERROR_RATE: &CStr = c"ERR bad error rate";
 pub const ERROR_RATE_RANGE: &CStr = c"ERR error rate must be in the range (0.000000, 1.000000)";
@@ -53,9 +55,33 @@ pub const INVALID_INFO_FIELD: &CStr = c"Invalid information value";
 pub const SCANDUMP_ITERATOR_NOT_NUMERIC: &CStr = c"Second argument must be numeric";
 pub const LOADCHUNK_ITERATOR_NOT_NUMERIC: &CStr = c"ERR Second argument must be numeric";
 
-const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";
+/// valkey-bloom's texts (`src/bloom/utils.rs`), for its filters; those RedisBloom shares
+/// (`ERR bad capacity`, `ERR bad expansion`, `ERR bad error rate`, `ERR item exists`, `ERR not
+/// found`) are RedisBloom's constants above.
+pub const VALKEY_FULL: &CStr = c"ERR non scaling filter is full";
+pub const INVALID_INFO_VALUE: &CStr = c"ERR invalid information value";
+pub const INVALID_SEED: &CStr = c"ERR invalid seed";
+pub const VALKEY_ERROR_RATE_RANGE: &CStr = c"ERR (0 < error rate range < 1)";
+pub const BAD_TIGHTENING: &CStr = c"ERR bad tightening ratio";
+pub const TIGHTENING_RANGE: &CStr = c"ERR (0 < tightening ratio range < 1)";
+pub const CAPACITY_ZERO: &CStr = c"ERR (capacity should be larger than 0)";
+pub const FP_DEGRADES: &CStr = c"ERR false positive degrades to 0 on scale out";
+pub const VALKEY_UNKNOWN_ARGUMENT: &CStr = c"ERR unknown argument received";
+pub const VALIDATE_SCALE_TO_MEMORY: &CStr =
+    c"ERR provided VALIDATESCALETO causes bloom object to exceed memory limit";
+pub const VALIDATE_SCALE_TO_FP: &CStr =
+    c"ERR provided VALIDATESCALETO causes false positive to degrade to 0";
+pub const BUSYKEY: &CStr = c"BUSYKEY Target key name already exists.";
+pub const DECODE_FAILED: &CStr = c"ERR bloom object decoding failed";
+pub const DECODE_VERSION: &CStr = c"ERR bloom object decoding failed. Unsupported version";
+pub const NONSCALING_AND_VALIDATE: &CStr =
+    c"ERR cannot use NONSCALING and VALIDATESCALETO options together";
 /// valkey-bloom's text for its per-object limit, which ours mirrors.
-const BLOOM_OVER_LIMIT: &CStr = c"ERR operation exceeds bloom object memory limit";
+pub const BLOOM_OVER_LIMIT: &CStr = c"ERR operation exceeds bloom object memory limit";
+/// Ours: valkey-bloom has no SCANDUMP, and its filters have no chunks RedisBloom reads.
+pub const NO_CHUNKS: &CStr = c"ERR valkey-bloom filters (type bloomfltr) have no SCANDUMP chunks: use DUMP and RESTORE, or BF.LOAD";
+
+const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";
 const FILTER_FULL: &CStr = c"ERR non scaling filter is full";
 const PROBLEM_INSERTING: &CStr = c"ERR problem inserting into filter";
 const BAD_DATA: &CStr = c"ERR received bad data";

@@ -5,7 +5,7 @@
 //! rather than an error. Read-only: a filter that forgets is read at the clock's time (its
 //! own, on a replica: `window.rs`), and nothing in it changes.
 
-use super::{lookup_read, window, Bloom};
+use super::{lookup_read, valkey, window, Bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::lookup::Lookup;
@@ -47,6 +47,9 @@ fn exists(call: &Call) -> CommandResult {
         Lookup::Found(Bloom::Window(filter)) => {
             filter.contains(call.arg(2), window::read_time(call, filter))
         }
+        Lookup::Found(Bloom::Valkey(object)) => {
+            return Ok(Reply::Scalar(valkey::found(object, call.arg(2))))
+        }
         Lookup::Missing | Lookup::WrongType => false,
     };
     Ok(Reply::bool(found))
@@ -65,6 +68,9 @@ fn mexists(call: &Call) -> CommandResult {
                 .iter()
                 .for_each(|item| found(filter.contains(item, now)));
         }
+        Lookup::Found(Bloom::Valkey(object)) => items
+            .iter()
+            .for_each(|item| call.out.scalar(valkey::found(object, item))),
         Lookup::Missing | Lookup::WrongType => items.iter().for_each(|_| found(false)),
     }
     Ok(Reply::Sent)

@@ -14,7 +14,7 @@
 use std::ffi::CStr;
 
 use super::rules::layout_name;
-use super::{errors, lookup_read, window, Bloom};
+use super::{errors, lookup_read, valkey, window, Bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
@@ -79,13 +79,15 @@ const FIELDS: [(&str, &CStr); 6] = [
 fn info(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() <= 3)?;
     let key = call.open_for_read()?;
-    let filter = match lookup_read(&key).existing()? {
+    let filter: Bloom<_, _, std::convert::Infallible> = match lookup_read(&key).existing()? {
         Bloom::Chain(chain) => Bloom::Chain(chain),
         Bloom::Window(filter) => Bloom::Window(filter.info(window::read_time(call, filter))),
+        Bloom::Valkey(object) => return valkey::info(call, object),
     };
     let value = |word: &str| match &filter {
         Bloom::Chain(chain) => field(chain, word),
         Bloom::Window(info) => window::field(info, word),
+        Bloom::Valkey(never) => match *never {},
     };
     let Some(asked) = call.args.get(2) else {
         let shown = match filter {
@@ -129,6 +131,7 @@ fn card(call: &Call) -> CommandResult {
         Lookup::Found(Bloom::Window(filter)) => {
             Ok(Reply::count(filter.card(window::read_time(call, filter))))
         }
+        Lookup::Found(Bloom::Valkey(object)) => Ok(valkey::card(object)),
         Lookup::Missing => Ok(Reply::integer(0)),
         Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
     }

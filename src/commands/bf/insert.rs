@@ -21,7 +21,7 @@ use super::add::add_items;
 use super::rules::{
     capped_error_rate, error_rate, log_capped, parse_layout, time_ms, timespan, CAPACITY, EXPANSION,
 };
-use super::{config, errors, existing_or_created, is_bloom, lookup, window, Bloom};
+use super::{config, errors, existing_or_created, is_bloom, lookup, valkey, window, Bloom};
 use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
 use crate::commands::args::integer_in;
 use crate::commands::call::Call;
@@ -29,6 +29,7 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bf::chain::Params;
+use crate::core::bf::valkey::ValkeyBloom;
 use crate::core::bf::window::Window;
 
 pub static INSERT: CommandSpec = CommandSpec {
@@ -81,6 +82,15 @@ pub struct InsertArgs {
 }
 
 fn insert(call: &Call) -> CommandResult {
+    let mut key = call.open_for_write()?;
+    // valkey-bloom's filters, and its options where no RedisBloom filter is.
+    let valkey_bloom = match key.peek(is_bloom) {
+        Lookup::Found(()) => matches!(key.peek(|v| v.is::<ValkeyBloom>()), Lookup::Found(())),
+        Lookup::Missing | Lookup::WrongType => valkey::asks_for_valkey_bloom(call.args),
+    };
+    if valkey_bloom {
+        return valkey::insert(call, &mut key);
+    }
     let parsed = parse(call.args, config::params())?;
     if parsed.at.is_some() && !call.server.replayed() {
         return Err(Failure::Message(errors::AT_NOT_REPLAYED));
@@ -89,7 +99,6 @@ fn insert(call: &Call) -> CommandResult {
         log_capped(call);
     }
     let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
-    let mut key = call.open_for_write()?;
     if let (Some(asked), false) = (parsed.window, parsed.nocreate) {
         if matches!(key.peek(is_bloom), Lookup::Missing) {
             let (mut filter, header) = window::created(call, &mut key, parsed.params, asked)?;
@@ -130,6 +139,8 @@ fn insert(call: &Call) -> CommandResult {
                 None,
             ))
         }
+        // Routed to valkey.rs above.
+        Bloom::Valkey(mut object) => valkey::add_items(call, &mut object, parsed.first_item),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The Bloom-filter commands (`BF.*`), one file per command family, and what they share: the
 //! parameter rules (also used by the `bf-*` configs), the layout names, the argument docs,
 //! and the lookup of a key that may hold a scalable filter (either of the two layouts' data
-//! types) or a filter that forgets (`window`).
+//! types), a filter that forgets (`window`) or a valkey-bloom filter (`valkey`).
 
 mod add;
 mod config;
@@ -13,6 +13,7 @@ mod info;
 mod insert;
 mod reserve;
 pub mod rules;
+mod valkey;
 mod window;
 
 use std::any::Any;
@@ -24,6 +25,7 @@ pub use exists::{EXISTS, MEXISTS};
 pub use info::{CARD, INFO};
 pub use insert::INSERT;
 pub use reserve::RESERVE;
+pub use valkey::LOAD;
 /// The argument parsers, pure functions of the arguments and the configuration (fuzzed).
 pub use {
     insert::{parse as parse_insert, InsertArgs},
@@ -39,6 +41,7 @@ use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::spec::{ArgKind, ArgSpec};
 use super::tracked::Tracked;
 use crate::core::bf::chain::{Chain, Params};
+use crate::core::bf::valkey::ValkeyBloom;
 use crate::core::bf::window::WindowFilter;
 
 /// The Bloom-filter family, as the glue registers it.
@@ -46,7 +49,7 @@ pub static FAMILY: Family = Family {
     acl_category: "bloom",
     commands: &[
         &RESERVE, &ADD, &MADD, &INSERT, &EXISTS, &MEXISTS, &INFO, &CARD, &SCANDUMP, &LOADCHUNK,
-        &DEBUG,
+        &DEBUG, &LOAD,
     ],
     settings: config::SETTINGS,
     totals: &TOTALS,
@@ -118,6 +121,24 @@ impl Measured for WindowFilter {
     }
 }
 
+/// A valkey-bloom filter counts its sub-filters, items and capacity as BF.INFO shows them.
+impl Measured for ValkeyBloom {
+    fn footprint(&self) -> Footprint {
+        let mut counts = [0; COUNTS];
+        counts[SUB_FILTERS] = self.filters().len() as u64;
+        counts[ITEMS] = self.items().max(0) as u64;
+        counts[CAPACITY_COUNT] = self.capacity().max(0) as u64;
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
+    }
+}
+
 /// Options BF.RESERVE and BF.INSERT share.
 const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
     .token("EXPANSION")
@@ -138,31 +159,41 @@ const WINDOW_ARG: ArgSpec = ArgSpec::new(
 )
 .optional();
 
-/// What a Bloom-family key holds: a scalable filter, or a filter that forgets.
-enum Bloom<C, W> {
+/// What a Bloom-family key holds: a scalable filter, a filter that forgets, or a valkey-bloom
+/// filter.
+enum Bloom<C, W, V> {
     Chain(C),
     Window(W),
+    Valkey(V),
 }
 
 /// A Bloom-family value opened for writing.
-type Writing<'k> = Bloom<Tracked<'k, Chain>, Tracked<'k, WindowFilter>>;
+type Writing<'k> = Bloom<Tracked<'k, Chain>, Tracked<'k, WindowFilter>, Tracked<'k, ValkeyBloom>>;
+
+/// A Bloom-family value opened for reading.
+type Reading<'k> = Bloom<&'k Chain, &'k WindowFilter, &'k ValkeyBloom>;
 
 /// What a key opened for writing holds.
 fn lookup<'k>(key: &'k mut WriteKey) -> Lookup<Writing<'k>> {
     key.lookup_as(writing)
 }
 
-/// What a key opened for reading holds: a chain, or a window filter.
-fn lookup_read<'k>(key: &'k ReadKey) -> Lookup<Bloom<&'k Chain, &'k WindowFilter>> {
-    key.lookup_as(|value| match value.downcast_ref() {
-        Some(chain) => Some(Bloom::Chain(chain)),
-        None => value.downcast_ref().map(Bloom::Window),
+/// What a key opened for reading holds.
+fn lookup_read<'k>(key: &'k ReadKey) -> Lookup<Reading<'k>> {
+    key.lookup_as(|value| {
+        if let Some(chain) = value.downcast_ref() {
+            Some(Bloom::Chain(chain))
+        } else if let Some(window) = value.downcast_ref() {
+            Some(Bloom::Window(window))
+        } else {
+            value.downcast_ref().map(Bloom::Valkey)
+        }
     })
 }
 
 /// Whether a module value is a Bloom-family value.
 fn is_bloom(value: &dyn Any) -> bool {
-    value.is::<Chain>() || value.is::<WindowFilter>()
+    value.is::<Chain>() || value.is::<WindowFilter>() || value.is::<ValkeyBloom>()
 }
 
 /// A module value as a Bloom-family value to change, if it is one.
@@ -171,10 +202,14 @@ fn writing(value: &mut dyn Any) -> Option<Writing<'_>> {
         value
             .downcast_mut()
             .map(|chain| Bloom::Chain(Tracked::new(chain)))
-    } else {
+    } else if value.is::<WindowFilter>() {
         value
             .downcast_mut()
             .map(|window| Bloom::Window(Tracked::new(window)))
+    } else {
+        value
+            .downcast_mut()
+            .map(|object| Bloom::Valkey(Tracked::new(object)))
     }
 }
 

@@ -1,5 +1,5 @@
 //! The Bloom-filter family: RedisBloom's scalable Bloom filter, bit-exact, the fast
-//! cache-line-blocked layout beside it, and the filters that forget.
+//! cache-line-blocked layout beside it, the filters that forget, and valkey-bloom's filters.
 //!
 //! * [`sizing`] — bits and probes of a classic sub-filter from its capacity and error rate;
 //! * `divisor` — the classic probes' exact remainder without a division;
@@ -10,7 +10,8 @@
 //! * [`chain`] — the scalable chain stored under a key;
 //! * [`encoding`] — SCANDUMP header and chunks;
 //! * [`rdb`] — the RDB fields of both Bloom data types;
-//! * [`window`] — Bloom filters that forget, with their own encodings.
+//! * [`window`] — Bloom filters that forget, with their own encodings;
+//! * [`valkey`] — valkey-bloom's filters, its data type and formats.
 
 pub mod blocked;
 pub mod chain;
@@ -21,6 +22,7 @@ mod probes;
 pub mod rdb;
 pub mod shape;
 pub mod sizing;
+pub mod valkey;
 pub mod window;
 
 /// A xorshift generator (Marsaglia's 13, 7, 17), so that randomised tests reproduce.

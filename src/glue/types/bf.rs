@@ -11,11 +11,16 @@
 //!   time (a kind field in the value). The name clashes with no RedisBloom type, released
 //!   (`MBbloom*`, `CMSk-TYPE`, `TopK-TYPE`, `TDIS-TYPE`) or not (`APBFcTYPE`, `APBFtTYPE` of
 //!   its unreleased age-partitioned branch), so RedisBloom refuses such a value by its name.
+//! * `bloomfltr`, encoding version 1: valkey-bloom's filters, in its format
+//!   (`core::bf::valkey`), so valkey-bloom's RDB files, DUMP payloads and AOF files load here
+//!   and ours load there. An AOF rewrite writes each as `BF.LOAD key <payload>`, as
+//!   valkey-bloom's does.
 
 use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
 use super::super::memory;
 use crate::commands::bf;
 use crate::core::bf::chain::{Chain, LayoutKind};
+use crate::core::bf::valkey::{payload, rdb as valkey_rdb, ValkeyBloom};
 use crate::core::bf::window::{encoding as window_encoding, WindowFilter};
 use crate::core::bf::{encoding, rdb};
 use crate::core::Error;
@@ -23,12 +28,13 @@ use crate::core::Error;
 /// The Bloom-filter family and its data types.
 pub static REGISTERED: Registered = Registered {
     family: &bf::FAMILY,
-    types: &[&CLASSIC_TYPE, &FAST_TYPE, &WINDOW_TYPE],
+    types: &[&CLASSIC_TYPE, &FAST_TYPE, &WINDOW_TYPE, &VALKEY_TYPE],
 };
 
 static CLASSIC_TYPE: DataType = DataType::of::<Bloom<false>>();
 static FAST_TYPE: DataType = DataType::of::<Bloom<true>>();
 static WINDOW_TYPE: DataType = DataType::of::<Window>();
+static VALKEY_TYPE: DataType = DataType::of::<ValkeyType>();
 
 /// The data type of one layout: `Bloom<false>` is `MBbloom--` (classic filters), `Bloom<true>`
 /// is `bfblocked` (fast-layout filters).
@@ -36,6 +42,9 @@ struct Bloom<const FAST: bool>;
 
 /// `bf-window`: filters that forget.
 struct Window;
+
+/// `bloomfltr`: valkey-bloom's filters.
+struct ValkeyType;
 
 impl<const FAST: bool> Format for Bloom<FAST> {
     type Value = Chain;
@@ -164,5 +173,48 @@ fn rewrite_chunks<'a>(
     while let Some((next, data)) = chunk_at(iter) {
         aof.chunk(c"BF.LOADCHUNK", next, data);
         iter = next;
+    }
+}
+
+impl Format for ValkeyType {
+    type Value = ValkeyBloom;
+    const NAME: &'static str = "bloomfltr";
+    const ENCODING_VERSION: i32 = valkey_rdb::ENCODING_VERSION;
+
+    fn load(io: &mut Io, encver: i32) -> Result<ValkeyBloom, Error> {
+        let memory = io.memory();
+        valkey_rdb::load(io, encver, &memory)
+    }
+
+    fn save(object: &ValkeyBloom, io: &mut Io) {
+        valkey_rdb::save(object, io);
+    }
+
+    /// `BF.LOAD key <payload>`, as valkey-bloom rewrites it.
+    fn rewrite(object: &ValkeyBloom, aof: &mut Aof) {
+        match payload::encode(object) {
+            Ok(bytes) => aof.key_and(c"BF.LOAD", &bytes),
+            Err(_) => aof.fail(c"redis-bf: no memory for a BF.LOAD payload, AOF rewrite aborted"),
+        }
+    }
+
+    /// Every field it saves, so any difference shows.
+    fn digest(object: &ValkeyBloom, digest: &mut Digest) {
+        valkey_rdb::save(object, digest);
+    }
+}
+
+impl StoredValue for ValkeyBloom {
+    fn memory_usage(&self) -> u64 {
+        ValkeyBloom::memory_usage(self)
+    }
+
+    /// Each sub-filter's blob.
+    fn arrays(&self) -> usize {
+        self.filters().len()
+    }
+
+    fn try_clone(&self) -> Result<ValkeyBloom, Error> {
+        ValkeyBloom::try_clone(self)
     }
 }

@@ -1,8 +1,10 @@
 //! The Bloom filter's targets: RDB/DUMP payloads of both layouts, SCANDUMP streams, and the
 //! BF.RESERVE and BF.INSERT option parsers; the filters that forget in `window`.
 
+mod valkey;
 mod window;
 
+pub use valkey::bf_valkey;
 pub use window::bf_window;
 
 use redis_bf::commands::args::parse_integer;

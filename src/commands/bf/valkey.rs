@@ -1,0 +1,476 @@
+//! valkey-bloom's filters (data type `bloomfltr`, `core::bf::valkey`) under the BF commands: a
+//! key that holds one answers as valkey-bloom 1.0 answers (`src/bloom/command_handler.rs`):
+//! its replies (integers where RedisBloom has booleans), its `BF.INFO` fields, its errors, its
+//! scaling and its object limit (128 MiB, or `bf-memory-usage-limit` where lower; not checked
+//! on replayed commands, as valkey-bloom skips it on replicated ones).
+//!
+//! A new valkey-bloom filter is made by `BF.INSERT` with one of its own options (`SEED`,
+//! `TIGHTENING`, `VALIDATESCALETO`, which RedisBloom has not) — what a valkey-bloom primary
+//! replicates every creation as — or by `BF.LOAD`, which its AOF rewrite writes. Without `SEED`
+//! it takes valkey-bloom's fixed seed (its `bf.bloom-use-random-seed no`).
+//!
+//! Replication follows valkey-bloom: a creation as `BF.INSERT key CAPACITY … ERROR …
+//! TIGHTENING … SEED … EXPANSION …|NONSCALING [ITEMS …]`, which builds the same object on any
+//! replica; adds verbatim when they added an item, and when one failed part way, as the
+//! `BF.MADD` of the items before it; `BF.LOAD` verbatim. Keyspace events `bloom.reserve` and
+//! `bloom.add`.
+
+use std::ffi::CStr;
+
+use super::errors;
+use crate::commands::call::Call;
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::keys::WriteKey;
+use crate::commands::lookup::Lookup;
+use crate::commands::reply::{Reply, Scalar};
+use crate::commands::server::{Arg, Replicated};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::tracked::Tracked;
+use crate::core::bf::valkey::filter::Seed;
+use crate::core::bf::valkey::object::{scaled_capacity, AddError, Stop};
+use crate::core::bf::valkey::payload::{self, DecodeError};
+use crate::core::bf::valkey::{Params, ValkeyBloom, FIXED_SEED, OBJECT_LIMIT};
+use crate::core::Error;
+
+pub static LOAD: CommandSpec = CommandSpec {
+    name: "bf.load",
+    flags: "write deny-oom",
+    arity: 3,
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write",
+    summary: "Restores a valkey-bloom filter from the payload its AOF rewrite writes",
+    complexity: "O(n), where n is the size of the payload",
+    since: "1.0.0",
+    tips: None,
+    args: &[KEY_ARG, ArgSpec::new("payload", ArgKind::String)],
+    run: load,
+};
+
+const ADD_EVENT: &CStr = c"bloom.add";
+const RESERVE_EVENT: &CStr = c"bloom.reserve";
+
+/// valkey-bloom's defaults (its `bf.bloom-*` configs' defaults).
+const DEFAULTS: Params = Params {
+    capacity: 100,
+    fp_rate: 0.01,
+    tightening: 0.5,
+    expansion: 2,
+    seed: FIXED_SEED,
+    seed_random: false,
+};
+
+/// The bound on an object's size for this command: none when replayed.
+fn limit(call: &Call) -> u64 {
+    if call.server.replayed() {
+        u64::MAX
+    } else {
+        OBJECT_LIMIT.min(call.memory().limit)
+    }
+}
+
+fn add_error(error: AddError) -> &'static CStr {
+    match error {
+        AddError::Full => errors::VALKEY_FULL,
+        AddError::FalsePositiveDegrades => errors::FP_DEGRADES,
+        AddError::CapacityOverflow => errors::BAD_CAPACITY,
+        AddError::Memory(Error::OverLimit) => errors::BLOOM_OVER_LIMIT,
+        AddError::Memory(_) => errors::INSUFFICIENT_MEMORY,
+    }
+}
+
+fn create_error(error: Error) -> Failure {
+    Failure::Message(match error {
+        Error::OverLimit => errors::BLOOM_OVER_LIMIT,
+        _ => errors::INSUFFICIENT_MEMORY,
+    })
+}
+
+/// `BF.ADD` on a valkey-bloom filter: 1 if the item was added, 0 if it was there.
+pub fn add(call: &Call, object: &mut Tracked<ValkeyBloom>) -> CommandResult {
+    let added = object
+        .add(call.arg(2), limit(call), &call.memory())
+        .map_err(|e| Failure::Message(add_error(e)))?;
+    if added {
+        call.finish_write(ADD_EVENT);
+    }
+    Ok(Reply::integer(i64::from(added)))
+}
+
+/// `BF.MADD` (items from argument 2) or `BF.INSERT` (from `first`) on a valkey-bloom filter.
+pub fn add_items(call: &Call, object: &mut Tracked<ValkeyBloom>, first: usize) -> CommandResult {
+    let items = call.args.get(first..).unwrap_or(&[]);
+    let replies = add_each(call, object, items)?;
+    replicate_adds(call, first, &replies, items.len());
+    Ok(Reply::Array(replies))
+}
+
+/// Adds each item: a non-scaling object refuses the whole command if the new items do not
+/// fit (valkey-bloom 1.0's check before a multi-item add); otherwise one reply per item, the
+/// first failure the last.
+fn add_each(call: &Call, object: &mut ValkeyBloom, items: &[&[u8]]) -> Result<Vec<Reply>, Failure> {
+    if !object.fits(items) {
+        return Err(Failure::Message(errors::VALKEY_FULL));
+    }
+    let (limit, memory) = (limit(call), call.memory());
+    let mut replies = Vec::new();
+    replies
+        .try_reserve_exact(items.len())
+        .map_err(|_| Failure::Message(errors::INSUFFICIENT_MEMORY))?;
+    for item in items {
+        match object.add(item, limit, &memory) {
+            Ok(added) => replies.push(Reply::integer(i64::from(added))),
+            Err(error) => {
+                replies.push(Reply::Error(add_error(error)));
+                break;
+            }
+        }
+    }
+    Ok(replies)
+}
+
+/// Replicates adds that added an item: verbatim when every item was tried, else as the
+/// `BF.MADD` of the items tried before the failure (a replica skips the limit, so it would
+/// add the rest).
+fn replicate_adds(call: &Call, first: usize, replies: &[Reply], items: usize) {
+    let added = |r: &Reply| *r == Reply::integer(1);
+    if !replies.iter().any(added) {
+        return;
+    }
+    if replies.len() == items && !matches!(replies.last(), Some(Reply::Error(_))) {
+        call.finish_write(ADD_EVENT);
+        return;
+    }
+    let tried = replies.len() - 1;
+    let mut args = vec![Arg::Own(1)];
+    args.extend((first..first + tried).map(Arg::Own));
+    let madd = Replicated {
+        command: c"BF.MADD",
+        args,
+    };
+    call.server.written_as(ADD_EVENT, &[madd]);
+}
+
+/// `BF.EXISTS`/`BF.MEXISTS` replies on a valkey-bloom filter: integers.
+pub fn found(object: &ValkeyBloom, item: &[u8]) -> Scalar {
+    Scalar::Integer(i64::from(object.contains(item)))
+}
+
+/// `BF.CARD`.
+pub fn card(object: &ValkeyBloom) -> Reply {
+    Reply::integer(object.items())
+}
+
+/// `BF.INFO key [field]` on a valkey-bloom filter: its fields, names and order; the last two
+/// only for a scaling filter (asked for alone on a non-scaling one, `ERR invalid information
+/// value`).
+pub fn info(call: &Call, object: &ValkeyBloom) -> CommandResult {
+    let scaling = object.expansion() != 0;
+    let expansion = if scaling {
+        Scalar::Integer(i64::from(object.expansion()))
+    } else {
+        Scalar::Null
+    };
+    let max_scaled = || {
+        let limit = OBJECT_LIMIT.min(call.memory().limit);
+        Scalar::Integer(object.max_scaled_capacity(limit))
+    };
+    let fields: [(&str, &CStr, Option<Scalar>); 8] = [
+        (
+            "CAPACITY",
+            c"Capacity",
+            Some(Scalar::Integer(object.capacity())),
+        ),
+        (
+            "SIZE",
+            c"Size",
+            Some(Scalar::Integer(object.memory_usage() as i64)),
+        ),
+        (
+            "FILTERS",
+            c"Number of filters",
+            Some(Scalar::Integer(object.filters().len() as i64)),
+        ),
+        (
+            "ITEMS",
+            c"Number of items inserted",
+            Some(Scalar::Integer(object.items())),
+        ),
+        (
+            "ERROR",
+            c"Error rate",
+            Some(Scalar::Double(object.fp_rate())),
+        ),
+        ("EXPANSION", c"Expansion rate", Some(expansion)),
+        (
+            "TIGHTENING",
+            c"Tightening ratio",
+            scaling.then_some(Scalar::Double(object.tightening())),
+        ),
+        (
+            "MAXSCALEDCAPACITY",
+            c"Max scaled capacity",
+            scaling.then(max_scaled),
+        ),
+    ];
+    let Some(asked) = call.args.get(2) else {
+        let mut reply = Vec::new();
+        for (_, name, value) in fields {
+            if let Some(value) = value {
+                reply.push(Reply::Scalar(Scalar::Status(name)));
+                reply.push(Reply::Scalar(value));
+            }
+        }
+        return Ok(Reply::Array(reply));
+    };
+    fields
+        .into_iter()
+        .find(|(word, _, _)| asked.eq_ignore_ascii_case(word.as_bytes()))
+        .and_then(|(_, _, value)| value)
+        .map(Reply::Scalar)
+        .ok_or(Failure::Message(errors::INVALID_INFO_VALUE))
+}
+
+/// What valkey-bloom's `BF.INSERT` was asked.
+struct InsertArgs {
+    params: Params,
+    nocreate: bool,
+    validate_scale_to: Option<i64>,
+    /// Index of the first item (the end of the arguments without ITEMS).
+    first_item: usize,
+}
+
+/// Whether `BF.INSERT`'s arguments hold an option only valkey-bloom has, which makes a new
+/// filter valkey-bloom's.
+pub fn asks_for_valkey_bloom(args: &[&[u8]]) -> bool {
+    let mut i = 2;
+    while let Some(option) = args.get(i) {
+        let is = |word: &str| option.eq_ignore_ascii_case(word.as_bytes());
+        if is("ITEMS") {
+            return false;
+        }
+        if is("SEED") || is("TIGHTENING") || is("VALIDATESCALETO") {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A number as valkey-bloom parses one (Rust's `parse`: `+5`, `1e-3`, `inf`).
+fn number<T: std::str::FromStr>(text: &[u8]) -> Option<T> {
+    std::str::from_utf8(text).ok()?.parse().ok()
+}
+
+/// A rate in (0, 1): `range` when a number outside it, `bad` when not a number.
+fn rate(text: &[u8], bad: &'static CStr, range: &'static CStr) -> Result<f64, Failure> {
+    match number::<f64>(text) {
+        Some(x) if x > 0.0 && x < 1.0 => Ok(x),
+        Some(_) => Err(Failure::Message(range)),
+        None => Err(Failure::Message(bad)),
+    }
+}
+
+fn capacity(text: &[u8]) -> Result<i64, Failure> {
+    match number::<i64>(text) {
+        Some(n) if n >= 1 => Ok(n),
+        Some(0) => Err(Failure::Message(errors::CAPACITY_ZERO)),
+        _ => Err(Failure::Message(errors::BAD_CAPACITY)),
+    }
+}
+
+fn parse_insert(args: &[&[u8]]) -> Result<InsertArgs, Failure> {
+    let mut params = DEFAULTS;
+    let (mut nocreate, mut validate_scale_to) = (false, None);
+    let mut i = 2;
+    while let Some(option) = args.get(i) {
+        let is = |word: &str| option.eq_ignore_ascii_case(word.as_bytes());
+        if is("NOCREATE") || is("NONSCALING") || is("ITEMS") {
+            if is("ITEMS") {
+                if i + 1 >= args.len() {
+                    return Err(Failure::WrongArity);
+                }
+                return checked(params, nocreate, validate_scale_to, i + 1);
+            }
+            nocreate |= is("NOCREATE");
+            if is("NONSCALING") {
+                params.expansion = 0;
+            }
+            i += 1;
+            continue;
+        }
+        let value = args.get(i + 1).copied().ok_or(Failure::WrongArity)?;
+        if is("ERROR") {
+            params.fp_rate = rate(
+                value,
+                errors::BAD_ERROR_RATE,
+                errors::VALKEY_ERROR_RATE_RANGE,
+            )?;
+        } else if is("TIGHTENING") {
+            params.tightening = rate(value, errors::BAD_TIGHTENING, errors::TIGHTENING_RANGE)?;
+        } else if is("CAPACITY") {
+            params.capacity = capacity(value)?;
+        } else if is("SEED") {
+            params.seed = value
+                .try_into()
+                .map_err(|_| Failure::Message(errors::INVALID_SEED))?;
+            params.seed_random = params.seed != FIXED_SEED;
+        } else if is("EXPANSION") {
+            params.expansion = number::<u32>(value)
+                .filter(|&n| n >= 1)
+                .ok_or(Failure::Message(errors::BAD_EXPANSION))?;
+        } else if is("VALIDATESCALETO") {
+            validate_scale_to = Some(capacity(value)?);
+        } else {
+            return Err(Failure::Message(errors::VALKEY_UNKNOWN_ARGUMENT));
+        }
+        i += 2;
+    }
+    checked(params, nocreate, validate_scale_to, args.len())
+}
+
+fn checked(
+    params: Params,
+    nocreate: bool,
+    validate_scale_to: Option<i64>,
+    first_item: usize,
+) -> Result<InsertArgs, Failure> {
+    if params.expansion == 0 && validate_scale_to.is_some() {
+        return Err(Failure::Message(errors::NONSCALING_AND_VALIDATE));
+    }
+    Ok(InsertArgs {
+        params,
+        nocreate,
+        validate_scale_to,
+        first_item,
+    })
+}
+
+/// `BF.INSERT` on a key that holds a valkey-bloom filter, or on an empty key with one of
+/// valkey-bloom's own options.
+pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
+    let parsed = parse_insert(call.args)?;
+    if let (Some(target), false) = (parsed.validate_scale_to, call.server.replayed()) {
+        let p = parsed.params;
+        let limit = OBJECT_LIMIT.min(call.memory().limit);
+        let reached = scaled_capacity(
+            p.capacity,
+            p.fp_rate,
+            p.tightening,
+            p.expansion,
+            limit,
+            Some(target),
+        );
+        match reached {
+            Ok(_) => {}
+            Err((_, Stop::FalsePositive)) => {
+                return Err(Failure::Message(errors::VALIDATE_SCALE_TO_FP))
+            }
+            Err((_, Stop::Memory)) => {
+                return Err(Failure::Message(errors::VALIDATE_SCALE_TO_MEMORY))
+            }
+            Err((_, Stop::Capacity)) => return Err(Failure::Message(errors::BAD_CAPACITY)),
+        }
+    }
+    match key.peek(|value| value.is::<ValkeyBloom>()) {
+        Lookup::Found(()) => {
+            let mut object = key.lookup::<ValkeyBloom>().existing()?;
+            add_items(call, &mut object, parsed.first_item)
+        }
+        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
+        Lookup::Missing if parsed.nocreate => Err(Failure::Message(errors::NOT_FOUND)),
+        Lookup::Missing => {
+            let params = parsed.params;
+            let mut object =
+                ValkeyBloom::new(params, limit(call), &call.memory()).map_err(create_error)?;
+            let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
+            let replies = add_each(call, &mut object, items)?;
+            key.store(object)?;
+            let texts = [
+                params.capacity.to_string(),
+                params.fp_rate.to_string(),
+                params.tightening.to_string(),
+                params.expansion.to_string(),
+            ];
+            let insert = created(call, &params.seed, &texts, parsed.first_item);
+            call.server.written_as(RESERVE_EVENT, &[insert]);
+            Ok(Reply::Array(replies))
+        }
+    }
+}
+
+/// The `BF.INSERT` that makes the same object (`texts`: its capacity, error rate, tightening
+/// ratio and expansion as valkey-bloom writes them), with the items from `first_item`.
+fn created<'a>(
+    call: &Call,
+    seed: &'a Seed,
+    texts: &'a [String; 4],
+    first_item: usize,
+) -> Replicated<'a> {
+    let expansion: u32 = texts[3].parse().unwrap_or(0);
+    let mut args = vec![
+        Arg::Own(1),
+        Arg::Bytes(b"CAPACITY"),
+        Arg::Bytes(texts[0].as_bytes()),
+        Arg::Bytes(b"ERROR"),
+        Arg::Bytes(texts[1].as_bytes()),
+        Arg::Bytes(b"TIGHTENING"),
+        Arg::Bytes(texts[2].as_bytes()),
+        Arg::Bytes(b"SEED"),
+        Arg::Bytes(seed),
+    ];
+    if expansion == 0 {
+        args.push(Arg::Bytes(b"NONSCALING"));
+    } else {
+        args.push(Arg::Bytes(b"EXPANSION"));
+        args.push(Arg::Bytes(texts[3].as_bytes()));
+    }
+    if first_item < call.args.len() {
+        args.push(Arg::Bytes(b"ITEMS"));
+        args.extend((first_item..call.args.len()).map(Arg::Own));
+    }
+    Replicated {
+        command: c"BF.INSERT",
+        args,
+    }
+}
+
+/// `BF.LOAD key payload`: a valkey-bloom filter from the payload its AOF rewrite writes.
+fn load(call: &Call) -> CommandResult {
+    let mut key = call.open_for_write()?;
+    if !matches!(key.peek(super::is_bloom), Lookup::Missing) {
+        return Err(Failure::Message(errors::BUSYKEY));
+    }
+    let object = payload::decode(call.arg(2), &call.memory()).map_err(|e| {
+        Failure::Message(match e {
+            DecodeError::Version => errors::DECODE_VERSION,
+            DecodeError::Malformed => errors::DECODE_FAILED,
+            DecodeError::RateRange => errors::VALKEY_ERROR_RATE_RANGE,
+            DecodeError::Memory(Error::OverLimit) => errors::BLOOM_OVER_LIMIT,
+            DecodeError::Memory(_) => errors::INSUFFICIENT_MEMORY,
+        })
+    })?;
+    if object.memory_usage() > limit(call) {
+        return Err(Failure::Message(errors::BLOOM_OVER_LIMIT));
+    }
+    key.store(object)?;
+    call.finish_write(RESERVE_EVENT);
+    Ok(Reply::OK)
+}
+
+/// `BF.DEBUG` of a valkey-bloom filter, in RedisBloom's form: the items, then per sub-filter
+/// its bitmap's bytes and bits, probes, capacity and items.
+pub fn debug(object: &ValkeyBloom) -> Reply {
+    let mut lines = vec![Reply::Bulk(format!("size:{}", object.items()).into_bytes())];
+    for filter in object.filters() {
+        let line = format!(
+            "bytes:{} bits:{} hashes:{} capacity:{} size:{}",
+            filter.bitmap_len(),
+            filter.bitmap_len() * 8,
+            filter.probes(),
+            filter.capacity,
+            filter.items
+        );
+        lines.push(Reply::Bulk(line.into_bytes()));
+    }
+    Reply::Array(lines)
+}

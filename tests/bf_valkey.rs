@@ -1,0 +1,214 @@
+//! valkey-bloom's filters (data type `bloomfltr`) on redis-bf: valkey-bloom's own bytes (a
+//! `BF.LOAD` payload its AOF rewrite wrote, tests/data/valkey-bloom) load and answer as
+//! valkey-bloom answers; a key that holds one answers every BF command with valkey-bloom's
+//! replies and errors; such filters survive every way Redis persists and moves values, and
+//! replicate byte for byte. Side by side with valkey-bloom itself: `bf_valkey_compat.rs`.
+
+mod common;
+
+use common::*;
+
+/// `BF.INFO` of the golden filter, as valkey-bloom gives it (RESP2; the error rate and the
+/// tightening ratio as the server writes doubles, read back as numbers).
+fn golden_info(c: &mut Conn, key: &str) -> Vec<Value> {
+    let info = c.call(&["BF.INFO", key]).array();
+    let mut plain = info.clone();
+    for at in [9, 13] {
+        plain[at] =
+            Value::Bulk(format!("{}", info[at].text().parse::<f64>().unwrap()).into_bytes());
+    }
+    plain
+}
+
+#[test]
+fn valkey_bloom_s_payload_loads_and_answers_as_valkey_bloom() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let payload = valkey_bloom::golden_payload();
+    assert_eq!(c.call_bytes(&[b"BF.LOAD", b"g", &payload]), ok());
+    assert_eq!(c.cmd("TYPE g"), simple("bloomfltr"));
+    let expected = [
+        simple("Capacity"),
+        int(30),
+        simple("Size"),
+        int(536),
+        simple("Number of filters"),
+        int(2),
+        simple("Number of items inserted"),
+        int(29),
+        simple("Error rate"),
+        bulk(b"0.01"),
+        simple("Expansion rate"),
+        int(2),
+        simple("Tightening ratio"),
+        bulk(b"0.5"),
+        simple("Max scaled capacity"),
+        int(20971510),
+    ];
+    assert_eq!(golden_info(&mut c, "g"), expected);
+    let items: Vec<String> = (0..60).map(|i| format!("item{i}")).collect();
+    let mut mexists: Vec<&str> = vec!["BF.MEXISTS", "g"];
+    mexists.extend(items.iter().map(String::as_str));
+    // Every item added is found; of item30 … item59 only item36 (a false positive there too).
+    let found: Vec<Value> = (0..60).map(|i| int(i64::from(i < 30 || i == 36))).collect();
+    assert_eq!(c.call(&mexists), Value::Array(found));
+    assert_eq!(c.cmd("BF.CARD g"), int(29));
+    assert_eq!(c.cmd("BF.ADD g item17"), int(0));
+    assert_eq!(c.cmd("BF.ADD g new"), int(1));
+    // The same payload comes back from an AOF rewrite, and its DUMP, where the server reads
+    // Valkey 9's RDB version, is valkey-bloom's.
+    c.cmd("DEL g");
+    c.call_bytes(&[b"BF.LOAD", b"g", &payload]);
+    c.cmd("CONFIG SET rdbcompression no");
+    let dump = valkey_bloom::golden_dump();
+    if c.call_bytes(&[b"RESTORE", b"d", b"0", &dump]) == ok() {
+        assert_eq!(c.cmd("DUMP g"), Value::Bulk(dump));
+        assert_eq!(golden_info(&mut c, "d"), expected);
+    }
+}
+
+#[test]
+fn valkey_bloom_s_replies_and_errors() {
+    let server = Server::start();
+    let mut c = server.conn();
+    c.cmd("SET str x");
+    let created = c.cmd("BF.INSERT n CAPACITY 2 NONSCALING TIGHTENING 0.5 ITEMS a");
+    assert_eq!(created, ints(&[1]));
+    expect_replies(
+        &mut c,
+        "
+            BF.INFO n TIGHTENING -> (error) ERR invalid information value
+            BF.INFO n MAXSCALEDCAPACITY -> (error) ERR invalid information value
+            BF.INFO n bogus -> (error) ERR invalid information value
+            BF.INFO n capacity -> (integer) 2
+            BF.INFO n FILTERS -> (integer) 1
+            BF.CARD n -> (integer) 1
+            BF.EXISTS n a -> (integer) 1
+            BF.EXISTS n b -> (integer) 0
+            BF.ADD n a -> (integer) 0
+            # Items that do not fit a non-scaling filter: the whole command is refused.
+            BF.MADD n b c -> (error) ERR non scaling filter is full
+            BF.ADD n b -> (integer) 1
+            BF.ADD n c -> (error) ERR non scaling filter is full
+            BF.RESERVE n 0.01 10 -> (error) ERR item exists
+            BF.SCANDUMP n 0 -> (error) ERR valkey-bloom filters (type bloomfltr) have no SCANDUMP chunks: use DUMP and RESTORE, or BF.LOAD
+            BF.LOAD n x -> (error) BUSYKEY Target key name already exists.
+            BF.LOAD str x -> (error) BUSYKEY Target key name already exists.
+            BF.LOAD new x -> (error) ERR bloom object decoding failed. Unsupported version
+            BF.INSERT v TIGHTENING 1 ITEMS a -> (error) ERR (0 < tightening ratio range < 1)
+            BF.INSERT v TIGHTENING x ITEMS a -> (error) ERR bad tightening ratio
+            BF.INSERT v SEED short ITEMS a -> (error) ERR invalid seed
+            BF.INSERT v TIGHTENING 0.5 ERROR 2 ITEMS a -> (error) ERR (0 < error rate range < 1)
+            BF.INSERT v TIGHTENING 0.5 ERROR x ITEMS a -> (error) ERR bad error rate
+            BF.INSERT v TIGHTENING 0.5 CAPACITY 0 ITEMS a -> (error) ERR (capacity should be larger than 0)
+            BF.INSERT v TIGHTENING 0.5 CAPACITY -1 ITEMS a -> (error) ERR bad capacity
+            BF.INSERT v TIGHTENING 0.5 EXPANSION 0 ITEMS a -> (error) ERR bad expansion
+            BF.INSERT v TIGHTENING 0.5 FOO ITEMS a -> (error) ERR unknown argument received
+            BF.INSERT v TIGHTENING 0.5 NOCREATE ITEMS a -> (error) ERR not found
+            BF.INSERT v VALIDATESCALETO 100 NONSCALING ITEMS a -> (error) ERR cannot use NONSCALING and VALIDATESCALETO options together
+            BF.INSERT v VALIDATESCALETO 1000000000 ITEMS a -> (error) ERR provided VALIDATESCALETO causes bloom object to exceed memory limit
+            BF.INSERT v VALIDATESCALETO x ITEMS a -> (error) ERR bad capacity
+            BF.INSERT v TIGHTENING 0.5 CAPACITY 1000000000000 ITEMS a -> (error) ERR operation exceeds bloom object memory limit
+            BF.INSERT v TIGHTENING 0.5 ITEMS -> (arity)
+            BF.INSERT str TIGHTENING 0.5 ITEMS a -> (wrongtype)
+        ",
+    );
+    assert_eq!(c.cmd("EXISTS v"), int(0), "failed creates change nothing");
+    // A filter made without SEED has valkey-bloom's fixed seed; its info in RESP3 is an array.
+    assert_eq!(
+        c.cmd("BF.INSERT v VALIDATESCALETO 1000 ITEMS a"),
+        ints(&[1])
+    );
+    let mut c3 = server.conn().resp3();
+    let info = c3.cmd("BF.INFO v").array();
+    assert_eq!(info.len(), 16);
+    assert_eq!(info[14], simple("Max scaled capacity"));
+    assert_eq!(info[9].text().parse::<f64>(), Ok(0.01));
+    assert_eq!(c3.cmd("BF.EXISTS v a"), int(1));
+    // On RedisBloom's filters nothing changes.
+    assert_eq!(c.cmd("BF.ADD rb a"), int(1));
+    assert_eq!(
+        c.cmd("BF.INSERT rb TIGHTENING 0.5 ITEMS a"),
+        err("Unknown argument received")
+    );
+}
+
+const FILTERS: persist::Family = persist::Family {
+    build: valkey_bloom::build,
+    answers: valkey_bloom::answers,
+    write: |c, key| {
+        c.call(&["BF.ADD", key, "written"]);
+    },
+};
+
+#[test]
+fn valkey_bloom_filters_survive_every_move() {
+    persist::survives_every_move(&FILTERS);
+}
+
+/// A replica of redis-bf holds the same bytes: creations replicate as valkey-bloom's
+/// `BF.INSERT` with every property, adds verbatim, an add that failed part way as the items
+/// before the failure.
+#[test]
+fn replicas_hold_the_same_bytes() {
+    let master = Server::start();
+    let mut m = master.conn();
+    let mut keys = valkey_bloom::build(&mut m);
+    let replica = Server::with(Module::RedisBf)
+        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut m, &mut r);
+    valkey_bloom::build(&mut m);
+    m.cmd("BF.INSERT late TIGHTENING 0.3 CAPACITY 5 EXPANSION 3 ITEMS a b c d e f g h");
+    m.call_bytes(&[b"BF.LOAD", b"loaded", &valkey_bloom::golden_payload()]);
+    // A scale-out the limit refuses part way: 600 bytes hold one sub-filter of 10 items.
+    if feature::module_configs() {
+        let limit = config_name(&mut m, "bf-memory-usage-limit");
+        m.call(&["CONFIG", "SET", &limit, "600"]);
+        m.cmd("BF.INSERT part TIGHTENING 0.5 CAPACITY 10");
+        let items: Vec<String> = (0..40).map(|i| format!("p{i}")).collect();
+        let mut madd: Vec<&str> = vec!["BF.MADD", "part"];
+        madd.extend(items.iter().map(String::as_str));
+        let reply = m.call(&madd).array();
+        assert_eq!(
+            reply.last(),
+            Some(&err("ERR operation exceeds bloom object memory limit"))
+        );
+        m.call(&["CONFIG", "SET", &limit, "0"]);
+        keys.push("part");
+    }
+    keys.extend(["late", "loaded"]);
+    wait_in_sync(&mut m, &mut r);
+    for key in keys {
+        assert_eq!(m.call(&["DUMP", key]), r.call(&["DUMP", key]), "{key}");
+        assert_eq!(
+            m.call(&["BF.INFO", key]),
+            r.call(&["BF.INFO", key]),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn keyspace_events_are_valkey_bloom_s() {
+    let Some(server) = Server::with_keyspace_events() else {
+        return;
+    };
+    let mut c = server.conn();
+    let mut psub = server.conn();
+    psub.cmd("PSUBSCRIBE __keyspace@0__:*");
+    for line in [
+        "BF.INSERT v TIGHTENING 0.5 ITEMS a",
+        "BF.ADD v b",
+        // Nothing added: no event.
+        "BF.ADD v b",
+        "BF.MADD v c",
+        "SET marker 1",
+    ] {
+        c.cmd(line);
+    }
+    let events: Vec<Value> = (0..4).map(|_| psub.read().array()[3].clone()).collect();
+    let expected = ["bloom.reserve", "bloom.add", "bloom.add", "set"];
+    assert_eq!(events, expected.map(|e| bulk(e.as_bytes())));
+}

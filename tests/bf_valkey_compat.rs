@@ -1,0 +1,238 @@
+//! Differential tests of valkey-bloom's filters against valkey-bloom itself (a build of
+//! valkey-io/valkey-bloom 1.0 named by `VALKEY_BLOOM_SO`, on the valkey-server `VALKEY_SERVER`
+//! names; without both the tests say so and stop): the same random BF.* streams give the same
+//! replies in RESP2 and RESP3 and the same DUMP payloads; filters move between the two by
+//! DUMP/RESTORE, RDB files and AOF files, both ways; and each can be the other's replica.
+//! valkey-bloom runs with `bf.bloom-use-random-seed no`, so that a filter made without `SEED`
+//! has the fixed seed on both. The one difference is `DEBUG DIGEST-VALUE`, which each module
+//! computes its own way.
+// matrix: no — it needs valkey-bloom, built for one valkey-server.
+
+mod common;
+
+use common::*;
+
+/// A valkey-server of `module`, or `None` (and a note) where the anchors are not there.
+fn valkey(module: Module) -> Option<ServerBuilder> {
+    let server = std::env::var("VALKEY_SERVER").ok();
+    let (Some(server), Some(_)) = (server, valkey_bloom_path()) else {
+        eprintln!("skipped: set VALKEY_BLOOM_SO and VALKEY_SERVER to compare with valkey-bloom");
+        return None;
+    };
+    let builder = Server::with(module.clone()).binary(&server);
+    Some(match module {
+        Module::ValkeyBloom => builder.arg("--bf.bloom-use-random-seed no"),
+        _ => builder,
+    })
+}
+
+fn pair() -> Option<(Server, Server)> {
+    Some((
+        valkey(Module::RedisBf)?.start(),
+        valkey(Module::ValkeyBloom)?.start(),
+    ))
+}
+
+const KEYS: [&str; 3] = ["a", "b", "c"];
+
+/// One random BF command on filters both made alike, or a creation through valkey-bloom's
+/// options.
+fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
+    let key = KEYS[rng.below(3) as usize].as_bytes().to_vec();
+    let item = |rng: &mut Rng| format!("i{}", rng.below(400)).into_bytes();
+    let mut cmd: Vec<Vec<u8>> = Vec::new();
+    let words = |cmd: &mut Vec<Vec<u8>>, words: &[&str]| {
+        cmd.extend(words.iter().map(|w| w.as_bytes().to_vec()))
+    };
+    match rng.below(100) {
+        0..30 => {
+            words(&mut cmd, &["BF.ADD"]);
+            cmd.push(key);
+            cmd.push(item(rng));
+        }
+        30..45 => {
+            words(&mut cmd, &["BF.MADD"]);
+            cmd.push(key);
+            (0..1 + rng.below(6)).for_each(|_| cmd.push(item(rng)));
+        }
+        45..60 => {
+            words(&mut cmd, &["BF.MEXISTS"]);
+            cmd.push(key);
+            (0..1 + rng.below(6)).for_each(|_| cmd.push(item(rng)));
+        }
+        60..70 => {
+            words(&mut cmd, &["BF.EXISTS"]);
+            cmd.push(key);
+            cmd.push(item(rng));
+        }
+        70..80 => {
+            words(&mut cmd, &["BF.INSERT"]);
+            cmd.push(key);
+            if rng.below(3) == 0 {
+                words(&mut cmd, &["CAPACITY", "7", "NOCREATE"]);
+            }
+            words(&mut cmd, &["ITEMS"]);
+            (0..1 + rng.below(4)).for_each(|_| cmd.push(item(rng)));
+        }
+        80..88 => {
+            let field = [
+                "",
+                "CAPACITY",
+                "SIZE",
+                "FILTERS",
+                "ITEMS",
+                "EXPANSION",
+                "ERROR",
+            ];
+            let field = field[rng.below(field.len() as u64) as usize];
+            words(&mut cmd, &["BF.INFO"]);
+            cmd.push(key);
+            if !field.is_empty() {
+                words(&mut cmd, &[field]);
+            }
+        }
+        88..92 => {
+            words(&mut cmd, &["BF.CARD"]);
+            cmd.push(key);
+        }
+        92..96 => words(&mut cmd, &["BF.RESERVE", "a", "0.01", "10"]),
+        _ => words(&mut cmd, &["BF.LOAD", "a", "x"]),
+    }
+    cmd
+}
+
+/// The three filters of a stream: scaling quickly, tightened, non-scaling.
+fn create(c: &mut Conn) {
+    let seed: &[u8] = &valkey_bloom::FIXED_SEED;
+    c.call_bytes(&[b"BF.INSERT", b"a", b"CAPACITY", b"20", b"SEED", seed]);
+    c.cmd("BF.INSERT b CAPACITY 50 ERROR 0.05 TIGHTENING 0.7 EXPANSION 3");
+    c.cmd("BF.INSERT c CAPACITY 150 NONSCALING TIGHTENING 0.5");
+}
+
+#[test]
+fn random_command_streams_reply_and_store_identically() {
+    let Some((ours, theirs)) = pair() else {
+        return;
+    };
+    for seed in 1..=6u64 {
+        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
+        for c in [&mut a, &mut b] {
+            c.cmd("FLUSHALL");
+            c.cmd("CONFIG SET rdbcompression no");
+            create(c);
+        }
+        let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        for _ in 0..1500 {
+            let cmd = random_command(&mut rng);
+            both(&mut a, &mut b, &cmd, &context, &[]);
+        }
+        for key in KEYS {
+            for cmd in [vec!["DUMP", key], vec!["TYPE", key], vec!["BF.INFO", key]] {
+                assert_eq!(a.call(&cmd), b.call(&cmd), "{context}: {cmd:?}");
+            }
+        }
+    }
+}
+
+/// What a filter answers, but its size: valkey-bloom's `BF.LOAD` (its AOF rewrite) counts the
+/// vector of sub-filters as long as they are, not as it had grown, so the size a filter
+/// reports there changes by an AOF rewrite (redis-bf's does not).
+fn answers_but_size(c: &mut Conn, key: &str) -> Vec<Value> {
+    let mut answers = valkey_bloom::answers(c, key);
+    if let Value::Array(info) = &mut answers[0] {
+        info[3] = Value::Nil;
+    }
+    answers
+}
+
+const FILTERS: Fixture = Fixture {
+    build: valkey_bloom::build,
+    answers: answers_but_size,
+};
+
+#[test]
+fn filters_move_both_ways_by_dump_and_restore() {
+    let Some((ours, theirs)) = pair() else {
+        return;
+    };
+    let (mut a, mut b) = (ours.conn(), theirs.conn());
+    for c in [&mut a, &mut b] {
+        c.cmd("CONFIG SET rdbcompression no");
+    }
+    both_ways(&mut a, &mut b, |from, to| {
+        for key in valkey_bloom::build(from) {
+            let payload = from.call(&["DUMP", key]).bulk();
+            assert_eq!(
+                to.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
+                ok()
+            );
+            assert_eq!(
+                valkey_bloom::answers(to, key),
+                valkey_bloom::answers(from, key)
+            );
+            assert_eq!(
+                to.call(&["DUMP", key]).bulk(),
+                payload,
+                "{key}: the same bytes"
+            );
+        }
+    });
+}
+
+#[test]
+fn rdb_and_aof_files_move_both_ways() {
+    for how in ["rdb", "aof"] {
+        let (Some(ours), Some(theirs)) = (valkey(Module::RedisBf), valkey(Module::ValkeyBloom))
+        else {
+            return;
+        };
+        FILTERS.files_move_between(theirs, ours, how);
+        let (Some(ours), Some(theirs)) = (valkey(Module::RedisBf), valkey(Module::ValkeyBloom))
+        else {
+            return;
+        };
+        FILTERS.files_move_between(ours, theirs, how);
+    }
+}
+
+/// A primary of one module and a replica of the other: after a full synchronisation and a
+/// stream of writes (creations included), the replica holds the same bytes.
+fn replica_holds_the_same_bytes(primary: Module, replica: Module) {
+    let ours_primary = matches!(primary, Module::RedisBf);
+    let (Some(primary), Some(replica)) = (valkey(primary), valkey(replica)) else {
+        return;
+    };
+    let primary = primary.start();
+    let mut p = primary.conn();
+    let keys = valkey_bloom::build(&mut p);
+    let replica = replica
+        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut p, &mut r);
+    create(&mut p);
+    let mut rng = Rng(0x5eed);
+    for _ in 0..2000 {
+        let cmd = random_command(&mut rng);
+        let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
+        p.call_bytes(&args);
+    }
+    // valkey-bloom replicates BF.LOAD as a BF.INSERT of the payload as an item (its replicas
+    // diverge too); redis-bf replicates it as it came.
+    let loads = if ours_primary {
+        p.call_bytes(&[b"BF.LOAD", b"loaded", &valkey_bloom::golden_payload()]);
+        &["loaded"][..]
+    } else {
+        &[]
+    };
+    wait_in_sync(&mut p, &mut r);
+    for key in keys.iter().chain(&KEYS).chain(loads) {
+        assert_eq!(p.call(&["DUMP", key]), r.call(&["DUMP", key]), "{key}");
+    }
+}
+
+#[test]
+fn replicas_of_either_module_hold_the_same_bytes() {
+    replica_holds_the_same_bytes(Module::ValkeyBloom, Module::RedisBf);
+    replica_holds_the_same_bytes(Module::RedisBf, Module::ValkeyBloom);
+}
