@@ -489,13 +489,14 @@ fn command_info_and_docs() {
         docs.field("summary"),
         bulk(b"Adds an item to a Bloom Filter")
     );
-    // All eleven BF commands are there, beside the other families' (each suite counts its own).
+    // All twelve BF commands are there (BF.LOAD is valkey-bloom's), beside the other families'
+    // (each suite counts its own).
     let list = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
     let bf = list
         .iter()
         .filter(|name| name.text().starts_with("bf."))
         .count();
-    assert_eq!(bf, 11, "{list:?}");
+    assert_eq!(bf, 12, "{list:?}");
 }
 
 #[test]
@@ -602,7 +603,7 @@ fn fast_layout_filters() {
 }
 
 /// Every command once, with arguments that pass its arity check.
-const ONE_OF_EACH: [&str; 11] = [
+const ONE_OF_EACH: [&str; 12] = [
     "BF.RESERVE acl 0.01 100",
     "BF.ADD acl a",
     "BF.MADD acl a",
@@ -614,6 +615,7 @@ const ONE_OF_EACH: [&str; 11] = [
     "BF.DEBUG acl",
     "BF.SCANDUMP acl 0",
     "BF.LOADCHUNK acl 1 x",
+    "BF.LOAD acl2 x",
 ];
 
 /// Whether `user` (password `pw`) may run `line`: judged by what the server answers once
@@ -666,6 +668,6 @@ fn acl_category_where_supported() {
     assert!(!may_run(&server, "bloomer", "GET acl"));
     if feature::acl_cat_lists_module_commands() {
         let commands = c.cmd("ACL CAT bloom").sorted_texts();
-        assert_eq!(commands.len(), 11, "{commands:?}");
+        assert_eq!(commands.len(), 12, "{commands:?}");
     }
 }

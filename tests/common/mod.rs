@@ -72,6 +72,25 @@ pub fn rewrite_aof(c: &mut Conn) {
     });
 }
 
+/// The keyspace events the command `lines` raise, in order, and their replies; `None` where
+/// module types' events cannot be had (`Server::with_keyspace_events`).
+pub fn keyspace_events_of(lines: &[&str]) -> Option<(Vec<String>, Vec<Value>)> {
+    let server = Server::with_keyspace_events()?;
+    let mut c = server.conn();
+    let mut psub = server.conn();
+    psub.cmd("PSUBSCRIBE __keyspace@0__:*");
+    let replies = lines.iter().map(|line| c.cmd(line)).collect();
+    // Marks the end: the events before it are the lines'.
+    c.cmd("SET keyspace-events-of-end 1");
+    let mut events = Vec::new();
+    loop {
+        match psub.read().array()[3].text().as_str() {
+            "set" => return Some((events, replies)),
+            event => events.push(event.to_string()),
+        }
+    }
+}
+
 /// The value of `field` in `INFO <section>`.
 pub fn info_field(conn: &mut Conn, section: &str, field: &str) -> String {
     let info = conn.call(&["INFO", section]).text();

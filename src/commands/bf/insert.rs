@@ -16,6 +16,10 @@
 //! another kind …` — otherwise, like CAPACITY and ERROR, they are ignored for an existing
 //! filter. Writes to a window filter are replicated as `BF.INSERT key NOCREATE [AT ms] ITEMS
 //! …`; `AT ms`, the time of the write, is accepted only from the primary or the AOF.
+//!
+//! valkey-bloom's: on a key that holds a valkey-bloom filter, and with one of valkey-bloom's own
+//! options (`SEED`, `TIGHTENING`, `VALIDATESCALETO`) where no RedisBloom filter is, BF.INSERT is
+//! valkey-bloom's (`valkey.rs`).
 
 use super::add::add_items;
 use super::rules::{
