@@ -444,13 +444,13 @@ fn module_list_shows_the_name_and_the_redisbloom_version() {
         .map(Value::array)
         .find(|fields| field(fields, "name").is_some_and(|n| n.text() == "bf"))
         .unwrap_or_else(|| panic!("no module bf: {modules:?}"));
-    assert_eq!(field(&ours, "ver"), Some(int(20802)));
+    assert_eq!(field(&ours, "ver"), Some(int(81200)));
     let info = c.cmd("INFO bf").text();
     let own = format!("bf_redis_bf_version:{}", env!("CARGO_PKG_VERSION"));
     assert!(info.lines().any(|line| line == own), "{info}");
     let log = server.log();
     let loaded = format!(
-        "redis-bf {} loaded, answering as RedisBloom 2.8.2",
+        "redis-bf {} loaded, answering as RedisBloom 8.12.0",
         env!("CARGO_PKG_VERSION")
     );
     assert!(log.contains(&loaded), "{log}");

@@ -1,14 +1,16 @@
 //! The two versions the module has, in one place. `MODULE LIST` shows, under RedisBloom's name
 //! `bf`, the version of RedisBloom whose commands, replies and formats redis-bf reproduces,
 //! encoded as RedisBloom encodes its own (major × 10000 + minor × 100 + patch): clients and
-//! tools gate features on it (redis-py's tests enable t-digest checks from 2.4.0). redis-bf's
+//! tools gate features on it (redis-py's tests enable t-digest checks from 2.4.0; a client that
+//! sends `CELL_SIZE` may gate it on 8.12). redis-bf's
 //! own version (Cargo.toml's) is in the load log line and in `INFO bf` (`bf_redis_bf_version`).
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
-/// The RedisBloom release redis-bf answers as, byte for byte (README, "Compatibility").
-const REDISBLOOM: (c_int, c_int, c_int) = (2, 8, 2);
+/// The RedisBloom release redis-bf answers as (docs/differences.md lists what it changed since
+/// 2.8.2, the release the differential tests run against).
+const REDISBLOOM: (c_int, c_int, c_int) = (8, 12, 0);
 
 /// The module version `MODULE LIST` shows: RedisBloom's, encoded as RedisBloom encodes it.
 pub const MODULE_VERSION: c_int = REDISBLOOM.0 * 10000 + REDISBLOOM.1 * 100 + REDISBLOOM.2;
