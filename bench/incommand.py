@@ -87,6 +87,9 @@ TWINS = {
     "fast": (("LAYOUT", "FAST"), "FAST"),
     "window": (("WINDOW",), "WINDOW"),
     "timespan": (("TIMESPAN", "3600000"), "TIMESPAN"),
+    # Count-Min sketches of Redis 8.12's other cell sizes, against RedisBloom's four bytes.
+    "cell2": (("CELL_SIZE", "2"), "CELL_SIZE 2"),
+    "cell8": (("CELL_SIZE", "8"), "CELL_SIZE 8"),
 }
 S, F, B, R = SMALL_ITEMS, F10M_ITEMS, BIG_MEMBERS, RANDOM_RANGE
 TD_ITEMS = 1_000_000  # values in the t-digests read from
@@ -151,6 +154,15 @@ CELLS = [
          target=0.90),
     Cell("CMS.QUERY ×100, 2000×7 sketch", "CMS.QUERY cms __rand_int__", 2 * SKETCH_ITEMS,
          items=100, target=0.90),
+    # The same on two- and eight-byte cells (one byte cannot hold a million counts in 2000
+    # columns); RedisBloom's sketch has four.
+    *(Cell(f"{label} {title}", command, 2 * SKETCH_ITEMS, items, words, target=0.90, twin=twin)
+      for twin, label in (("cell2", "CELL_SIZE 2"), ("cell8", "CELL_SIZE 8"))
+      for title, command, items, words in (
+          ("CMS.INCRBY 1 item", "CMS.INCRBY cms __rand_int__ 3", 1, 1),
+          ("CMS.INCRBY ×100", "CMS.INCRBY cms __rand_int__ 3", 100, 2),
+          ("CMS.QUERY 1 item", "CMS.QUERY cms __rand_int__", 1, 1),
+          ("CMS.QUERY ×100", "CMS.QUERY cms __rand_int__", 100, 1))),
     # TOPK.RESERVE topk 100 2000 7 0.9 that counted 1M items, the first 1000 of them 11 times.
     Cell("TOPK.ADD k=100, 2000×7, decay 0.9", "TOPK.ADD topkadd __rand_int__",
          2 * SKETCH_ITEMS, target=0.90),
@@ -210,8 +222,9 @@ def cuckoo(capacity: int, items: int = 0):
 
 
 def sketch(client: Client, key: str, layout: tuple[str, ...]) -> None:
-    """CMS.INITBYPROB key 0.001 0.01 (2000 × 7), each member counted once, pipelined."""
-    client.call("CMS.INITBYPROB", key, "0.001", "0.01")
+    """CMS.INITBYPROB key 0.001 0.01 [CELL_SIZE n] (2000 × 7), each member counted once,
+    pipelined."""
+    client.call("CMS.INITBYPROB", key, "0.001", "0.01", *layout)
     for reply in client.pipeline(["CMS.INCRBY", key, *[w for item in batch for w in (item, 1)]]
                                  for batch in members(SKETCH_ITEMS)):
         raise_errors(reply)
