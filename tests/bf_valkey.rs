@@ -93,7 +93,7 @@ fn valkey_bloom_s_replies_and_errors() {
             BF.RESERVE n 0.01 10 -> (error) ERR item exists
             BF.SCANDUMP n 0 -> (error) ERR valkey-bloom filters (type bloomfltr) have no SCANDUMP chunks: use DUMP and RESTORE, or BF.LOAD
             BF.LOAD n x -> (error) BUSYKEY Target key name already exists.
-            BF.LOAD str x -> (error) BUSYKEY Target key name already exists.
+            BF.LOAD str x -> (wrongtype)
             BF.LOAD new x -> (error) ERR bloom object decoding failed. Unsupported version
             BF.INSERT v TIGHTENING 1 ITEMS a -> (error) ERR (0 < tightening ratio range < 1)
             BF.INSERT v TIGHTENING x ITEMS a -> (error) ERR bad tightening ratio

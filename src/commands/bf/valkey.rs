@@ -437,8 +437,10 @@ fn created<'a>(
 /// `BF.LOAD key payload`: a valkey-bloom filter from the payload its AOF rewrite writes.
 fn load(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    if !matches!(key.peek(super::is_bloom), Lookup::Missing) {
-        return Err(Failure::Message(errors::BUSYKEY));
+    match key.peek(|value| value.is::<ValkeyBloom>()) {
+        Lookup::Missing => {}
+        Lookup::Found(()) => return Err(Failure::Message(errors::BUSYKEY)),
+        Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
     }
     let object = payload::decode(call.arg(2), &call.memory()).map_err(|e| {
         Failure::Message(match e {
