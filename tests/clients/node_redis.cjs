@@ -332,6 +332,14 @@ async function checkCountMin(t, client) {
   await t.err('CMS.MERGE into a missing key', cms.merge('missing', ['A']), missing);
   const unequal = 'CMS: width/depth is not equal';
   await t.err('CMS.MERGE of other dimensions', cms.merge('C', ['dim', 'prob']), unequal);
+  // Redis 8.12's cell sizes, through node-redis's CELL_SIZE option.
+  await t.eq('CMS.INITBYDIM CELL_SIZE 1', cms.initByDim('bytes', 1000, 5, { CELL_SIZE: 1 }), 'OK');
+  await t.eq('CMS.INITBYPROB CELL_SIZE 8', cms.initByProb('eightbytes', 0.01, 0.01, { CELL_SIZE: 8 }), 'OK');
+  await t.info('CMS.INFO of CELL_SIZE 1', cms.info('bytes'), { width: 1000, depth: 5, count: 0, cell_size: 1 });
+  await t.info('CMS.INFO of CELL_SIZE 8', cms.info('eightbytes'), { width: 200, depth: 7, count: 0, cell_size: 8 });
+  await t.eq('CMS.INCRBY to a one-byte maximum', cms.incrBy('bytes', { item: 'a', incrementBy: 255 }), [255]);
+  const otherCells = 'CMS: cell_size is not equal';
+  await t.err('CMS.MERGE of other cell sizes', cms.merge('bytes', ['A']), otherCells);
 }
 
 async function checkTopK(t, client) {
