@@ -44,7 +44,7 @@ fn check(mut object: ValkeyBloom) {
         match object.add(item, LIMIT, &bounded()) {
             Ok(added) => {
                 assert!(object.contains(item), "an added item is not found");
-                assert_eq!(object.items(), before + i64::from(added));
+                assert_eq!(object.items(), before.saturating_add(i64::from(added)));
             }
             Err(_) => assert_eq!(object.items(), before),
         }
