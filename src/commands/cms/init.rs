@@ -98,7 +98,7 @@ fn create(
     if !matches!(key.lookup::<CountMinSketch>(), Lookup::Missing) {
         return Err(Failure::Message(errors::KEY_EXISTS));
     }
-    let dimensions = parse(call.args)?.with_cell_size(cell_size(call.args)?);
+    let dimensions = sized(call.args, parse)?;
     if config::legacy_cells() && dimensions.cell_size() != CellSize::Four {
         return Err(Failure::Message(errors::CELL_SIZE_LEGACY));
     }
@@ -112,15 +112,25 @@ fn create(
 /// (`args`, the command name first, arity checked): a pure function of them, so it is fuzzed
 /// without a server.
 pub fn parse(args: &[&[u8]]) -> Result<Dimensions, Failure> {
-    let dimensions = if args
+    let by_error = args
         .first()
-        .is_some_and(|name| name.eq_ignore_ascii_case(b"cms.initbyprob"))
-    {
-        parse_by_error(args)
-    } else {
-        parse_by_dimensions(args)
-    }?;
-    Ok(dimensions.with_cell_size(cell_size(args)?))
+        .is_some_and(|name| name.eq_ignore_ascii_case(b"cms.initbyprob"));
+    sized(
+        args,
+        if by_error {
+            parse_by_error
+        } else {
+            parse_by_dimensions
+        },
+    )
+}
+
+/// The dimensions `parse` reads, then the cell size, in RedisBloom's order.
+fn sized(
+    args: &[&[u8]],
+    parse: fn(&[&[u8]]) -> Result<Dimensions, Failure>,
+) -> Result<Dimensions, Failure> {
+    Ok(parse(args)?.with_cell_size(cell_size(args)?))
 }
 
 /// `[CELL_SIZE n]` (RedisBloom 8.12's `parseCellSize`): the keyword in any case, then 1, 2,
