@@ -175,8 +175,25 @@ fn replicas_hold_the_same_bytes() {
             reply.last(),
             Some(&err("ERR operation exceeds bloom object memory limit"))
         );
+        // The same where the insert creates the filter: its creation replicates the items
+        // tried, not the one refused.
+        let mut insert = vec![
+            "BF.INSERT",
+            "made",
+            "TIGHTENING",
+            "0.5",
+            "CAPACITY",
+            "10",
+            "ITEMS",
+        ];
+        insert.extend(items.iter().map(String::as_str));
+        let reply = m.call(&insert).array();
+        assert_eq!(
+            reply.last(),
+            Some(&err("ERR operation exceeds bloom object memory limit"))
+        );
         m.call(&["CONFIG", "SET", &limit, "0"]);
-        keys.push("part");
+        keys.extend(["part", "made"]);
     }
     keys.extend(["late", "loaded"]);
     wait_in_sync(&mut m, &mut r);

@@ -58,7 +58,6 @@ pub const LOADCHUNK_ITERATOR_NOT_NUMERIC: &CStr = c"ERR Second argument must be 
 /// valkey-bloom's texts (`src/bloom/utils.rs`), for its filters; those RedisBloom shares
 /// (`ERR bad capacity`, `ERR bad expansion`, `ERR bad error rate`, `ERR item exists`, `ERR not
 /// found`) are RedisBloom's constants above.
-pub const VALKEY_FULL: &CStr = c"ERR non scaling filter is full";
 pub const INVALID_INFO_VALUE: &CStr = c"ERR invalid information value";
 pub const INVALID_SEED: &CStr = c"ERR invalid seed";
 pub const VALKEY_ERROR_RATE_RANGE: &CStr = c"ERR (0 < error rate range < 1)";
@@ -82,7 +81,8 @@ pub const BLOOM_OVER_LIMIT: &CStr = c"ERR operation exceeds bloom object memory 
 pub const NO_CHUNKS: &CStr = c"ERR valkey-bloom filters (type bloomfltr) have no SCANDUMP chunks: use DUMP and RESTORE, or BF.LOAD";
 
 const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";
-const FILTER_FULL: &CStr = c"ERR non scaling filter is full";
+/// RedisBloom's and valkey-bloom's alike.
+pub const FILTER_FULL: &CStr = c"ERR non scaling filter is full";
 const PROBLEM_INSERTING: &CStr = c"ERR problem inserting into filter";
 const BAD_DATA: &CStr = c"ERR received bad data";
 const NO_LINK_AT_OFFSET: &CStr = c"ERR invalid offset - no link found";

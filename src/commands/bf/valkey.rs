@@ -16,6 +16,7 @@
 //! `bloom.add`.
 
 use std::ffi::CStr;
+use std::ops::Range;
 
 use super::errors;
 use crate::commands::call::Call;
@@ -26,7 +27,6 @@ use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::commands::tracked::Tracked;
-use crate::core::bf::valkey::filter::Seed;
 use crate::core::bf::valkey::object::{scaled_capacity, AddError, Stop};
 use crate::core::bf::valkey::payload::{self, DecodeError};
 use crate::core::bf::valkey::{Params, ValkeyBloom, FIXED_SEED, OBJECT_LIMIT};
@@ -59,30 +59,35 @@ const DEFAULTS: Params = Params {
     seed_random: false,
 };
 
+/// valkey-bloom's object limit, or redis-bf's where lower.
+fn object_limit(call: &Call) -> u64 {
+    OBJECT_LIMIT.min(call.memory().limit)
+}
+
 /// The bound on an object's size for this command: none when replayed.
 fn limit(call: &Call) -> u64 {
     if call.server.replayed() {
         u64::MAX
     } else {
-        OBJECT_LIMIT.min(call.memory().limit)
+        object_limit(call)
     }
 }
 
 fn add_error(error: AddError) -> &'static CStr {
     match error {
-        AddError::Full => errors::VALKEY_FULL,
+        AddError::Full => errors::FILTER_FULL,
         AddError::FalsePositiveDegrades => errors::FP_DEGRADES,
         AddError::CapacityOverflow => errors::BAD_CAPACITY,
-        AddError::Memory(Error::OverLimit) => errors::BLOOM_OVER_LIMIT,
-        AddError::Memory(_) => errors::INSUFFICIENT_MEMORY,
+        AddError::Memory(error) => errors::text(error),
     }
 }
 
-fn create_error(error: Error) -> Failure {
-    Failure::Message(match error {
-        Error::OverLimit => errors::BLOOM_OVER_LIMIT,
-        _ => errors::INSUFFICIENT_MEMORY,
-    })
+/// How many of `replies` are items that were tried and did not fail (a failure ends them).
+fn tried(replies: &[Reply]) -> usize {
+    match replies.last() {
+        Some(Reply::Error(_)) => replies.len() - 1,
+        _ => replies.len(),
+    }
 }
 
 /// `BF.ADD` on a valkey-bloom filter: 1 if the item was added, 0 if it was there.
@@ -109,7 +114,7 @@ pub fn add_items(call: &Call, object: &mut Tracked<ValkeyBloom>, first: usize) -
 /// first failure the last.
 fn add_each(call: &Call, object: &mut ValkeyBloom, items: &[&[u8]]) -> Result<Vec<Reply>, Failure> {
     if !object.fits(items) {
-        return Err(Failure::Message(errors::VALKEY_FULL));
+        return Err(Failure::Message(errors::FILTER_FULL));
     }
     let (limit, memory) = (limit(call), call.memory());
     let mut replies = Vec::new();
@@ -132,15 +137,14 @@ fn add_each(call: &Call, object: &mut ValkeyBloom, items: &[&[u8]]) -> Result<Ve
 /// `BF.MADD` of the items tried before the failure (a replica skips the limit, so it would
 /// add the rest).
 fn replicate_adds(call: &Call, first: usize, replies: &[Reply], items: usize) {
-    let added = |r: &Reply| *r == Reply::integer(1);
-    if !replies.iter().any(added) {
+    if !replies.contains(&Reply::integer(1)) {
         return;
     }
-    if replies.len() == items && !matches!(replies.last(), Some(Reply::Error(_))) {
+    let tried = tried(replies);
+    if tried == items {
         call.finish_write(ADD_EVENT);
         return;
     }
-    let tried = replies.len() - 1;
     let mut args = vec![Arg::Own(1)];
     args.extend((first..first + tried).map(Arg::Own));
     let madd = Replicated {
@@ -170,10 +174,7 @@ pub fn info(call: &Call, object: &ValkeyBloom) -> CommandResult {
     } else {
         Scalar::Null
     };
-    let max_scaled = || {
-        let limit = OBJECT_LIMIT.min(call.memory().limit);
-        Scalar::Integer(object.max_scaled_capacity(limit))
-    };
+    let max_scaled = || Scalar::Integer(object.max_scaled_capacity(object_limit(call)));
     let fields: [(&str, &CStr, Option<Scalar>); 8] = [
         (
             "CAPACITY",
@@ -351,7 +352,7 @@ pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
     let parsed = parse_insert(call.args)?;
     if let (Some(target), false) = (parsed.validate_scale_to, call.server.replayed()) {
         let p = parsed.params;
-        let limit = OBJECT_LIMIT.min(call.memory().limit);
+        let limit = object_limit(call);
         let reached = scaled_capacity(
             p.capacity,
             p.fp_rate,
@@ -381,7 +382,7 @@ pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
         Lookup::Missing => {
             let params = parsed.params;
             let mut object =
-                ValkeyBloom::new(params, limit(call), &call.memory()).map_err(create_error)?;
+                ValkeyBloom::new(params, limit(call), &call.memory()).map_err(errors::fail)?;
             let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
             let replies = add_each(call, &mut object, items)?;
             key.store(object)?;
@@ -391,7 +392,8 @@ pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
                 params.tightening.to_string(),
                 params.expansion.to_string(),
             ];
-            let insert = created(call, &params.seed, &texts, parsed.first_item);
+            let items = parsed.first_item..parsed.first_item + tried(&replies);
+            let insert = created(&params, &texts, items);
             call.server.written_as(RESERVE_EVENT, &[insert]);
             Ok(Reply::Array(replies))
         }
@@ -399,14 +401,9 @@ pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
 }
 
 /// The `BF.INSERT` that makes the same object (`texts`: its capacity, error rate, tightening
-/// ratio and expansion as valkey-bloom writes them), with the items from `first_item`.
-fn created<'a>(
-    call: &Call,
-    seed: &'a Seed,
-    texts: &'a [String; 4],
-    first_item: usize,
-) -> Replicated<'a> {
-    let expansion: u32 = texts[3].parse().unwrap_or(0);
+/// ratio and expansion as valkey-bloom writes them), with the arguments `items`: those the
+/// primary tried, not one that failed (a replica skips the limit, so it would add it).
+fn created<'a>(params: &'a Params, texts: &'a [String; 4], items: Range<usize>) -> Replicated<'a> {
     let mut args = vec![
         Arg::Own(1),
         Arg::Bytes(b"CAPACITY"),
@@ -416,17 +413,17 @@ fn created<'a>(
         Arg::Bytes(b"TIGHTENING"),
         Arg::Bytes(texts[2].as_bytes()),
         Arg::Bytes(b"SEED"),
-        Arg::Bytes(seed),
+        Arg::Bytes(&params.seed),
     ];
-    if expansion == 0 {
+    if params.expansion == 0 {
         args.push(Arg::Bytes(b"NONSCALING"));
     } else {
         args.push(Arg::Bytes(b"EXPANSION"));
         args.push(Arg::Bytes(texts[3].as_bytes()));
     }
-    if first_item < call.args.len() {
+    if !items.is_empty() {
         args.push(Arg::Bytes(b"ITEMS"));
-        args.extend((first_item..call.args.len()).map(Arg::Own));
+        args.extend(items.map(Arg::Own));
     }
     Replicated {
         command: c"BF.INSERT",

@@ -21,10 +21,10 @@ pub const SEED_BYTES: usize = 32;
 const BLOB_VERSION: u8 = 1;
 /// The largest 64-bit prime, which probes past the second are taken modulo.
 const PRIME: u64 = 0xFFFF_FFFF_FFFF_FFC5;
-/// The most probes a sub-filter takes: the crate's sizing gives at most about 70 for any error
-/// rate a double holds; more comes only from a forged header, and would make every command a
-/// denial of service.
-pub const MAX_PROBES: u32 = 1024;
+/// The most probes a sub-filter takes: the crate's sizing gives about −log₂ of the error rate,
+/// 1,076 for the smallest rate a double holds (5e-324, at capacity 1); more comes only from a
+/// forged header, and would make every command a denial of service.
+pub const MAX_PROBES: u32 = 1100;
 
 /// A seed: two SipHash keys of 16 bytes each.
 pub type Seed = [u8; SEED_BYTES];

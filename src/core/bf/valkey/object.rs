@@ -138,22 +138,26 @@ impl ValkeyBloom {
         })
     }
 
-    /// A saved object: `BadEncoding` unless it has a sub-filter, its rates are in (0, 1) and
-    /// every sub-filter has the first one's seed. From an RDB value (`from_payload` false), a
-    /// seed that is not random must be the fixed one (valkey-bloom's RDB load checks it, its
-    /// `BF.LOAD` does not).
+    /// A saved object, from an RDB value or a `BF.LOAD` payload alike: `BadEncoding` unless it
+    /// has a sub-filter, its rates are in (0, 1), every sub-filter has the first one's seed, a
+    /// seed that is not random is the fixed one, and every sub-filter but the last is full. The
+    /// RDB format can hold nothing else (it saves no seed flag per sub-filter and no item count
+    /// but the last), so whatever loads here saves and loads back the same. valkey-bloom's
+    /// `BF.LOAD` takes the last two unchecked; its RDB load refuses the seed, and rewrites the
+    /// counts.
     pub fn from_saved(
         params: (u32, f64, f64, bool),
         filters: Vec<SubFilter>,
-        from_payload: bool,
     ) -> Result<ValkeyBloom, Error> {
         let (expansion, fp_rate, tightening, seed_random) = params;
         let in_unit = |x: f64| x > 0.0 && x < 1.0;
         let seed = filters.first().ok_or(Error::BadEncoding)?.seed();
+        let earlier = filters.get(..filters.len() - 1).unwrap_or_default();
         if !in_unit(fp_rate)
             || !in_unit(tightening)
             || filters.iter().any(|f| f.seed() != seed)
-            || (!from_payload && !seed_random && seed != FIXED_SEED)
+            || (!seed_random && seed != FIXED_SEED)
+            || earlier.iter().any(|f| f.items != f.capacity)
         {
             return Err(Error::BadEncoding);
         }

@@ -87,6 +87,6 @@ pub fn decode(payload: &[u8], memory: &Memory) -> Result<ValkeyBloom, DecodeErro
     if !in_unit(fp_rate) || !in_unit(tightening) {
         return Err(DecodeError::RateRange);
     }
-    ValkeyBloom::from_saved((expansion, fp_rate, tightening, seed_random), filters, true)
+    ValkeyBloom::from_saved((expansion, fp_rate, tightening, seed_random), filters)
         .map_err(malformed)
 }

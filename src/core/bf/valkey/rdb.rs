@@ -30,8 +30,8 @@ pub fn save(object: &ValkeyBloom, out: &mut impl RdbWrite) {
 }
 
 /// Loads a `bloomfltr` value of encoding `encver`: `BadEncoding` for another version, a
-/// missing field or an inconsistent object; `memory` is asked for each blob's size before it
-/// is read.
+/// missing field or an inconsistent object. The blobs are read as the server hands them over
+/// (each as long as the file says), and their sum checked against `memory` as they come.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<ValkeyBloom, Error> {
     if encver != ENCODING_VERSION {
         return Err(Error::BadEncoding);
@@ -63,9 +63,5 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Va
         filters.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
         filters.push(SubFilter::from_saved(blob, capacity, items)?);
     }
-    ValkeyBloom::from_saved(
-        (expansion, fp_rate, tightening, seed_random),
-        filters,
-        false,
-    )
+    ValkeyBloom::from_saved((expansion, fp_rate, tightening, seed_random), filters)
 }

@@ -153,3 +153,46 @@ fn hostile_payloads_are_refused_without_a_panic() {
         }
     }
 }
+
+/// What the commands can make, the loaders take back: the smallest error rate a double holds
+/// takes 1,076 probes, within the cap a forged header is held to.
+#[test]
+fn the_most_probes_a_command_can_ask_for_load_back() {
+    let mut params = fixed(1);
+    params.fp_rate = 5e-324;
+    let mut object = ValkeyBloom::new(params, OBJECT_LIMIT, &EAGER).unwrap();
+    assert!(object.add(b"a", OBJECT_LIMIT, &EAGER).unwrap());
+    assert_eq!(object.filters()[0].probes(), 1076);
+    let bytes = payload::encode(&object).unwrap();
+    assert_eq!(payload::decode(&bytes, &EAGER).unwrap(), object);
+    let mut fields = crate::core::rdb::FieldWriter::default();
+    rdb::save(&object, &mut fields);
+    let mut input = crate::core::le::LeReader(&fields.0);
+    assert_eq!(rdb::load(&mut input, 1, &EAGER).unwrap(), object);
+}
+
+/// A payload the RDB format could not hold is refused, so that what `BF.LOAD` takes saves and
+/// loads back the same: a fixed-seed flag with another seed, an earlier sub-filter not full.
+#[test]
+fn payloads_the_rdb_format_cannot_hold_are_refused() {
+    let good = unhex(PAYLOAD);
+    // The seed flag (byte 21 after version, expansion and two rates) set to random loads.
+    let mut random = good.clone();
+    random[21] = 1;
+    assert!(payload::decode(&random, &EAGER).is_ok());
+    // The first sub-filter's seed (after count, length and the blob's version, length, k).
+    let mut other_seed = good.clone();
+    other_seed[30 + 8 + 13] ^= 1;
+    other_seed[30 + 8 + 57 + 16 + 8 + 13] ^= 1;
+    assert_eq!(
+        payload::decode(&other_seed, &EAGER).unwrap_err(),
+        payload::DecodeError::Malformed
+    );
+    // The first sub-filter's items (after its 57-byte blob): 9 of its capacity 10.
+    let mut not_full = good.clone();
+    not_full[30 + 8 + 57] = 9;
+    assert_eq!(
+        payload::decode(&not_full, &EAGER).unwrap_err(),
+        payload::DecodeError::Malformed
+    );
+}
