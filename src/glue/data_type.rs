@@ -18,8 +18,10 @@ use redis_module::raw;
 use super::defrag::ServerMover;
 use super::guard::guarded;
 pub use super::io::{Aof, Digest, Io};
+use super::restore::rewrite_as_restore;
 use crate::commands::family::Family;
 use crate::commands::metrics::Measured;
+use crate::core::rdb::RdbWrite;
 use crate::core::relocate::Relocate;
 use crate::core::Error;
 
@@ -53,12 +55,21 @@ pub trait Format: 'static {
     }
     /// A value from its RDB fields written with encoding version `encver`.
     fn load(io: &mut Io, encver: i32) -> Result<Self::Value, Error>;
-    /// Writes the value's RDB fields.
-    fn save(value: &Self::Value, io: &mut Io);
-    /// Writes the value as the commands that rebuild it (an AOF rewrite without preamble).
-    fn rewrite(value: &Self::Value, aof: &mut Aof);
-    /// Adds every field of the value to a DEBUG DIGEST.
-    fn digest(value: &Self::Value, digest: &mut Digest);
+    /// Writes the value's RDB fields (to the RDB, a DUMP payload or a digest).
+    fn save(value: &Self::Value, out: &mut impl RdbWrite);
+    /// Writes the value as the commands that rebuild it (an AOF rewrite without preamble):
+    /// unless the type has commands that do, `RESTORE key 0 <payload>` of its saved fields,
+    /// as RedisBloom rewrites the types whose counters no item sets alone.
+    fn rewrite(value: &Self::Value, aof: &mut Aof) {
+        rewrite_as_restore(aof, Self::NAME, Self::written_encoding(), |out| {
+            Self::save(value, out)
+        });
+    }
+    /// Adds every field of the value to a DEBUG DIGEST: unless the type says otherwise, the
+    /// fields it saves, so any difference shows.
+    fn digest(value: &Self::Value, digest: &mut Digest) {
+        Self::save(value, digest);
+    }
 }
 
 /// A family and the data types that hold its values: what each family's file in `types/`

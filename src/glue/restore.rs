@@ -1,7 +1,7 @@
 //! An AOF rewrite of a value as `RESTORE key 0 <payload>`, for the data types whose values no
-//! sequence of their own commands rebuilds.
+//! sequence of their own commands rebuilds (`Format::rewrite`'s default).
 
-use super::data_type::{Aof, Format};
+use super::io::Aof;
 use crate::core::dump::{self, DumpWriter};
 use crate::core::Error;
 
@@ -9,13 +9,14 @@ use crate::core::Error;
 /// server the module runs on. Every later server, and Valkey, reads it.
 const RESTORE_RDB_VERSION: u16 = 9;
 
-/// Writes a value of format `F` into the AOF being rewritten as `RESTORE key 0 <payload>`,
-/// its `DUMP` payload built from the RDB fields `save` writes (`save` is `F`'s RDB format):
-/// for the types whose values no sequence of their own commands rebuilds (counters and
-/// buckets no item reaches alone). RedisBloom rewrites those types the same way, so either
-/// module loads the other's AOF. If the payload cannot be allocated, the rewrite fails.
-pub fn rewrite_as_restore<F: Format>(aof: &mut Aof, save: impl Fn(&mut DumpWriter)) {
-    let payload = dump::type_id(F::NAME, F::written_encoding())
+/// Writes a value of the data type `name` (written with encoding version `encver`) into the
+/// AOF being rewritten as `RESTORE key 0 <payload>`, its `DUMP` payload built from the RDB
+/// fields `save` writes: for the types whose values no sequence of their own commands
+/// rebuilds (counters and buckets no item reaches alone). RedisBloom rewrites those types the
+/// same way, so either module loads the other's AOF. If the payload cannot be allocated, the
+/// rewrite fails.
+pub fn rewrite_as_restore(aof: &mut Aof, name: &str, encver: i32, save: impl Fn(&mut DumpWriter)) {
+    let payload = dump::type_id(name, encver)
         .ok_or(Error::BadEncoding)
         .and_then(|id| dump::payload(id, RESTORE_RDB_VERSION, save));
     match payload {

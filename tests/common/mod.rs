@@ -63,6 +63,21 @@ pub fn wait_in_sync(master: &mut Conn, replica: &mut Conn) {
     });
 }
 
+/// Whether the command `line`, sent by another client, touches `key` as WATCH sees it (a
+/// write does, a read must not), with its reply.
+pub fn touches_key(server: &Server, key: &str, line: &str) -> (bool, Value) {
+    let mut c = server.conn();
+    c.cmd(&format!("WATCH {key}"));
+    let reply = server.conn().cmd(line);
+    c.cmd("MULTI");
+    c.cmd("PING");
+    let exec = c.cmd("EXEC");
+    if exec != Value::Nil {
+        assert_eq!(exec, Value::Array(vec![simple("PONG")]), "{line}");
+    }
+    (exec == Value::Nil, reply)
+}
+
 /// Rewrites the AOF and waits until the rewrite, and any one it scheduled, is done.
 pub fn rewrite_aof(c: &mut Conn) {
     assert!(!c.cmd("BGREWRITEAOF").is_error());

@@ -29,6 +29,7 @@ use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::short_list::ShortList;
 use crate::core::tdigest::TDigest;
+use crate::core::Error;
 
 pub static QUANTILE: CommandSpec = CommandSpec {
     name: "tdigest.quantile",
@@ -84,32 +85,30 @@ pub static TRIMMED_MEAN: CommandSpec = CommandSpec {
 };
 
 fn quantile(call: &Call) -> CommandResult {
-    let mut key = call.open_for_read()?;
-    let stored = existing_read(&mut key)?;
-    let quantiles = parse_quantile(call.args.get(2..).unwrap_or_default())?;
-    let answers = read_compressing(
-        call,
-        stored,
-        |_| true,
-        |digest, in_place| {
-            compress_if(digest, in_place);
-            digest.quantiles(&quantiles)
-        },
-    )?;
-    Ok(doubles(call, &answers))
+    per_point(call, parse_quantile, TDigest::quantiles)
 }
 
 fn cdf(call: &Call) -> CommandResult {
+    per_point(call, parse_cdf, TDigest::cdfs)
+}
+
+/// QUANTILE and CDF: the points `parse` reads from the arguments after the key, each
+/// answered by `answer` over the compressed digest.
+fn per_point(
+    call: &Call,
+    parse: fn(&[&[u8]]) -> Result<ShortList<f64>, Failure>,
+    answer: fn(&TDigest, &[f64]) -> Result<ShortList<f64>, Error>,
+) -> CommandResult {
     let mut key = call.open_for_read()?;
     let stored = existing_read(&mut key)?;
-    let values = parse_cdf(call.args.get(2..).unwrap_or_default())?;
+    let points = parse(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
         stored,
         |_| true,
         |digest, in_place| {
             compress_if(digest, in_place);
-            digest.cdfs(&values)
+            answer(digest, &points)
         },
     )?;
     Ok(doubles(call, &answers))

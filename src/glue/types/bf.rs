@@ -23,6 +23,7 @@ use crate::core::bf::chain::{Chain, LayoutKind};
 use crate::core::bf::valkey::{payload, rdb as valkey_rdb, ValkeyBloom};
 use crate::core::bf::window::{encoding as window_encoding, WindowFilter};
 use crate::core::bf::{encoding, rdb};
+use crate::core::rdb::RdbWrite;
 use crate::core::Error;
 
 /// The Bloom-filter family and its data types.
@@ -68,8 +69,8 @@ impl<const FAST: bool> Format for Bloom<FAST> {
         }
     }
 
-    fn save(chain: &Chain, io: &mut Io) {
-        rdb::save(chain, io);
+    fn save(chain: &Chain, out: &mut impl RdbWrite) {
+        rdb::save(chain, out);
     }
 
     /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
@@ -113,8 +114,8 @@ impl Format for Window {
         window_encoding::load(io, encver, &memory)
     }
 
-    fn save(filter: &WindowFilter, io: &mut Io) {
-        window_encoding::save(filter, io);
+    fn save(filter: &WindowFilter, out: &mut impl RdbWrite) {
+        window_encoding::save(filter, out);
     }
 
     /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
@@ -186,8 +187,9 @@ impl Format for ValkeyType {
         valkey_rdb::load(io, encver, &memory)
     }
 
-    fn save(object: &ValkeyBloom, io: &mut Io) {
-        valkey_rdb::save(object, io);
+    /// Its digest is every field it saves (the default).
+    fn save(object: &ValkeyBloom, out: &mut impl RdbWrite) {
+        valkey_rdb::save(object, out);
     }
 
     /// `BF.LOAD key <payload>`, as valkey-bloom rewrites it.
@@ -196,11 +198,6 @@ impl Format for ValkeyType {
             Ok(bytes) => aof.key_and(c"BF.LOAD", &bytes),
             Err(_) => aof.fail(c"redis-bf: no memory for a BF.LOAD payload, AOF rewrite aborted"),
         }
-    }
-
-    /// Every field it saves, so any difference shows.
-    fn digest(object: &ValkeyBloom, digest: &mut Digest) {
-        valkey_rdb::save(object, digest);
     }
 }
 

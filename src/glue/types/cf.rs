@@ -7,6 +7,7 @@ use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, Sto
 use super::super::memory;
 use crate::commands::cf;
 use crate::core::cf::{encoding, rdb, CuckooFilter};
+use crate::core::rdb::RdbWrite;
 use crate::core::Error;
 
 /// The Cuckoo-filter family and its data type.
@@ -31,8 +32,8 @@ impl Format for Cuckoo {
         rdb::load(io, encver, cf::config::defaults().legacy(), &memory)
     }
 
-    fn save(filter: &CuckooFilter, io: &mut Io) {
-        rdb::save(filter, io);
+    fn save(filter: &CuckooFilter, out: &mut impl RdbWrite) {
+        rdb::save(filter, out);
     }
 
     /// The CF.LOADCHUNK sequence of a SCANDUMP walk. Unlike SCANDUMP, an empty filter is

@@ -4,10 +4,10 @@
 //! (`cms-rdb-encoding`), and reads both. RedisBloom's type has no digest or copy callbacks
 //! (DEBUG DIGEST-VALUE is one constant for every sketch, COPY fails); this one has both.
 
-use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
-use super::super::restore::rewrite_as_restore;
+use super::super::data_type::{DataType, Format, Io, Registered, StoredValue};
 use crate::commands::cms::{self, config};
 use crate::core::cms::{rdb, CountMinSketch};
+use crate::core::rdb::RdbWrite;
 use crate::core::Error;
 
 /// The Count-Min sketch family and its data type.
@@ -41,18 +41,10 @@ impl Format for Sketch {
         }
     }
 
-    fn save(sketch: &CountMinSketch, io: &mut Io) {
-        rdb::save(sketch, io, config::rdb_encoding());
-    }
-
-    /// `RESTORE`: no sequence of CMS commands sets arbitrary counters.
-    fn rewrite(sketch: &CountMinSketch, aof: &mut Aof) {
-        rewrite_as_restore::<Sketch>(aof, |out| rdb::save(sketch, out, config::rdb_encoding()));
-    }
-
-    /// Every field it saves, so any difference shows.
-    fn digest(sketch: &CountMinSketch, digest: &mut Digest) {
-        rdb::save(sketch, digest, config::rdb_encoding());
+    /// Rewritten as `RESTORE` (the default): no sequence of CMS commands sets arbitrary
+    /// counters.
+    fn save(sketch: &CountMinSketch, out: &mut impl RdbWrite) {
+        rdb::save(sketch, out, config::rdb_encoding());
     }
 }
 

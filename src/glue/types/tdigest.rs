@@ -17,10 +17,10 @@
 //! * DEBUG DIGEST covers every field and every node, the buffer included, so two servers
 //!   holding different buffers differ.
 
-use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
+use super::super::data_type::{DataType, Digest, Format, Io, Registered, StoredValue};
 use super::super::forks;
-use super::super::restore::rewrite_as_restore;
 use crate::commands::tdigest::{self, StoredDigest};
+use crate::core::rdb::RdbWrite;
 use crate::core::tdigest::rdb;
 use crate::core::Error;
 
@@ -45,12 +45,9 @@ impl Format for TDigestType {
         Ok(StoredDigest::loaded(digest, forks::count()))
     }
 
-    fn save(stored: &StoredDigest, io: &mut Io) {
-        stored.save(io);
-    }
-
-    fn rewrite(stored: &StoredDigest, aof: &mut Aof) {
-        rewrite_as_restore::<TDigestType>(aof, |out| stored.save(out));
+    /// Rewritten as `RESTORE` (the default), as RedisBloom rewrites it.
+    fn save(stored: &StoredDigest, out: &mut impl RdbWrite) {
+        stored.save(out);
     }
 
     /// Every field and every node as held.

@@ -5,9 +5,9 @@
 //! RedisBloom's type has no digest or copy callbacks (DEBUG DIGEST-VALUE is one constant for
 //! every Top-K, COPY fails); this one has both.
 
-use super::super::data_type::{Aof, DataType, Digest, Format, Io, Registered, StoredValue};
-use super::super::restore::rewrite_as_restore;
+use super::super::data_type::{DataType, Format, Io, Registered, StoredValue};
 use crate::commands::topk;
+use crate::core::rdb::RdbWrite;
 use crate::core::topk::{rdb, TopK};
 use crate::core::Error;
 
@@ -31,18 +31,10 @@ impl Format for HeavyKeeper {
         rdb::load(io, encver, &memory)
     }
 
-    fn save(topk: &TopK, io: &mut Io) {
-        rdb::save(topk, io);
-    }
-
-    /// `RESTORE`: no sequence of TOPK commands sets arbitrary buckets and heap slots.
-    fn rewrite(topk: &TopK, aof: &mut Aof) {
-        rewrite_as_restore::<HeavyKeeper>(aof, |out| rdb::save(topk, out));
-    }
-
-    /// Every field it saves, so any difference shows.
-    fn digest(topk: &TopK, digest: &mut Digest) {
-        rdb::save(topk, digest);
+    /// Rewritten as `RESTORE` (the default): no sequence of TOPK commands sets arbitrary
+    /// buckets and heap slots.
+    fn save(topk: &TopK, out: &mut impl RdbWrite) {
+        rdb::save(topk, out);
     }
 }
 
