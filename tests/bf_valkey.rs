@@ -218,5 +218,208 @@ fn keyspace_events_are_valkey_bloom_s() {
     ]) else {
         return;
     };
-    assert_eq!(events, ["bloom.reserve", "bloom.add", "bloom.add"]);
+    // A creation that adds raises both, `bloom.add` first (valkey-bloom's
+    // `replicate_and_notify_events`).
+    assert_eq!(
+        events,
+        ["bloom.add", "bloom.reserve", "bloom.add", "bloom.add"]
+    );
+}
+
+/// Under `bf-flavour valkey-bloom`, BF.ADD, BF.MADD, BF.RESERVE and BF.INSERT on an empty key
+/// make the filter valkey-bloom makes, of its configs (here a fixed seed and a capacity of
+/// 50): byte for byte the one its own options make on a server of the default flavour. Our
+/// options still make ours; an empty key reads as valkey-bloom's integer 0.
+#[test]
+fn the_valkey_bloom_flavour_makes_its_filters() {
+    let flavoured = Server::with(Module::RedisBf)
+        .setting("bf-flavour", "valkey-bloom")
+        .setting("bloom-use-random-seed", "no")
+        .setting("bloom-capacity", "50")
+        .start();
+    let plain = Server::with(Module::RedisBf)
+        .setting("bloom-use-random-seed", "no")
+        .start();
+    let (mut c, mut p) = (flavoured.conn(), plain.conn());
+    for (made, reply, same) in [
+        (
+            "BF.ADD a x",
+            int(1),
+            "BF.INSERT a CAPACITY 50 TIGHTENING 0.5 ITEMS x",
+        ),
+        (
+            "BF.MADD m x y x",
+            ints(&[1, 1, 0]),
+            "BF.INSERT m CAPACITY 50 TIGHTENING 0.5 ITEMS x y x",
+        ),
+        (
+            "BF.RESERVE r 0.001 1000 NONSCALING",
+            ok(),
+            "BF.INSERT r CAPACITY 1000 ERROR 0.001 NONSCALING TIGHTENING 0.5",
+        ),
+        (
+            "BF.RESERVE e 0.1 7 expansion 4",
+            ok(),
+            "BF.INSERT e CAPACITY 7 ERROR 0.1 EXPANSION 4 TIGHTENING 0.5",
+        ),
+        (
+            "BF.INSERT i EXPANSION 3 ITEMS a b",
+            ints(&[1, 1]),
+            "BF.INSERT i EXPANSION 3 CAPACITY 50 TIGHTENING 0.5 ITEMS a b",
+        ),
+    ] {
+        assert_eq!(c.cmd(made), reply, "{made}");
+        assert!(!p.cmd(same).is_error(), "{same}");
+        let key = made.split(' ').nth(1).unwrap();
+        assert_eq!(c.call(&["TYPE", key]), simple("bloomfltr"), "{made}");
+        assert_eq!(c.call(&["DUMP", key]), p.call(&["DUMP", key]), "{made}");
+    }
+    expect_replies(
+        &mut c,
+        "
+            BF.RESERVE k 0.01 100 FOO -> (error) ERROR
+            BF.RESERVE k 0.01 100 EXPANSION -> (error) ERROR
+            BF.RESERVE k 0.01 100 NONSCALING 3 -> (error) ERROR
+            BF.RESERVE k 0.01 100 EXPANSION 0 -> (error) ERR bad expansion
+            BF.RESERVE k abc 100 -> (error) ERR bad error rate
+            BF.RESERVE k 1 100 -> (error) ERR (0 < error rate range < 1)
+            BF.RESERVE k 0.01 0 -> (error) ERR (capacity should be larger than 0)
+            BF.RESERVE k 0.01 100 1 2 3 -> (arity)
+            BF.RESERVE a 0.01 100 -> (error) ERR item exists
+            BF.INSERT k BOGUS 1 -> (error) ERR unknown argument received
+            BF.EXISTS none x -> (integer) 0
+            BF.CARD none -> (integer) 0
+            BF.RESERVE w 0.01 100 WINDOW -> OK
+            BF.RESERVE f 0.01 100 LAYOUT FAST -> OK
+        ",
+    );
+    assert_eq!(c.cmd("TYPE w"), simple("bf-window"));
+    assert_eq!(c.cmd("TYPE f"), simple("bfblocked"));
+    assert_eq!(c.cmd("TYPE k"), simple("none"));
+    let mut c3 = flavoured.conn().resp3();
+    assert_eq!(c3.cmd("BF.EXISTS none x"), int(0));
+    assert_eq!(c3.cmd("BF.MEXISTS none x y"), ints(&[0, 0]));
+}
+
+/// valkey-bloom's default, a random seed per filter, drawn on the primary and replicated with
+/// the creation: a replica of the other flavour and configs holds the same bytes.
+#[test]
+fn random_seeds_travel_with_the_creation() {
+    let master = Server::with(Module::RedisBf)
+        .setting("bf-flavour", "valkey-bloom")
+        .setting("bloom-fp-rate", "0.001")
+        .start();
+    let mut m = master.conn();
+    let replica = Server::with(Module::RedisBf)
+        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut m, &mut r);
+    let keys = ["a", "b", "m", "r", "i"];
+    for line in [
+        "BF.ADD a x",
+        "BF.ADD b x",
+        "BF.MADD m x y",
+        "BF.RESERVE r 0.01 10",
+        "BF.INSERT i ITEMS q",
+    ] {
+        assert!(!m.cmd(line).is_error(), "{line}");
+    }
+    assert_ne!(m.cmd("DUMP a"), m.cmd("DUMP b"), "two random seeds");
+    assert_eq!(m.cmd("BF.INFO a ERROR"), bulk(b"0.001"));
+    wait_in_sync(&mut m, &mut r);
+    for key in keys {
+        assert_eq!(m.call(&["DUMP", key]), r.call(&["DUMP", key]), "{key}");
+    }
+}
+
+/// valkey-bloom's configs (`bf.bloom-*`) are set and read as on valkey-bloom, with its
+/// defaults, ranges and errors, and decide what later creations make.
+#[test]
+fn valkey_bloom_s_configs() {
+    if !feature::module_configs() {
+        return;
+    }
+    let server = Server::with(Module::RedisBf)
+        .setting("bf-flavour", "valkey-bloom")
+        .start();
+    let mut c = server.conn();
+    let name = |c: &mut Conn, short: &str| config_name(c, short);
+    for (config, default) in [
+        ("bloom-capacity", "100"),
+        ("bloom-expansion", "2"),
+        ("bloom-fp-rate", "0.01"),
+        ("bloom-tightening-ratio", "0.5"),
+        ("bloom-use-random-seed", "yes"),
+        ("bloom-memory-usage-limit", "134217728"),
+        ("bloom-defrag-enabled", "yes"),
+        ("bf-flavour", "valkey-bloom"),
+    ] {
+        let full = name(&mut c, config);
+        assert_eq!(
+            c.call(&["CONFIG", "GET", &full]).array()[1],
+            bulk(default.as_bytes())
+        );
+    }
+    for (config, value, error) in [
+        ("bloom-fp-rate", "1.1", "ERR (0 < error rate range < 1)"),
+        ("bloom-fp-rate", "abc", "Invalid floating-point value"),
+        (
+            "bloom-tightening-ratio",
+            "1.75",
+            "ERR (0 < tightening ratio range < 1)",
+        ),
+        (
+            "bloom-capacity",
+            "0",
+            "argument must be between 1 and 9223372036854775807 inclusive",
+        ),
+        (
+            "bloom-capacity",
+            "x",
+            "argument couldn't be parsed into an integer",
+        ),
+        (
+            "bloom-expansion",
+            "-1",
+            "argument must be between 0 and 4294967295 inclusive",
+        ),
+        (
+            "bloom-use-random-seed",
+            "maybe",
+            "argument must be 'yes' or 'no'",
+        ),
+    ] {
+        let full = name(&mut c, config);
+        let reply = c.call(&["CONFIG", "SET", &full, value]);
+        assert!(
+            reply.is_error() && reply.text().ends_with(error),
+            "{config} {value}: {reply:?}"
+        );
+    }
+    let flavour = name(&mut c, "bf-flavour");
+    assert!(c
+        .call(&["CONFIG", "SET", &flavour, "redisbloom"])
+        .is_error());
+    for (config, value) in [
+        ("bloom-capacity", "10000"),
+        ("bloom-expansion", "0"),
+        ("bloom-fp-rate", "0.75"),
+        ("bloom-tightening-ratio", "0.4"),
+    ] {
+        let full = name(&mut c, config);
+        assert_eq!(c.call(&["CONFIG", "SET", &full, value]), ok());
+    }
+    // valkey-bloom's test_bloom_config_set_changes_default_creations.
+    assert_eq!(c.cmd("BF.ADD changed item"), int(1));
+    assert_eq!(c.cmd("BF.INFO changed CAPACITY"), int(10000));
+    assert_eq!(c.cmd("BF.INFO changed ERROR"), bulk(b"0.75"));
+    assert_eq!(c.cmd("BF.INFO changed EXPANSION"), Value::Nil);
+    // The per-object limit: 100 bytes hold no filter.
+    let limit = name(&mut c, "bloom-memory-usage-limit");
+    assert_eq!(c.call(&["CONFIG", "SET", &limit, "100"]), ok());
+    assert_eq!(
+        c.cmd("BF.ADD small item"),
+        err("ERR operation exceeds bloom object memory limit")
+    );
 }

@@ -53,10 +53,10 @@ pub trait Server {
     /// (argument 1, the key it wrote).
     fn written(&self, event: &'static CStr);
     /// Replicates `commands` instead of the command as it came (in order; the server wraps
-    /// several in one transaction), and raises keyspace event `event` on its key: for writes
-    /// whose outcome depends on more than their arguments, which must reach replicas and the
-    /// AOF as commands that repeat it exactly.
-    fn written_as(&self, event: &'static CStr, commands: &[Replicated]);
+    /// several in one transaction), and raises the keyspace events `events` on its key, in
+    /// order: for writes whose outcome depends on more than their arguments, which must reach
+    /// replicas and the AOF as commands that repeat it exactly.
+    fn written_as(&self, events: &[&'static CStr], commands: &[Replicated]);
     /// Whether the command was accepted once already and is being applied again: it came over
     /// the replication link from the primary, or from an AOF being loaded.
     fn replayed(&self) -> bool;
@@ -74,6 +74,9 @@ pub trait Server {
     /// synchronisations, AOF rewrites): each wrote the keyspace as it stood, in the form the
     /// data types save.
     fn snapshots(&self) -> u64;
+    /// Fills `out` from the server's random generator: for what a write draws at random,
+    /// which it then replicates as drawn.
+    fn random_bytes(&self, out: &mut [u8]);
 }
 
 /// What an open key holds, as the server's data type says: `V` borrows the value, `E` is

@@ -202,9 +202,11 @@ impl Server for CommandContext<'_> {
         self.notify(event);
     }
 
-    fn written_as(&self, event: &'static CStr, commands: &[Replicated]) {
+    fn written_as(&self, events: &[&'static CStr], commands: &[Replicated]) {
         self.also_replicate(commands);
-        self.notify(event);
+        for &event in events {
+            self.notify(event);
+        }
     }
 
     fn replayed(&self) -> bool {
@@ -243,5 +245,15 @@ impl Server for CommandContext<'_> {
 
     fn snapshots(&self) -> u64 {
         forks::count()
+    }
+
+    fn random_bytes(&self, out: &mut [u8]) {
+        // SAFETY: reading an API pointer set by RedisModule_Init, and calling it with a
+        // buffer of `out.len()` writable bytes (every server since 6.0 has it).
+        unsafe {
+            if let Some(random) = raw::RedisModule_GetRandomBytes {
+                random(out.as_mut_ptr(), out.len());
+            }
+        }
     }
 }

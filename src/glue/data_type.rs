@@ -16,61 +16,12 @@ use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use super::defrag::ServerMover;
+pub use super::format::{Format, StoredValue};
 use super::guard::guarded;
 pub use super::io::{Aof, Digest, Io};
-use super::restore::rewrite_as_restore;
 use crate::commands::family::Family;
 use crate::commands::metrics::Measured;
-use crate::core::rdb::RdbWrite;
 use crate::core::relocate::Relocate;
-use crate::core::Error;
-
-/// What the shared callbacks need to know of a stored value, besides its footprint.
-pub trait StoredValue: Sized + Measured + Relocate + Any {
-    /// Bytes it holds as `MEMORY USAGE` reports them (RedisBloom's count, to the byte).
-    fn memory_usage(&self) -> u64;
-    /// Separately allocated arrays it holds (sub-filters): each costs a free.
-    fn arrays(&self) -> usize;
-    /// An independent copy for `COPY`, or an error instead of aborting the server.
-    fn try_clone(&self) -> Result<Self, Error>;
-}
-
-/// One data type: its name and encoding, its value type, and its format.
-pub trait Format: 'static {
-    /// The values it holds.
-    type Value: StoredValue;
-    /// The type's name (9 characters), which RDB files and DUMP payloads carry.
-    const NAME: &'static str;
-    /// The newest encoding version it writes; it loads this one and the older ones it knows.
-    const ENCODING_VERSION: i32;
-    /// The encoding version it writes, registered with the server when the module loads:
-    /// the newest, unless a load-time setting keeps an older one for older readers.
-    fn written_encoding() -> i32 {
-        Self::ENCODING_VERSION
-    }
-    /// Whether a new value is stored as this type (several types may hold the same Rust
-    /// type, told apart by the value: a Bloom filter's layout).
-    fn holds(_value: &Self::Value) -> bool {
-        true
-    }
-    /// A value from its RDB fields written with encoding version `encver`.
-    fn load(io: &mut Io, encver: i32) -> Result<Self::Value, Error>;
-    /// Writes the value's RDB fields (to the RDB, a DUMP payload or a digest).
-    fn save(value: &Self::Value, out: &mut impl RdbWrite);
-    /// Writes the value as the commands that rebuild it (an AOF rewrite without preamble):
-    /// unless the type has commands that do, `RESTORE key 0 <payload>` of its saved fields,
-    /// as RedisBloom rewrites the types whose counters no item sets alone.
-    fn rewrite(value: &Self::Value, aof: &mut Aof) {
-        rewrite_as_restore(aof, Self::NAME, Self::written_encoding(), |out| {
-            Self::save(value, out)
-        });
-    }
-    /// Adds every field of the value to a DEBUG DIGEST: unless the type says otherwise, the
-    /// fields it saves, so any difference shows.
-    fn digest(value: &Self::Value, digest: &mut Digest) {
-        Self::save(value, digest);
-    }
-}
 
 /// A family and the data types that hold its values: what each family's file in `types/`
 /// declares, and `families.rs` lists.
@@ -167,7 +118,7 @@ const fn methods<F: Format>() -> raw::RedisModuleTypeMethods {
         free_effort: Some(free_effort::<F::Value>),
         unlink: None,
         copy: Some(copy::<F::Value>),
-        defrag: Some(defrag::<F::Value>),
+        defrag: Some(defrag::<F>),
         mem_usage2: None,
         free_effort2: None,
         unlink2: None,
@@ -280,21 +231,25 @@ unsafe extern "C" fn copy<T: StoredValue>(
 }
 
 /// The `defrag` callback (active defragmentation, `glue::defrag`): the value's box, then
-/// every block it offers. Returns 1 when the server's deadline stopped the walk part way.
-unsafe extern "C" fn defrag<T: StoredValue>(
+/// every block it offers, unless the type's defrag is off. Returns 1 when the server's
+/// deadline stopped the walk part way.
+unsafe extern "C" fn defrag<F: Format>(
     ctx: *mut raw::RedisModuleDefragCtx,
     _key: *mut raw::RedisModuleString,
     value: *mut *mut c_void,
 ) -> c_int {
+    if !F::defragged() {
+        return 0;
+    }
     guarded(0, || {
         let mut mover = ServerMover::resume(ctx);
         if mover.at_start() {
-            // SAFETY: Redis passes the key's value pointer, a live `Box<T>` of this type.
-            unsafe { mover.move_box::<T>(value) };
+            // SAFETY: Redis passes the key's value pointer, a live `Box` of this type's value.
+            unsafe { mover.move_box::<F::Value>(value) };
         }
         // SAFETY: `*value` is the (possibly moved) live value; nothing else holds a reference
         // to it while the server defragments, between commands.
-        let stored = unsafe { &mut *(*value).cast::<T>() };
+        let stored = unsafe { &mut *(*value).cast::<F::Value>() };
         stored.relocate(&mut mover);
         mover.finish()
     })

@@ -49,6 +49,9 @@ pub static MADD: CommandSpec = CommandSpec {
 
 fn add(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
+    if let Some(created) = valkey::add_creating(call, &mut key, true) {
+        return created;
+    }
     let added = match existing_or_created(call, &mut key, config::params)? {
         Bloom::Chain(mut chain) => {
             let added = chain
@@ -69,6 +72,9 @@ fn add(call: &Call) -> CommandResult {
 
 fn madd(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
+    if let Some(created) = valkey::add_creating(call, &mut key, false) {
+        return created;
+    }
     let items = call.args.get(2..).unwrap_or(&[]);
     let reply = match existing_or_created(call, &mut key, config::params)? {
         Bloom::Chain(mut chain) => {

@@ -50,6 +50,20 @@ pub const CONFIG_EXPANSION_RANGE: &CStr =
     c"Value for `bf-expansion-factor` must be in the range [0, 32768]";
 pub const CONFIG_BAD_LAYOUT: &CStr = c"Value for `bf-layout` must be classic or fast";
 
+/// Ours: `bf-flavour`, which kind of filter BF.ADD, BF.MADD, BF.RESERVE and BF.INSERT make.
+pub const CONFIG_BAD_FLAVOUR: &CStr = c"Value for `bf-flavour` must be redisbloom or valkey-bloom";
+/// What CONFIG SET answers for bad values of valkey-bloom's configs (`bf.bloom-*`), as Valkey
+/// words them for its numeric and boolean configs, and valkey-bloom for its rates.
+pub const CONFIG_NOT_AN_INTEGER: &CStr = c"argument couldn't be parsed into an integer";
+pub const CONFIG_BLOOM_CAPACITY_RANGE: &CStr =
+    c"argument must be between 1 and 9223372036854775807 inclusive";
+pub const CONFIG_BLOOM_EXPANSION_RANGE: &CStr =
+    c"argument must be between 0 and 4294967295 inclusive";
+pub const CONFIG_BLOOM_LIMIT_RANGE: &CStr =
+    c"argument must be between 0 and 9223372036854775807 inclusive";
+pub const CONFIG_YES_OR_NO: &CStr = c"argument must be 'yes' or 'no'";
+pub const CONFIG_NOT_A_FLOAT: &CStr = c"Invalid floating-point value";
+
 pub const INVALID_INFO_FIELD: &CStr = c"Invalid information value";
 
 pub const SCANDUMP_ITERATOR_NOT_NUMERIC: &CStr = c"Second argument must be numeric";
@@ -66,6 +80,8 @@ pub const TIGHTENING_RANGE: &CStr = c"ERR (0 < tightening ratio range < 1)";
 pub const CAPACITY_ZERO: &CStr = c"ERR (capacity should be larger than 0)";
 pub const FP_DEGRADES: &CStr = c"ERR false positive degrades to 0 on scale out";
 pub const VALKEY_UNKNOWN_ARGUMENT: &CStr = c"ERR unknown argument received";
+/// BF.RESERVE's for an option it does not take, without an `ERR` code.
+pub const VALKEY_ERROR: &CStr = c"ERROR";
 pub const VALIDATE_SCALE_TO_MEMORY: &CStr =
     c"ERR provided VALIDATESCALETO causes bloom object to exceed memory limit";
 pub const VALIDATE_SCALE_TO_FP: &CStr =

@@ -50,7 +50,7 @@ fn exists(call: &Call) -> CommandResult {
         Lookup::Found(Bloom::Valkey(object)) => {
             return Ok(Reply::Scalar(valkey::found(object, call.arg(2))))
         }
-        Lookup::Missing | Lookup::WrongType => false,
+        Lookup::Missing | Lookup::WrongType => return Ok(Reply::Scalar(valkey::absent())),
     };
     Ok(Reply::bool(found))
 }
@@ -71,7 +71,10 @@ fn mexists(call: &Call) -> CommandResult {
         Lookup::Found(Bloom::Valkey(object)) => items
             .iter()
             .for_each(|item| call.out.scalar(valkey::found(object, item))),
-        Lookup::Missing | Lookup::WrongType => items.iter().for_each(|_| found(false)),
+        Lookup::Missing | Lookup::WrongType => {
+            let absent = valkey::absent();
+            items.iter().for_each(|_| call.out.scalar(absent));
+        }
     }
     Ok(Reply::Sent)
 }

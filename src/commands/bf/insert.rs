@@ -90,7 +90,7 @@ fn insert(call: &Call) -> CommandResult {
     // valkey-bloom's filters, and its options where no RedisBloom filter is.
     let valkey_bloom = match key.peek(is_bloom) {
         Lookup::Found(()) => matches!(key.peek(|v| v.is::<ValkeyBloom>()), Lookup::Found(())),
-        Lookup::Missing | Lookup::WrongType => valkey::asks_for_valkey_bloom(call.args),
+        Lookup::Missing | Lookup::WrongType => valkey::makes_valkey_bloom(call.args, 2),
     };
     if valkey_bloom {
         return valkey::insert(call, &mut key);

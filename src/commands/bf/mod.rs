@@ -4,7 +4,7 @@
 //! types), a filter that forgets (`window`) or a valkey-bloom filter (`valkey`).
 
 mod add;
-mod config;
+pub mod config;
 mod debug;
 mod dump;
 pub mod errors;

@@ -26,7 +26,7 @@ use super::errors;
 use super::rules::{
     capped_error_rate, error_rate, log_capped, parse_layout, timespan, CAPACITY, EXPANSION,
 };
-use super::{is_bloom, window};
+use super::{is_bloom, valkey, window};
 use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
 use crate::commands::args::integer_in;
 use crate::commands::args::parse_integer;
@@ -61,6 +61,9 @@ pub static RESERVE: CommandSpec = CommandSpec {
 };
 
 fn reserve(call: &Call) -> CommandResult {
+    if valkey::makes_valkey_bloom(call.args, 4) {
+        return valkey::reserve(call);
+    }
     // RedisBloom's bound (at most 7 arguments), plus those of our options.
     let ours: usize = call
         .args

@@ -6,8 +6,12 @@
 //!
 //! A new valkey-bloom filter is made by `BF.INSERT` with one of its own options (`SEED`,
 //! `TIGHTENING`, `VALIDATESCALETO`, which RedisBloom has not) — what a valkey-bloom primary
-//! replicates every creation as — or by `BF.LOAD`, which its AOF rewrite writes. Without `SEED`
-//! it takes valkey-bloom's fixed seed (its `bf.bloom-use-random-seed no`).
+//! replicates every creation as — or by `BF.LOAD`, which its AOF rewrite writes; and, under
+//! `bf-flavour valkey-bloom`, by BF.ADD, BF.MADD, BF.RESERVE and BF.INSERT on an empty key
+//! (but for those that ask for one of ours: `LAYOUT`, `WINDOW`, `TIMESPAN`). What a command
+//! leaves out comes from valkey-bloom's configs (`bloom-*`, `config.rs`), its seed drawn from
+//! the server's random generator unless `bloom-use-random-seed` is off (then valkey-bloom's
+//! fixed seed).
 //!
 //! Replication follows valkey-bloom: a creation as `BF.INSERT key CAPACITY … ERROR …
 //! TIGHTENING … SEED … EXPANSION …|NONSCALING [ITEMS …]`, which builds the same object on any
@@ -18,7 +22,7 @@
 use std::ffi::CStr;
 use std::ops::Range;
 
-use super::errors;
+use super::{config, errors, is_bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::keys::WriteKey;
@@ -29,7 +33,7 @@ use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_
 use crate::commands::tracked::Tracked;
 use crate::core::bf::valkey::object::{scaled_capacity, AddError, Stop};
 use crate::core::bf::valkey::payload::{self, DecodeError};
-use crate::core::bf::valkey::{Params, ValkeyBloom, FIXED_SEED, OBJECT_LIMIT};
+use crate::core::bf::valkey::{Params, ValkeyBloom, FIXED_SEED};
 use crate::core::Error;
 
 pub static LOAD: CommandSpec = CommandSpec {
@@ -49,19 +53,22 @@ pub static LOAD: CommandSpec = CommandSpec {
 const ADD_EVENT: &CStr = c"bloom.add";
 const RESERVE_EVENT: &CStr = c"bloom.reserve";
 
-/// valkey-bloom's defaults (its `bf.bloom-*` configs' defaults).
-const DEFAULTS: Params = Params {
-    capacity: 100,
-    fp_rate: 0.01,
-    tightening: 0.5,
-    expansion: 2,
-    seed: FIXED_SEED,
-    seed_random: false,
-};
+/// Our options, which make a filter of ours under either flavour.
+const OURS: [&str; 4] = ["LAYOUT", "WINDOW", "TIMESPAN", "AT"];
 
-/// valkey-bloom's object limit, or redis-bf's where lower.
+/// The parameters of a filter made without explicit ones: valkey-bloom's configs, a random
+/// seed drawn if they ask for one.
+fn defaults(call: &Call) -> Params {
+    config::valkey_params(|| {
+        let mut seed = [0; 32];
+        call.server.random_bytes(&mut seed);
+        seed
+    })
+}
+
+/// valkey-bloom's object limit (`bloom-memory-usage-limit`), or redis-bf's where lower.
 fn object_limit(call: &Call) -> u64 {
-    OBJECT_LIMIT.min(call.memory().limit)
+    config::valkey_object_limit().min(call.memory().limit)
 }
 
 /// The bound on an object's size for this command: none when replayed.
@@ -151,7 +158,7 @@ fn replicate_adds(call: &Call, first: usize, replies: &[Reply], items: usize) {
         command: c"BF.MADD",
         args,
     };
-    call.server.written_as(ADD_EVENT, &[madd]);
+    call.server.written_as(&[ADD_EVENT], &[madd]);
 }
 
 /// `BF.EXISTS`/`BF.MEXISTS` replies on a valkey-bloom filter: integers.
@@ -240,21 +247,68 @@ struct InsertArgs {
     first_item: usize,
 }
 
-/// Whether `BF.INSERT`'s arguments hold an option only valkey-bloom has, which makes a new
-/// filter valkey-bloom's.
-pub fn asks_for_valkey_bloom(args: &[&[u8]]) -> bool {
-    let mut i = 2;
-    while let Some(option) = args.get(i) {
-        let is = |word: &str| option.eq_ignore_ascii_case(word.as_bytes());
-        if is("ITEMS") {
-            return false;
-        }
-        if is("SEED") || is("TIGHTENING") || is("VALIDATESCALETO") {
-            return true;
-        }
-        i += 1;
+/// Whether a new filter that `BF.INSERT` (`options_from` 2) or `BF.RESERVE` (4) makes is
+/// valkey-bloom's: it asks for one of valkey-bloom's own options, or the flavour is
+/// valkey-bloom's and it asks for none of ours.
+pub fn makes_valkey_bloom(args: &[&[u8]], options_from: usize) -> bool {
+    let options = args.get(options_from..).unwrap_or_default();
+    let options = options.split(|a| a.eq_ignore_ascii_case(b"ITEMS")).next();
+    let names = |words: &[&str]| {
+        options.unwrap_or_default().iter().any(|option| {
+            words
+                .iter()
+                .any(|word| option.eq_ignore_ascii_case(word.as_bytes()))
+        })
+    };
+    names(&["SEED", "TIGHTENING", "VALIDATESCALETO"]) || config::valkey_flavour() && !names(&OURS)
+}
+
+/// Under `bf-flavour valkey-bloom`, `BF.ADD` (`single`) or `BF.MADD` on an empty key: a new
+/// filter of valkey-bloom's configs with the items. `None` where the key is not empty or the
+/// flavour is RedisBloom's.
+pub fn add_creating(call: &Call, key: &mut WriteKey, single: bool) -> Option<CommandResult> {
+    if !config::valkey_flavour() || !matches!(key.peek(|_| true), Lookup::Missing) {
+        return None;
     }
-    false
+    let created = create(call, key, defaults(call), 2);
+    Some(
+        created.and_then(|mut replies| match (single, replies.pop()) {
+            (true, Some(Reply::Error(text))) => Err(Failure::Message(text)),
+            (true, Some(reply)) => Ok(reply),
+            (_, last) => {
+                replies.extend(last);
+                Ok(Reply::Array(replies))
+            }
+        }),
+    )
+}
+
+/// `BF.RESERVE key error_rate capacity [EXPANSION n | NONSCALING]` making a valkey-bloom
+/// filter, as valkey-bloom parses it (a second option, or one without its value, is `ERROR`).
+pub fn reserve(call: &Call) -> CommandResult {
+    if !(4..=6).contains(&call.args.len()) {
+        return Err(Failure::WrongArity);
+    }
+    let mut params = defaults(call);
+    params.fp_rate = rate(
+        call.arg(2),
+        errors::BAD_ERROR_RATE,
+        errors::VALKEY_ERROR_RATE_RANGE,
+    )?;
+    params.capacity = capacity(call.arg(3))?;
+    let option = |word: &[u8]| call.arg(4).eq_ignore_ascii_case(word);
+    match call.args.len() {
+        4 => {}
+        5 if option(b"NONSCALING") => params.expansion = 0,
+        6 if option(b"EXPANSION") => params.expansion = expansion(call.arg(5))?,
+        _ => return Err(Failure::Message(errors::VALKEY_ERROR)),
+    }
+    let mut key = call.open_for_write()?;
+    match key.peek(is_bloom) {
+        Lookup::Found(()) => Err(Failure::Message(errors::ITEM_EXISTS)),
+        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
+        Lookup::Missing => create(call, &mut key, params, call.args.len()).map(|_| Reply::OK),
+    }
 }
 
 /// A number as valkey-bloom parses one (Rust's `parse`: `+5`, `1e-3`, `inf`).
@@ -279,8 +333,14 @@ fn capacity(text: &[u8]) -> Result<i64, Failure> {
     }
 }
 
-fn parse_insert(args: &[&[u8]]) -> Result<InsertArgs, Failure> {
-    let mut params = DEFAULTS;
+fn expansion(text: &[u8]) -> Result<u32, Failure> {
+    number::<u32>(text)
+        .filter(|&n| n >= 1)
+        .ok_or(Failure::Message(errors::BAD_EXPANSION))
+}
+
+fn parse_insert(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure> {
+    let mut params = defaults;
     let (mut nocreate, mut validate_scale_to) = (false, None);
     let mut i = 2;
     while let Some(option) = args.get(i) {
@@ -316,9 +376,7 @@ fn parse_insert(args: &[&[u8]]) -> Result<InsertArgs, Failure> {
                 .map_err(|_| Failure::Message(errors::INVALID_SEED))?;
             params.seed_random = params.seed != FIXED_SEED;
         } else if is("EXPANSION") {
-            params.expansion = number::<u32>(value)
-                .filter(|&n| n >= 1)
-                .ok_or(Failure::Message(errors::BAD_EXPANSION))?;
+            params.expansion = expansion(value)?;
         } else if is("VALIDATESCALETO") {
             validate_scale_to = Some(capacity(value)?);
         } else {
@@ -349,7 +407,7 @@ fn checked(
 /// `BF.INSERT` on a key that holds a valkey-bloom filter, or on an empty key with one of
 /// valkey-bloom's own options.
 pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
-    let parsed = parse_insert(call.args)?;
+    let parsed = parse_insert(call.args, defaults(call))?;
     if let (Some(target), false) = (parsed.validate_scale_to, call.server.replayed()) {
         let p = parsed.params;
         let limit = object_limit(call);
@@ -379,24 +437,48 @@ pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
         }
         Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Missing if parsed.nocreate => Err(Failure::Message(errors::NOT_FOUND)),
-        Lookup::Missing => {
-            let params = parsed.params;
-            let mut object =
-                ValkeyBloom::new(params, limit(call), &call.memory()).map_err(errors::fail)?;
-            let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
-            let replies = add_each(call, &mut object, items)?;
-            key.store(object)?;
-            let texts = [
-                params.capacity.to_string(),
-                params.fp_rate.to_string(),
-                params.tightening.to_string(),
-                params.expansion.to_string(),
-            ];
-            let items = parsed.first_item..parsed.first_item + tried(&replies);
-            let insert = created(&params, &texts, items);
-            call.server.written_as(RESERVE_EVENT, &[insert]);
-            Ok(Reply::Array(replies))
-        }
+        Lookup::Missing => create(call, key, parsed.params, parsed.first_item).map(Reply::Array),
+    }
+}
+
+/// A new valkey-bloom filter of `params` at the empty `key`, with the items from argument
+/// `first` on, and their replies. As valkey-bloom, it is replicated as the `BF.INSERT` that
+/// makes the same object (every parameter and the seed, so a replica with other configs
+/// holds the same bytes) with the items tried, and raises `bloom.add` (if one was added)
+/// and `bloom.reserve`.
+fn create(
+    call: &Call,
+    key: &mut WriteKey,
+    params: Params,
+    first: usize,
+) -> Result<Vec<Reply>, Failure> {
+    let mut object = ValkeyBloom::new(params, limit(call), &call.memory()).map_err(errors::fail)?;
+    let items = call.args.get(first..).unwrap_or(&[]);
+    let replies = add_each(call, &mut object, items)?;
+    key.store(object)?;
+    let texts = [
+        params.capacity.to_string(),
+        params.fp_rate.to_string(),
+        params.tightening.to_string(),
+        params.expansion.to_string(),
+    ];
+    let insert = created(&params, &texts, first..first + tried(&replies));
+    let events: &[&CStr] = if replies.contains(&Reply::integer(1)) {
+        &[ADD_EVENT, RESERVE_EVENT]
+    } else {
+        &[RESERVE_EVENT]
+    };
+    call.server.written_as(events, &[insert]);
+    Ok(replies)
+}
+
+/// `BF.EXISTS`/`BF.MEXISTS` on an empty key: as RedisBloom (false), or under
+/// `bf-flavour valkey-bloom` as valkey-bloom (the integer 0).
+pub fn absent() -> Scalar {
+    if config::valkey_flavour() {
+        Scalar::Integer(0)
+    } else {
+        Scalar::Bool(false)
     }
 }
 

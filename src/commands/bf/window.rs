@@ -63,7 +63,7 @@ pub fn reserve(
 ) -> Result<(), Failure> {
     let (_, header) = created(call, key, params, window)?;
     call.server
-        .written_as(c"bf.reserve", &[loadchunk_header(&header)]);
+        .written_as(&[c"bf.reserve"], &[loadchunk_header(&header)]);
     Ok(())
 }
 
@@ -167,8 +167,8 @@ pub fn add(
     match created {
         Some(header) => call
             .server
-            .written_as(c"bf.add", &[loadchunk_header(header), insert]),
-        None => call.server.written_as(c"bf.add", &[insert]),
+            .written_as(&[c"bf.add"], &[loadchunk_header(header), insert]),
+        None => call.server.written_as(&[c"bf.add"], &[insert]),
     }
 }
 

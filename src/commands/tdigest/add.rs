@@ -71,7 +71,7 @@ fn replicate_partial(call: &Call, added: usize, compressed: bool) {
     if compressed {
         commands.push(compression_of(1));
     }
-    call.server.written_as(c"tdigest.add", &commands);
+    call.server.written_as(&[c"tdigest.add"], &commands);
 }
 
 /// ADD's values (the arguments after the key): each a number (NaN refused), then finite.

@@ -92,13 +92,14 @@ fn cdf(call: &Call) -> CommandResult {
     per_point(call, parse_cdf, TDigest::cdfs)
 }
 
+/// What QUANTILE and CDF read from their arguments: a point per argument, or a failure.
+type Points = fn(&[&[u8]]) -> Result<ShortList<f64>, Failure>;
+/// Their answers over a digest, one per point.
+type Answers = fn(&TDigest, &[f64]) -> Result<ShortList<f64>, Error>;
+
 /// QUANTILE and CDF: the points `parse` reads from the arguments after the key, each
 /// answered by `answer` over the compressed digest.
-fn per_point(
-    call: &Call,
-    parse: fn(&[&[u8]]) -> Result<ShortList<f64>, Failure>,
-    answer: fn(&TDigest, &[f64]) -> Result<ShortList<f64>, Error>,
-) -> CommandResult {
+fn per_point(call: &Call, parse: Points, answer: Answers) -> CommandResult {
     let mut key = call.open_for_read()?;
     let stored = existing_read(&mut key)?;
     let points = parse(call.args.get(2..).unwrap_or_default())?;

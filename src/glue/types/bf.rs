@@ -192,6 +192,11 @@ impl Format for ValkeyType {
         valkey_rdb::save(object, out);
     }
 
+    /// `bloom-defrag-enabled`, as valkey-bloom.
+    fn defragged() -> bool {
+        bf::config::valkey_defrag()
+    }
+
     /// `BF.LOAD key <payload>`, as valkey-bloom rewrites it.
     fn rewrite(object: &ValkeyBloom, aof: &mut Aof) {
         match payload::encode(object) {

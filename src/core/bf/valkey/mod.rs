@@ -20,4 +20,5 @@ mod sip;
 #[cfg(test)]
 mod tests;
 
+pub use filter::Seed;
 pub use object::{AddError, Params, ValkeyBloom, FIXED_SEED, OBJECT_LIMIT};
