@@ -21,6 +21,10 @@ pub struct Family {
     pub totals: &'static Totals,
     /// Its section of `INFO`.
     pub info: InfoSection,
+    /// Whether its commands are registered in capitals (`BF.ADD`), as a module it stands in
+    /// for registers them: the server shows the registered name in `COMMAND` and in its arity
+    /// errors. Asked once, when the module loads, after the configs.
+    pub capital_names: fn() -> bool,
 }
 
 /// A section of the module's `INFO`: its name, without the server's `bf_` prefix, and its

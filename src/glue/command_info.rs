@@ -28,13 +28,15 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     let with_categories = add_categories(ctx);
     let families = FAMILIES.iter().flat_map(|registered| {
         let family = registered.family;
-        family
-            .commands
-            .iter()
-            .map(move |spec| (spec, family.acl_category))
+        family.commands.iter().map(move |spec| (spec, family))
     });
-    for ((spec, category), handler) in families.zip(ENTRY_POINTS.iter()) {
-        let name = c_string(spec.name);
+    for ((spec, family), handler) in families.zip(ENTRY_POINTS.iter()) {
+        let category = family.acl_category;
+        let name = if (family.capital_names)() {
+            c_string(&spec.name.to_ascii_uppercase())
+        } else {
+            c_string(spec.name)
+        };
         let flags = c_string(&server_flags(spec.flags));
         let (first, last, step) = Keys::LEGACY_RANGE;
         // SAFETY: called during OnLoad with the module's context; the strings outlive the calls.

@@ -53,6 +53,7 @@ pub static FAMILY: Family = Family {
         name: c"cuckoo_core_metrics",
         fields: &INFO_FIELDS,
     },
+    capital_names: || false,
 };
 
 static TOTALS: Totals = Totals::new();

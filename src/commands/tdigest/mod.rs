@@ -116,6 +116,7 @@ pub static FAMILY: Family = Family {
         name: c"tdigest_core_metrics",
         fields: &INFO_FIELDS,
     },
+    capital_names: || false,
 };
 
 static TOTALS: Totals = Totals::new();
