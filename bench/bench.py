@@ -30,7 +30,8 @@ import sys
 import time
 from pathlib import Path
 
-from harness import (BENCHMARK_PIN, MIB, MODULE_SO, REDIS_BENCHMARK, REDIS_SERVER, RESULTS,
+import harness
+from harness import (BENCHMARK_PIN, MIB, MODULE_SO, REDIS_BENCHMARK, RESULTS,
                      SERVER_PIN, TMP_ROOT, BenchError, Client, Module, RespError, Server,
                      command_output, fast_layout_available, fetch_redisbloom, kill_all_servers,
                      START, log, module_version)
@@ -58,7 +59,7 @@ def machine_facts() -> dict[str, str]:
         "nproc": str(len(os.sched_getaffinity(0))),
         "RAM": f"{int(ram.group(1)) / MIB:.1f} GiB",
         "kernel": os.uname().release,
-        "redis-server": command_output(REDIS_SERVER, "--version"),
+        "redis-server": command_output(harness.REDIS_SERVER, "--version"),
         "redis-bf commit": head + (" (dirty tree)" if changes else " (clean tree)")
         + f", module source last changed in {source}",
         "module": f"{MODULE_SO} built {time.ctime(MODULE_SO.stat().st_mtime)}",
@@ -239,6 +240,11 @@ def main() -> int:
                              "redis-bf, to see what a change does, or the same build, to see "
                              "how far apart identical code lands in this run (every ratio "
                              "should be 1.00); results go to bench/results/cells.*")
+    parser.add_argument("--server", default=os.environ.get("BENCH_SERVER", harness.REDIS_SERVER),
+                        metavar="PATH",
+                        help="the server binary of every server of the run (default: "
+                             "$BENCH_SERVER or Debian's redis-server), e.g. a valkey-server "
+                             "to measure against valkey-bloom with --rb-module")
     parser.add_argument("--note", default="",
                         help="a line for the results' header (e.g. that the machine was shared)")
     args = parser.parse_args()
@@ -248,7 +254,8 @@ def main() -> int:
         args.rounds = 3 if args.quick else 7
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
-    for tool in (REDIS_SERVER, REDIS_BENCHMARK):
+    harness.REDIS_SERVER = args.server
+    for tool in (harness.REDIS_SERVER, REDIS_BENCHMARK):
         if not shutil.which(tool):
             print(f"bench: {tool} not found", file=sys.stderr)
             return 2

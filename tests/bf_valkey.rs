@@ -288,6 +288,12 @@ fn the_valkey_bloom_flavour_makes_its_filters() {
             BF.INSERT k BOGUS 1 -> (error) ERR unknown argument received
             BF.EXISTS none x -> (integer) 0
             BF.CARD none -> (integer) 0
+            BF.INSERT k HELLO -> (error) ERR unknown argument received
+            BF.INSERT k CAPACITY -> (error) ERR wrong number of arguments for 'BF.INSERT' command
+            SET str x -> OK
+            BF.EXISTS str x -> (wrongtype)
+            BF.MEXISTS str x y -> (wrongtype)
+            BF.ADD str x -> (wrongtype)
             BF.RESERVE w 0.01 100 WINDOW -> OK
             BF.RESERVE f 0.01 100 LAYOUT FAST -> OK
         ",
@@ -305,6 +311,13 @@ fn the_valkey_bloom_flavour_makes_its_filters() {
     let arity = format!("ERR wrong number of arguments for '{name}' command");
     assert_eq!(c.cmd("bf.add k"), err(&arity));
     assert_eq!(p.cmd("bf.add k"), arity_error("bf.add k"));
+    // `BF.INSERT key` alone makes an empty filter; COMMAND INFO shows valkey-bloom's flags
+    // and arity (-1: each command checks its own).
+    assert_eq!(c.cmd("BF.INSERT empty"), Value::Array(vec![]));
+    assert_eq!(c.cmd("BF.CARD empty"), int(0));
+    let info = c.cmd("COMMAND INFO bf.exists").array()[0].array();
+    assert_eq!(info[1], int(-1));
+    assert!(info[2].array().contains(&simple("fast")), "{info:?}");
     let mut c3 = flavoured.conn().resp3();
     assert_eq!(c3.cmd("BF.EXISTS none x"), int(0));
     assert_eq!(c3.cmd("BF.MEXISTS none x y"), ints(&[0, 0]));
@@ -431,4 +444,23 @@ fn valkey_bloom_s_configs() {
         c.cmd("BF.ADD small item"),
         err("ERR operation exceeds bloom object memory limit")
     );
+}
+
+/// A valkey-bloom filter is bounded by its object limit and the machine, not by `maxmemory`,
+/// which valkey-bloom leaves to eviction (its `test_large_allocation_when_below_maxmemory`);
+/// RedisBloom's kind keeps redis-bf's bound.
+#[test]
+fn valkey_bloom_filters_may_pass_maxmemory() {
+    let server = Server::with(Module::RedisBf)
+        .setting("bf-flavour", "valkey-bloom")
+        .start();
+    let mut c = server.conn();
+    assert_eq!(c.cmd("CONFIG SET maxmemory-policy volatile-lru"), ok());
+    assert_eq!(c.cmd("CONFIG SET maxmemory 2mb"), ok());
+    assert_eq!(
+        c.cmd("BF.RESERVE ours 0.001 10000000 LAYOUT CLASSIC"),
+        err("ERR Insufficient memory to create filter")
+    );
+    assert_eq!(c.cmd("BF.RESERVE theirs 0.001 10000000"), ok());
+    assert_eq!(c.cmd("TYPE theirs"), simple("bloomfltr"));
 }

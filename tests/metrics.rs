@@ -274,13 +274,11 @@ fn frees_on_either_thread_take_values_off() {
     assert_eq!(settled(&mut c), Default::default());
 }
 
-#[test]
-fn copies_restores_and_chunks_count() {
-    let server = Server::start();
-    let mut c = server.conn();
-    madd(&mut c, "BF.MADD", "b", &items("a", 300));
+/// A classic and a fast Bloom filter (`b`, `f`) and a Cuckoo filter with a deletion (`cf`).
+fn fill(c: &mut Conn) {
+    madd(c, "BF.MADD", "b", &items("a", 300));
     madd(
-        &mut c,
+        c,
         "BF.INSERT",
         "f",
         &["LAYOUT".into(), "FAST".into(), "ITEMS".into(), "x".into()],
@@ -290,6 +288,13 @@ fn copies_restores_and_chunks_count() {
         c.call(&["CF.ADD", "cf", &format!("i{i}")]);
     }
     c.cmd("CF.DEL cf i3");
+}
+
+#[test]
+fn copies_restores_and_chunks_count() {
+    let server = Server::start();
+    let mut c = server.conn();
+    fill(&mut c);
     check(&mut c);
     if feature::copy_and_module_events() {
         for key in ["b", "f", "cf"] {
@@ -333,18 +338,7 @@ fn reload_and_aof_restart_count_what_loads() {
         .arg("--aof-use-rdb-preamble no")
         .start();
     let mut c = server.conn();
-    madd(&mut c, "BF.MADD", "b", &items("a", 300));
-    madd(
-        &mut c,
-        "BF.INSERT",
-        "f",
-        &["LAYOUT".into(), "FAST".into(), "ITEMS".into(), "x".into()],
-    );
-    c.cmd("CF.RESERVE cf 4 BUCKETSIZE 1");
-    for i in 0..20 {
-        c.call(&["CF.ADD", "cf", &format!("i{i}")]);
-    }
-    c.cmd("CF.DEL cf i3");
+    fill(&mut c);
     let before = check(&mut c);
     assert_eq!(c.cmd("DEBUG RELOAD"), ok());
     assert_eq!(

@@ -21,10 +21,20 @@ pub struct Family {
     pub totals: &'static Totals,
     /// Its section of `INFO`.
     pub info: InfoSection,
-    /// Whether its commands are registered in capitals (`BF.ADD`), as a module it stands in
-    /// for registers them: the server shows the registered name in `COMMAND` and in its arity
-    /// errors. Asked once, when the module loads, after the configs.
-    pub capital_names: fn() -> bool,
+    /// How a command is registered where the family stands in for another module, as that
+    /// module registers it, or `None`: as declared. Asked once per command, when the module
+    /// loads, after the configs.
+    pub stand_in: fn(&CommandSpec) -> Option<StandIn>,
+}
+
+/// A command registered as another module registers it: the server shows its name in
+/// `COMMAND` and in arity errors, its flags and ACL categories in `COMMAND INFO`, and its arity
+/// there too (the command's own check still applies).
+pub struct StandIn {
+    pub name: String,
+    pub flags: &'static str,
+    pub acl_categories: &'static str,
+    pub arity: i32,
 }
 
 /// A section of the module's `INFO`: its name, without the server's `bf_` prefix, and its

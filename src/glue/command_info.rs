@@ -32,12 +32,13 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     });
     for ((spec, family), handler) in families.zip(ENTRY_POINTS.iter()) {
         let category = family.acl_category;
-        let name = if (family.capital_names)() {
-            c_string(&spec.name.to_ascii_uppercase())
-        } else {
-            c_string(spec.name)
+        let stand_in = (family.stand_in)(spec);
+        let (name, flags, acl_categories, arity) = match &stand_in {
+            Some(s) => (s.name.as_str(), s.flags, s.acl_categories, s.arity),
+            None => (spec.name, spec.flags, spec.acl_categories, spec.arity),
         };
-        let flags = c_string(&server_flags(spec.flags));
+        let name = c_string(name);
+        let flags = c_string(&server_flags(flags));
         let (first, last, step) = Keys::LEGACY_RANGE;
         // SAFETY: called during OnLoad with the module's context; the strings outlive the calls.
         let command = unsafe {
@@ -60,8 +61,8 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
             continue; // Servers before 7.0 have no command objects: the command works, without docs.
         }
         let category = with_categories.then_some(category);
-        set_acl_categories(command, spec, category)?;
-        set_info(command, spec)?;
+        set_acl_categories(command, spec, acl_categories, category)?;
+        set_info(command, spec, arity)?;
     }
     Ok(())
 }
@@ -97,15 +98,16 @@ fn add_categories(ctx: *mut raw::RedisModuleCtx) -> bool {
 fn set_acl_categories(
     command: *mut raw::RedisModuleCommand,
     spec: &CommandSpec,
-    category: Option<&str>,
+    categories: &str,
+    family: Option<&str>,
 ) -> Result<(), String> {
     // SAFETY: reading an API pointer set by RedisModule_Init.
     let Some(set) = (unsafe { raw::RedisModule_SetCommandACLCategories }) else {
         return Ok(());
     };
-    let categories = match category {
-        Some(family) => c_string(&format!("{} {family}", spec.acl_categories)),
-        None => c_string(spec.acl_categories),
+    let categories = match family {
+        Some(family) => c_string(&format!("{categories} {family}")),
+        None => c_string(categories),
     };
     // SAFETY: `command` was returned by RedisModule_GetCommand; the string outlives the call.
     if unsafe { set(command, categories.as_ptr()) } != raw::REDISMODULE_OK as c_int {
@@ -213,7 +215,11 @@ fn zeroed_arg() -> raw::RedisModuleCommandArg {
     }
 }
 
-fn set_info(command: *mut raw::RedisModuleCommand, spec: &CommandSpec) -> Result<(), String> {
+fn set_info(
+    command: *mut raw::RedisModuleCommand,
+    spec: &CommandSpec,
+    arity: i32,
+) -> Result<(), String> {
     // SAFETY: reading an API pointer set by RedisModule_Init.
     let Some(set) = (unsafe { raw::RedisModule_SetCommandInfo }) else {
         return Ok(());
@@ -227,7 +233,7 @@ fn set_info(command: *mut raw::RedisModuleCommand, spec: &CommandSpec) -> Result
         since: arena.text(spec.since),
         history: ptr::null_mut(),
         tips: arena.optional_text(spec.tips),
-        arity: spec.arity,
+        arity,
         key_specs: key_specs.as_mut_ptr(),
         args: arena.args(spec.args),
     };

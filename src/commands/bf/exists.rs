@@ -50,7 +50,8 @@ fn exists(call: &Call) -> CommandResult {
         Lookup::Found(Bloom::Valkey(object)) => {
             return Ok(Reply::Scalar(valkey::found(object, call.arg(2))))
         }
-        Lookup::Missing | Lookup::WrongType => return Ok(Reply::Scalar(valkey::absent())),
+        Lookup::Missing => return Ok(Reply::Scalar(valkey::absent())),
+        Lookup::WrongType => return valkey::other_type().map(Reply::Scalar),
     };
     Ok(Reply::bool(found))
 }
@@ -58,9 +59,13 @@ fn exists(call: &Call) -> CommandResult {
 fn mexists(call: &Call) -> CommandResult {
     let items = call.args.get(2..).unwrap_or(&[]);
     let key = call.open_for_read()?;
+    let held = lookup_read(&key);
+    if matches!(held, Lookup::WrongType) {
+        valkey::other_type()?; // before the array starts: an error replaces it
+    }
     call.out.array(items.len());
     let found = |found| call.out.scalar(Scalar::Bool(found));
-    match lookup_read(&key) {
+    match held {
         Lookup::Found(Bloom::Chain(chain)) => chain.contains_each(items.iter().copied(), found),
         Lookup::Found(Bloom::Window(filter)) => {
             let now = window::read_time(call, filter);
@@ -71,10 +76,11 @@ fn mexists(call: &Call) -> CommandResult {
         Lookup::Found(Bloom::Valkey(object)) => items
             .iter()
             .for_each(|item| call.out.scalar(valkey::found(object, item))),
-        Lookup::Missing | Lookup::WrongType => {
+        Lookup::Missing => {
             let absent = valkey::absent();
             items.iter().for_each(|_| call.out.scalar(absent));
         }
+        Lookup::WrongType => items.iter().for_each(|_| found(false)),
     }
     Ok(Reply::Sent)
 }

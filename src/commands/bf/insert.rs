@@ -39,7 +39,8 @@ use crate::core::bf::window::Window;
 pub static INSERT: CommandSpec = CommandSpec {
     name: "bf.insert",
     flags: "write deny-oom",
-    arity: -4,
+    // valkey-bloom's filters take `BF.INSERT key`; RedisBloom's need ITEMS and an item.
+    arity: -2,
     keys: Keys::One(KeyAccess::Write),
     acl_categories: "write",
     summary:
@@ -95,6 +96,8 @@ fn insert(call: &Call) -> CommandResult {
     if valkey_bloom {
         return valkey::insert(call, &mut key);
     }
+    // RedisBloom's: a key, ITEMS and an item at least (valkey-bloom's takes a key alone).
+    call.require_arity(call.args.len() >= 4)?;
     let parsed = parse(call.args, config::params())?;
     if parsed.at.is_some() && !call.server.replayed() {
         return Err(Failure::Message(errors::AT_NOT_REPLAYED));

@@ -57,8 +57,7 @@ pub static FAMILY: Family = Family {
         name: c"bloom_core_metrics",
         fields: &INFO_FIELDS,
     },
-    // valkey-bloom registers `BF.ADD` …; its clients and suites read those names.
-    capital_names: config::valkey_flavour,
+    stand_in: valkey::registered,
 };
 
 /// The totals of the Bloom filters of every layout.

@@ -25,6 +25,7 @@ use std::ops::Range;
 use super::{config, errors, is_bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::family::StandIn;
 use crate::commands::keys::WriteKey;
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::{Reply, Scalar};
@@ -35,6 +36,7 @@ use crate::core::bf::valkey::object::{scaled_capacity, AddError, Stop};
 use crate::core::bf::valkey::payload::{self, DecodeError};
 use crate::core::bf::valkey::{Params, ValkeyBloom, FIXED_SEED};
 use crate::core::Error;
+use crate::core::{no_server_bound, Memory};
 
 pub static LOAD: CommandSpec = CommandSpec {
     name: "bf.load",
@@ -100,7 +102,7 @@ fn tried(replies: &[Reply]) -> usize {
 /// `BF.ADD` on a valkey-bloom filter: 1 if the item was added, 0 if it was there.
 pub fn add(call: &Call, object: &mut Tracked<ValkeyBloom>) -> CommandResult {
     let added = object
-        .add(call.arg(2), limit(call), &call.memory())
+        .add(call.arg(2), limit(call), &memory(call))
         .map_err(|e| Failure::Message(add_error(e)))?;
     if added {
         call.finish_write(ADD_EVENT);
@@ -123,7 +125,7 @@ fn add_each(call: &Call, object: &mut ValkeyBloom, items: &[&[u8]]) -> Result<Ve
     if !object.fits(items) {
         return Err(Failure::Message(errors::FILTER_FULL));
     }
-    let (limit, memory) = (limit(call), call.memory());
+    let (limit, memory) = (limit(call), memory(call));
     let mut replies = Vec::new();
     replies
         .try_reserve_exact(items.len())
@@ -359,6 +361,17 @@ fn parse_insert(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure>
             i += 1;
             continue;
         }
+        const WITH_VALUES: [&str; 6] = [
+            "ERROR",
+            "TIGHTENING",
+            "CAPACITY",
+            "SEED",
+            "EXPANSION",
+            "VALIDATESCALETO",
+        ];
+        if !WITH_VALUES.iter().any(|word| is(word)) {
+            return Err(Failure::Message(errors::VALKEY_UNKNOWN_ARGUMENT));
+        }
         let value = args.get(i + 1).copied().ok_or(Failure::WrongArity)?;
         if is("ERROR") {
             params.fp_rate = rate(
@@ -377,10 +390,8 @@ fn parse_insert(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure>
             params.seed_random = params.seed != FIXED_SEED;
         } else if is("EXPANSION") {
             params.expansion = expansion(value)?;
-        } else if is("VALIDATESCALETO") {
-            validate_scale_to = Some(capacity(value)?);
         } else {
-            return Err(Failure::Message(errors::VALKEY_UNKNOWN_ARGUMENT));
+            validate_scale_to = Some(capacity(value)?);
         }
         i += 2;
     }
@@ -452,7 +463,7 @@ fn create(
     params: Params,
     first: usize,
 ) -> Result<Vec<Reply>, Failure> {
-    let mut object = ValkeyBloom::new(params, limit(call), &call.memory()).map_err(errors::fail)?;
+    let mut object = ValkeyBloom::new(params, limit(call), &memory(call)).map_err(errors::fail)?;
     let items = call.args.get(first..).unwrap_or(&[]);
     let replies = add_each(call, &mut object, items)?;
     key.store(object)?;
@@ -472,6 +483,23 @@ fn create(
     Ok(replies)
 }
 
+/// Under `bf-flavour valkey-bloom`, each BF command as valkey-bloom registers it
+/// (`src/lib.rs`): in capitals, flagged `fast` but for `BF.LOAD`, of arity -1 (each command
+/// checks its own), which its clients and its test suite read in `COMMAND`.
+pub fn registered(spec: &CommandSpec) -> Option<StandIn> {
+    let (flags, acl_categories) = match () {
+        () if std::ptr::eq(spec, &LOAD) => (spec.flags, spec.acl_categories),
+        () if spec.flags.starts_with("write") => ("write deny-oom fast", "write fast"),
+        () => ("readonly fast", "read fast"),
+    };
+    config::valkey_flavour().then(|| StandIn {
+        name: spec.name.to_ascii_uppercase(),
+        flags,
+        acl_categories,
+        arity: -1,
+    })
+}
+
 /// `BF.EXISTS`/`BF.MEXISTS` on an empty key: as RedisBloom (false), or under
 /// `bf-flavour valkey-bloom` as valkey-bloom (the integer 0).
 pub fn absent() -> Scalar {
@@ -479,6 +507,25 @@ pub fn absent() -> Scalar {
         Scalar::Integer(0)
     } else {
         Scalar::Bool(false)
+    }
+}
+
+/// The same on a key of another type: RedisBloom's false, or valkey-bloom's `WRONGTYPE`.
+pub fn other_type() -> Result<Scalar, Failure> {
+    if config::valkey_flavour() {
+        Err(Failure::Message(errors::WRONG_TYPE))
+    } else {
+        Ok(Scalar::Bool(false))
+    }
+}
+
+/// The memory bounds of a valkey-bloom filter: its object limit and the machine's memory, not
+/// `maxmemory`, which valkey-bloom leaves to eviction (a filter larger than `maxmemory` is
+/// made, and other keys evicted).
+fn memory(call: &Call) -> Memory {
+    Memory {
+        server_bound: no_server_bound,
+        ..call.memory()
     }
 }
 
@@ -521,7 +568,7 @@ fn load(call: &Call) -> CommandResult {
         Lookup::Found(()) => return Err(Failure::Message(errors::BUSYKEY)),
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
     }
-    let object = payload::decode(call.arg(2), &call.memory()).map_err(|e| {
+    let object = payload::decode(call.arg(2), &memory(call)).map_err(|e| {
         Failure::Message(match e {
             DecodeError::Version => errors::DECODE_VERSION,
             DecodeError::Malformed => errors::DECODE_FAILED,

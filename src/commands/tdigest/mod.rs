@@ -116,7 +116,7 @@ pub static FAMILY: Family = Family {
         name: c"tdigest_core_metrics",
         fields: &INFO_FIELDS,
     },
-    capital_names: || false,
+    stand_in: |_| None,
 };
 
 static TOTALS: Totals = Totals::new();

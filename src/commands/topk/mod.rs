@@ -43,7 +43,7 @@ pub static FAMILY: Family = Family {
         name: c"topk_core_metrics",
         fields: &INFO_FIELDS,
     },
-    capital_names: || false,
+    stand_in: |_| None,
 };
 
 static TOTALS: Totals = Totals::new();
