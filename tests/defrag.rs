@@ -161,7 +161,7 @@ fn defragmentation_moves_every_kind_of_value_and_changes_none() {
     );
     assert!(info_number::<u64>(&mut c, "stats", "active_defrag_hits") > 0);
     // The module's own count of the blocks it moved.
-    let hits: u64 = info_number(&mut c, "bf", "bf_defrag_hits");
+    let hits: u64 = info_number(&mut c, "bf", "bf_bloom_defrag_hits");
     assert!(hits > KEYS as u64, "{hits} blocks moved");
 
     assert_same(&state(&mut c, &kept), &before, "after defragmentation");

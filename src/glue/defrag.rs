@@ -25,9 +25,9 @@ use crate::core::relocate::{Mover, Walk};
 /// lazily zeroed pages, would cost more than it could give back.
 const LARGEST_MOVED: usize = 64 * 1024;
 
-/// Blocks moved since the module loaded (`bf_defrag_hits` in `INFO bf`).
+/// Blocks moved since the module loaded (`bf_bloom_defrag_hits` in `INFO bf`).
 static HITS: AtomicU64 = AtomicU64::new(0);
-/// Blocks offered to the allocator and left where they were (`bf_defrag_misses`).
+/// Blocks offered to the allocator and left where they were (`bf_bloom_defrag_misses`).
 static MISSES: AtomicU64 = AtomicU64::new(0);
 
 /// Blocks moved since the module loaded.

@@ -52,13 +52,13 @@ static MODULE_FIELDS: &[Field] = &[
         read: || Value::Count(huge_pages::huge_pages_advised()),
     },
     // Blocks active defragmentation moved, and blocks it offered the allocator and left
-    // (valkey-bloom's `bf_bloom_defrag_hits`/`_misses`, for every family).
+    // under valkey-bloom's names, so its dashboards read them (here for every family).
     Field {
-        name: c"defrag_hits",
+        name: c"bloom_defrag_hits",
         read: || Value::Count(defrag::hits()),
     },
     Field {
-        name: c"defrag_misses",
+        name: c"bloom_defrag_misses",
         read: || Value::Count(defrag::misses()),
     },
 ];
