@@ -121,3 +121,29 @@ pub(crate) fn unhex(s: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
 }
+
+/// A decoder against the fields of a value it saved: every truncation is `BadEncoding`, and
+/// every byte flipped (by 0x01, 0x80 or 0xff) either fails cleanly or loads a value, which
+/// `check` then takes with the flipped fields (to save it again, run commands on it…).
+pub(crate) fn truncations_fail_and_flips_load_or_fail<T: std::fmt::Debug>(
+    fields: &[u8],
+    load: impl Fn(&[u8]) -> Result<T, Error>,
+    mut check: impl FnMut(T, &[u8]),
+) {
+    for len in 0..fields.len() {
+        assert_eq!(
+            load(&fields[..len]).err(),
+            Some(Error::BadEncoding),
+            "{len}"
+        );
+    }
+    for at in 0..fields.len() {
+        for flip in [0x01, 0x80, 0xff] {
+            let mut corrupt = fields.to_vec();
+            corrupt[at] ^= flip;
+            if let Ok(value) = load(&corrupt) {
+                check(value, &corrupt);
+            }
+        }
+    }
+}
