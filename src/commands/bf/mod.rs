@@ -30,6 +30,10 @@ pub use valkey::LOAD;
 pub use {
     insert::{parse as parse_insert, InsertArgs},
     reserve::{parse as parse_reserve, ReserveArgs},
+    valkey::{
+        parse_insert as parse_valkey_insert, parse_reserve as parse_valkey_reserve,
+        InsertArgs as ValkeyInsertArgs,
+    },
 };
 
 use super::call::Call;

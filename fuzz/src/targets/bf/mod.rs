@@ -1,10 +1,12 @@
 //! The Bloom filter's targets: RDB/DUMP payloads of both layouts, SCANDUMP streams, and the
-//! BF.RESERVE and BF.INSERT option parsers; the filters that forget in `window`.
+//! BF.RESERVE and BF.INSERT option parsers (RedisBloom's; valkey-bloom's in `valkey`); the
+//! filters that forget in `window`.
 
 mod valkey;
 mod window;
 
 pub use valkey::bf_valkey;
+use valkey::check_valkey_args;
 pub use window::bf_window;
 
 use redis_bf::commands::args::parse_integer;
@@ -306,6 +308,7 @@ pub fn bf_args(data: &[u8]) {
             check_insert(&args, defaults);
         }
     }
+    check_valkey_args(&args);
 }
 
 fn check_reserve(args: &[&[u8]], defaults: Params) {

@@ -1,4 +1,5 @@
-//! `bf_valkey`: the decoders of valkey-bloom's filters (`core::bf::valkey`). An input that
+//! `bf_valkey`: the decoders of valkey-bloom's filters (`core::bf::valkey`), and (from
+//! `bf_args`) valkey-bloom's `BF.RESERVE` and `BF.INSERT` parsers. An input that
 //! opens as a `DUMP` payload of `bloomfltr` goes through the RDB loader; any other input is a
 //! `BF.LOAD` payload.
 //!
@@ -9,7 +10,8 @@
 
 use crate::dump::{self, Recording};
 use crate::memory::{bounded, LIMIT};
-use redis_bf::core::bf::valkey::{payload, rdb, ValkeyBloom};
+use redis_bf::commands::bf::{parse_valkey_insert, parse_valkey_reserve};
+use redis_bf::core::bf::valkey::{payload, rdb, Params, ValkeyBloom, FIXED_SEED};
 use redis_bf::core::rdb::FieldWriter;
 
 /// A `DUMP` payload of `bloomfltr`, or a `BF.LOAD` payload.
@@ -47,6 +49,63 @@ fn check(mut object: ValkeyBloom) {
                 assert_eq!(object.items(), before.saturating_add(i64::from(added)));
             }
             Err(_) => assert_eq!(object.items(), before),
+        }
+    }
+}
+
+/// The configs' parameters the parsers start from: valkey-bloom's defaults with its fixed seed,
+/// and a non-scaling set with another seed.
+const VALKEY_DEFAULTS: [Params; 2] = [
+    Params {
+        capacity: 100,
+        fp_rate: 0.01,
+        tightening: 0.5,
+        expansion: 2,
+        seed: FIXED_SEED,
+        seed_random: false,
+    },
+    Params {
+        capacity: 1,
+        fp_rate: 0.5,
+        tightening: 0.9,
+        expansion: 0,
+        seed: [7; 32],
+        seed_random: true,
+    },
+];
+
+/// valkey-bloom's parsers on `args` (the command name first): what they accept is in range,
+/// keeps the defaults' seed unless `SEED` gives one, and makes a filter or a clean error.
+pub fn check_valkey_args(args: &[&[u8]]) {
+    for defaults in VALKEY_DEFAULTS {
+        if let Ok(params) = parse_valkey_reserve(args, defaults) {
+            assert!((4..=6).contains(&args.len()));
+            assert_eq!(params.seed, defaults.seed);
+            assert_eq!(params.tightening, defaults.tightening);
+            check_params(params);
+        }
+        if let Ok(insert) = parse_valkey_insert(args, defaults) {
+            assert!(insert.first_item <= args.len());
+            let options = &args[2..insert.first_item.max(2)];
+            if !options.iter().any(|a| a.eq_ignore_ascii_case(b"SEED")) {
+                assert_eq!(insert.params.seed, defaults.seed);
+            }
+            if insert.validate_scale_to.is_some() {
+                assert_ne!(insert.params.expansion, 0);
+            }
+            check_params(insert.params);
+        }
+    }
+}
+
+fn check_params(params: Params) {
+    assert!(params.fp_rate > 0.0 && params.fp_rate < 1.0);
+    assert!(params.tightening > 0.0 && params.tightening < 1.0);
+    assert!(params.capacity >= 1);
+    assert_eq!(params.seed_random, params.seed != FIXED_SEED);
+    if let Ok(mut object) = ValkeyBloom::new(params, LIMIT, &bounded()) {
+        if object.add(b"probe", LIMIT, &bounded()).is_ok() {
+            assert!(object.contains(b"probe"));
         }
     }
 }

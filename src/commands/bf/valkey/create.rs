@@ -21,12 +21,13 @@ use crate::core::bf::valkey::object::{scaled_capacity, Stop};
 use crate::core::bf::valkey::{Params, ValkeyBloom, FIXED_SEED};
 
 /// What valkey-bloom's `BF.INSERT` was asked.
-struct InsertArgs {
-    params: Params,
-    nocreate: bool,
-    validate_scale_to: Option<i64>,
+#[derive(Debug)]
+pub struct InsertArgs {
+    pub params: Params,
+    pub nocreate: bool,
+    pub validate_scale_to: Option<i64>,
     /// Index of the first item (the end of the arguments without ITEMS).
-    first_item: usize,
+    pub first_item: usize,
 }
 
 /// Whether a new filter that `BF.INSERT` (`options_from` 2) or `BF.RESERVE` (4) makes is
@@ -68,23 +69,7 @@ pub fn add_creating(call: &Call, key: &mut WriteKey, single: bool) -> Option<Com
 /// `BF.RESERVE key error_rate capacity [EXPANSION n | NONSCALING]` making a valkey-bloom
 /// filter, as valkey-bloom parses it (a second option, or one without its value, is `ERROR`).
 pub fn reserve(call: &Call) -> CommandResult {
-    if !(4..=6).contains(&call.args.len()) {
-        return Err(Failure::WrongArity);
-    }
-    let mut params = defaults(call);
-    params.fp_rate = rate(
-        call.arg(2),
-        errors::BAD_ERROR_RATE,
-        errors::VALKEY_ERROR_RATE_RANGE,
-    )?;
-    params.capacity = capacity(call.arg(3))?;
-    let option = |word: &[u8]| call.arg(4).eq_ignore_ascii_case(word);
-    match call.args.len() {
-        4 => {}
-        5 if option(b"NONSCALING") => params.expansion = 0,
-        6 if option(b"EXPANSION") => params.expansion = expansion(call.arg(5))?,
-        _ => return Err(Failure::Message(errors::VALKEY_ERROR)),
-    }
+    let params = parse_reserve(call.args, defaults(call))?;
     let mut key = call.open_for_write()?;
     match key.peek(is_bloom) {
         Lookup::Found(()) => Err(Failure::Message(errors::ITEM_EXISTS)),
@@ -121,7 +106,32 @@ fn expansion(text: &[u8]) -> Result<u32, Failure> {
         .ok_or(Failure::Message(errors::BAD_EXPANSION))
 }
 
-fn parse_insert(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure> {
+/// `BF.RESERVE`'s arguments (`args`, the command name first) over `defaults`, as valkey-bloom
+/// reads them: a pure function, fuzzed.
+pub fn parse_reserve(args: &[&[u8]], defaults: Params) -> Result<Params, Failure> {
+    if !(4..=6).contains(&args.len()) {
+        return Err(Failure::WrongArity);
+    }
+    let mut params = defaults;
+    params.fp_rate = rate(
+        args[2],
+        errors::BAD_ERROR_RATE,
+        errors::VALKEY_ERROR_RATE_RANGE,
+    )?;
+    params.capacity = capacity(args[3])?;
+    let option = |word: &[u8]| args[4].eq_ignore_ascii_case(word);
+    match args.len() {
+        4 => {}
+        5 if option(b"NONSCALING") => params.expansion = 0,
+        6 if option(b"EXPANSION") => params.expansion = expansion(args[5])?,
+        _ => return Err(Failure::Message(errors::VALKEY_ERROR)),
+    }
+    Ok(params)
+}
+
+/// `BF.INSERT`'s arguments (`args`, the command name first) over `defaults`, as valkey-bloom
+/// reads them: a pure function, fuzzed.
+pub fn parse_insert(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure> {
     let mut params = defaults;
     let (mut nocreate, mut validate_scale_to) = (false, None);
     let mut i = 2;

@@ -23,7 +23,9 @@ use std::ffi::CStr;
 
 mod create;
 
-pub use create::{add_creating, insert, makes_valkey_bloom, reserve};
+pub use create::{
+    add_creating, insert, makes_valkey_bloom, parse_insert, parse_reserve, reserve, InsertArgs,
+};
 
 use super::{config, errors};
 use crate::commands::call::Call;
