@@ -245,11 +245,23 @@ pub fn info(call: &Call, object: &ValkeyBloom) -> CommandResult {
 }
 
 /// Under `bf-flavour valkey-bloom`, each BF command as valkey-bloom registers it
-/// (`src/lib.rs`): in capitals, flagged `fast` but for `BF.LOAD`, of arity -1 (each command
-/// checks its own), which its clients and its test suite read in `COMMAND`.
+/// (`src/lib.rs`): in capitals, of arity -1 (each command checks its own), flagged `fast` but
+/// for `BF.LOAD`; which its clients and its test suite read in `COMMAND`. The commands it has
+/// not (`BF.SCANDUMP`, `BF.LOADCHUNK`, `BF.DEBUG`) keep their flags and arity, in capitals too.
 pub fn registered(spec: &CommandSpec) -> Option<StandIn> {
+    const FAST: [&str; 8] = [
+        "bf.add",
+        "bf.madd",
+        "bf.exists",
+        "bf.mexists",
+        "bf.insert",
+        "bf.reserve",
+        "bf.info",
+        "bf.card",
+    ];
+    let valkey_bloom_s = FAST.contains(&spec.name) || std::ptr::eq(spec, &LOAD);
     let (flags, acl_categories) = match () {
-        () if std::ptr::eq(spec, &LOAD) => (spec.flags, spec.acl_categories),
+        () if !FAST.contains(&spec.name) => (spec.flags, spec.acl_categories),
         () if spec.flags.starts_with("write") => ("write deny-oom fast", "write fast"),
         () => ("readonly fast", "read fast"),
     };
@@ -257,7 +269,7 @@ pub fn registered(spec: &CommandSpec) -> Option<StandIn> {
         name: spec.name.to_ascii_uppercase(),
         flags,
         acl_categories,
-        arity: -1,
+        arity: if valkey_bloom_s { -1 } else { spec.arity },
     })
 }
 
