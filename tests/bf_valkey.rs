@@ -320,7 +320,10 @@ fn the_valkey_bloom_flavour_makes_its_filters() {
     assert!(info[2].array().contains(&simple("fast")), "{info:?}");
     // Ours that valkey-bloom has not keep their own flags.
     let scandump = c.cmd("COMMAND INFO bf.scandump").array()[0].array();
-    assert!(!scandump[2].array().contains(&simple("fast")), "{scandump:?}");
+    assert!(
+        !scandump[2].array().contains(&simple("fast")),
+        "{scandump:?}"
+    );
     let mut c3 = flavoured.conn().resp3();
     assert_eq!(c3.cmd("BF.EXISTS none x"), int(0));
     assert_eq!(c3.cmd("BF.MEXISTS none x y"), ints(&[0, 0]));

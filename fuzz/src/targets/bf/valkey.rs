@@ -84,9 +84,11 @@ pub fn check_valkey_args(args: &[&[u8]]) {
             assert_eq!(params.tightening, defaults.tightening);
             check_params(params);
         }
-        if let Ok(insert) = parse_valkey_insert(args, defaults) {
-            assert!(insert.first_item <= args.len());
-            let options = &args[2..insert.first_item.max(2)];
+        // BF.INSERT's arity: a key at least.
+        let insert = (args.len() >= 2).then(|| parse_valkey_insert(args, defaults));
+        if let Some(Ok(insert)) = insert {
+            assert!((2..=args.len()).contains(&insert.first_item));
+            let options = &args[2..insert.first_item];
             if !options.iter().any(|a| a.eq_ignore_ascii_case(b"SEED")) {
                 assert_eq!(insert.params.seed, defaults.seed);
             }
