@@ -41,7 +41,11 @@ const KEYS: [&str; 3] = ["a", "b", "c"];
 /// One random BF command on filters both made alike, a deletion, or a creation (by any
 /// command that creates, under the flavour).
 fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
-    let key = KEYS[rng.below(3) as usize].as_bytes().to_vec();
+    // Now and then the string key `s`: every command's wrong-type reply.
+    let key = match rng.below(40) {
+        0 => b"s".to_vec(),
+        _ => KEYS[rng.below(3) as usize].as_bytes().to_vec(),
+    };
     let item = |rng: &mut Rng| format!("i{}", rng.below(400)).into_bytes();
     let mut cmd: Vec<Vec<u8>> = Vec::new();
     let words = |cmd: &mut Vec<Vec<u8>>, words: &[&str]| {
@@ -126,8 +130,9 @@ fn pick(rng: &mut Rng, from: &[&'static str]) -> &'static str {
     from[rng.below(from.len() as u64) as usize]
 }
 
-/// The three filters of a stream: scaling quickly, tightened, non-scaling.
+/// The three filters of a stream (scaling quickly, tightened, non-scaling) and a string key.
 fn create(c: &mut Conn) {
+    c.cmd("SET s x");
     let seed: &[u8] = &valkey_bloom::FIXED_SEED;
     c.call_bytes(&[b"BF.INSERT", b"a", b"CAPACITY", b"20", b"SEED", seed]);
     c.cmd("BF.INSERT b CAPACITY 50 ERROR 0.05 TIGHTENING 0.7 EXPANSION 3");
