@@ -117,7 +117,7 @@ fn valkey_bloom_s_replies_and_errors() {
         ",
     );
     assert_eq!(c.cmd("EXISTS v"), int(0), "failed creates change nothing");
-    // A filter made without SEED has valkey-bloom's fixed seed; its info in RESP3 is an array.
+    // A filter made without SEED has the fixed seed here; its info in RESP3 is an array.
     assert_eq!(
         c.cmd("BF.INSERT v VALIDATESCALETO 1000 ITEMS a"),
         ints(&[1])
