@@ -282,8 +282,11 @@ def redis_benchmark(port: int, pipeline: int, requests: int, keyspace: int, args
 
 def command_stats(info: dict[str, str], command: str) -> dict[str, float]:
     """The `cmdstat_<command>` fields of INFO commandstats (calls, usec, usec_per_call,
-    rejected_calls, failed_calls), zeros if the command has not run since the last reset."""
-    text = info.get(f"cmdstat_{command.lower()}", "")
+    rejected_calls, failed_calls), zeros if the command has not run since the last reset. The
+    name's case is the registered one (valkey-bloom, and redis-bf's `bf-flavour valkey-bloom`,
+    register `BF.ADD`), so it is matched in any case."""
+    wanted = f"cmdstat_{command}".lower()
+    text = next((value for name, value in info.items() if name.lower() == wanted), "")
     fields = dict(pair.split("=", 1) for pair in text.split(",") if "=" in pair)
     return {name: float(fields.get(name, 0))
             for name in ("calls", "usec", "rejected_calls", "failed_calls")}
