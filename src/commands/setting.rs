@@ -74,3 +74,17 @@ impl Setting {
         (self.show)(self.get())
     }
 }
+
+/// A `yes`/`no` config's value, in any case: 1 or 0, else `bad`.
+pub fn yes_or_no(text: &[u8], bad: &'static CStr) -> Result<u64, &'static CStr> {
+    match () {
+        () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
+        () if text.eq_ignore_ascii_case(b"no") => Ok(0),
+        () => Err(bad),
+    }
+}
+
+/// How a `yes`/`no` config shows its value.
+pub fn show_yes_or_no(value: u64) -> String {
+    if value == 1 { "yes" } else { "no" }.into()
+}

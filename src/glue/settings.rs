@@ -9,7 +9,7 @@ use redis_module::raw;
 use super::server;
 use crate::commands::args::parse_memory;
 use crate::commands::errors;
-use crate::commands::setting::Setting;
+use crate::commands::setting::{show_yes_or_no, yes_or_no, Setting};
 
 /// The module's own settings, after the families' in every listing.
 pub static MODULE_SETTINGS: [&Setting; 2] = [&MEMORY_LIMIT, &HUGE_PAGES];
@@ -18,12 +18,8 @@ pub static MODULE_SETTINGS: [&Setting; 2] = [&MEMORY_LIMIT, &HUGE_PAGES];
 static HUGE_PAGES: Setting = Setting::new(
     c"bf-huge-pages",
     None,
-    |text| match () {
-        () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
-        () if text.eq_ignore_ascii_case(b"no") => Ok(0),
-        () => Err(errors::CONFIG_BAD_HUGE_PAGES),
-    },
-    |value| if value == 1 { "yes" } else { "no" }.into(),
+    |text| yes_or_no(text, errors::CONFIG_BAD_HUGE_PAGES),
+    show_yes_or_no,
     1,
 );
 

@@ -17,7 +17,7 @@ use std::ffi::CStr;
 use super::errors;
 use super::rules::{capped_error_rate, error_rate, layout_name, layout_named, CAPACITY, EXPANSION};
 use crate::commands::args::integer_in;
-use crate::commands::setting::Setting;
+use crate::commands::setting::{show_yes_or_no, yes_or_no, Setting};
 use crate::core::bf::chain::{LayoutKind, Params};
 use crate::core::bf::valkey::{self, Seed, FIXED_SEED};
 
@@ -141,8 +141,13 @@ static BLOOM_TIGHTENING: Setting = Setting::new(
     0.5f64.to_bits(),
 );
 
-static BLOOM_RANDOM_SEED: Setting =
-    Setting::new(c"bloom-use-random-seed", None, yes_or_no, show_yes_or_no, 1);
+static BLOOM_RANDOM_SEED: Setting = Setting::new(
+    c"bloom-use-random-seed",
+    None,
+    |text| yes_or_no(text, errors::CONFIG_YES_OR_NO),
+    show_yes_or_no,
+    1,
+);
 
 static BLOOM_MEMORY_LIMIT: Setting = Setting::new(
     c"bloom-memory-usage-limit",
@@ -152,8 +157,13 @@ static BLOOM_MEMORY_LIMIT: Setting = Setting::new(
     valkey::OBJECT_LIMIT,
 );
 
-static BLOOM_DEFRAG: Setting =
-    Setting::new(c"bloom-defrag-enabled", None, yes_or_no, show_yes_or_no, 1);
+static BLOOM_DEFRAG: Setting = Setting::new(
+    c"bloom-defrag-enabled",
+    None,
+    |text| yes_or_no(text, errors::CONFIG_YES_OR_NO),
+    show_yes_or_no,
+    1,
+);
 
 /// The family's configs, in registration order.
 pub static SETTINGS: &[&Setting] = &[
@@ -195,18 +205,6 @@ fn fraction(text: &[u8], range: &'static CStr) -> Result<u64, &'static CStr> {
     } else {
         Err(range)
     }
-}
-
-fn yes_or_no(text: &[u8]) -> Result<u64, &'static CStr> {
-    match () {
-        () if text.eq_ignore_ascii_case(b"yes") => Ok(1),
-        () if text.eq_ignore_ascii_case(b"no") => Ok(0),
-        () => Err(errors::CONFIG_YES_OR_NO),
-    }
-}
-
-fn show_yes_or_no(value: u64) -> String {
-    if value == 1 { "yes" } else { "no" }.into()
 }
 
 /// Whether filters made on an empty key are valkey-bloom's (`bf-flavour valkey-bloom`).
