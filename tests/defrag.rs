@@ -83,7 +83,7 @@ fn state(c: &mut Conn, keys: &[String]) -> Vec<Value> {
         .text()
         .lines()
         .filter(|line| {
-            !["bf_heap", "bf_huge", "bf_defrag"]
+            !["bf_heap", "bf_huge", "bf_bloom_defrag"]
                 .iter()
                 .any(|p| line.starts_with(p))
         })
