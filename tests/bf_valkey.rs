@@ -465,7 +465,7 @@ fn valkey_bloom_filters_may_pass_maxmemory() {
         .start();
     let mut c = server.conn();
     assert_eq!(c.cmd("CONFIG SET maxmemory-policy volatile-lru"), ok());
-    assert_eq!(c.cmd("CONFIG SET maxmemory 2mb"), ok());
+    assert_eq!(c.cmd("CONFIG SET maxmemory 4mb"), ok());
     assert_eq!(
         c.cmd("BF.RESERVE ours 0.001 10000000 LAYOUT CLASSIC"),
         err("ERR Insufficient memory to create filter")
