@@ -15,7 +15,9 @@
 use std::ffi::CStr;
 
 use super::errors;
-use super::rules::{capped_error_rate, error_rate, layout_name, layout_named, CAPACITY, EXPANSION};
+use super::rules::{
+    capped_error_rate, error_rate, fraction, layout_name, layout_named, CAPACITY, EXPANSION,
+};
 use crate::commands::args::integer_in;
 use crate::commands::setting::{show_yes_or_no, yes_or_no, Setting};
 use crate::core::bf::chain::{LayoutKind, Params};
@@ -128,7 +130,7 @@ static BLOOM_EXPANSION: Setting = Setting::new(
 static BLOOM_FP_RATE: Setting = Setting::new(
     c"bloom-fp-rate",
     None,
-    |text| fraction(text, errors::VALKEY_ERROR_RATE_RANGE),
+    |text| rate(text, errors::VALKEY_ERROR_RATE_RANGE),
     |bits| f64::from_bits(bits).to_string(),
     0.01f64.to_bits(),
 );
@@ -136,7 +138,7 @@ static BLOOM_FP_RATE: Setting = Setting::new(
 static BLOOM_TIGHTENING: Setting = Setting::new(
     c"bloom-tightening-ratio",
     None,
-    |text| fraction(text, errors::TIGHTENING_RANGE),
+    |text| rate(text, errors::TIGHTENING_RANGE),
     |bits| f64::from_bits(bits).to_string(),
     0.5f64.to_bits(),
 );
@@ -193,18 +195,11 @@ fn whole(text: &[u8], min: u64, max: u64, range: &'static CStr) -> Result<u64, &
         .ok_or(range)
 }
 
-/// A rate in (0, 1), as valkey-bloom reads its rate configs (Rust's float syntax), kept as the
-/// `f64`'s bits.
-fn fraction(text: &[u8], range: &'static CStr) -> Result<u64, &'static CStr> {
-    let x = std::str::from_utf8(text)
-        .ok()
-        .and_then(|text| text.parse::<f64>().ok())
-        .ok_or(errors::CONFIG_NOT_A_FLOAT)?;
-    if x > 0.0 && x < 1.0 {
-        Ok(x.to_bits())
-    } else {
-        Err(range)
-    }
+/// A rate in (0, 1) as valkey-bloom's commands read it, kept as the `f64`'s bits.
+fn rate(text: &[u8], range: &'static CStr) -> Result<u64, &'static CStr> {
+    fraction(text)
+        .map(f64::to_bits)
+        .map_err(|fault| fault.text(errors::CONFIG_NOT_A_FLOAT, range))
 }
 
 /// Whether filters made on an empty key are valkey-bloom's (`bf-flavour valkey-bloom`).

@@ -86,3 +86,17 @@ pub fn layout_name(layout: LayoutKind) -> &'static str {
 pub fn parse_layout(text: &[u8]) -> Result<LayoutKind, Failure> {
     layout_named(text).ok_or(Failure::Message(errors::BAD_LAYOUT))
 }
+
+/// A number as valkey-bloom parses one (Rust's `parse`: `+5`, `1e-3`, `inf`).
+pub fn number<T: std::str::FromStr>(text: &[u8]) -> Option<T> {
+    std::str::from_utf8(text).ok()?.parse().ok()
+}
+
+/// A rate in (0, 1) as valkey-bloom reads its rates, in commands and configs alike.
+pub fn fraction(text: &[u8]) -> Result<f64, Bad> {
+    match number::<f64>(text) {
+        Some(x) if x > 0.0 && x < 1.0 => Ok(x),
+        Some(_) => Err(Bad::OutOfRange),
+        None => Err(Bad::NotANumber),
+    }
+}

@@ -6,6 +6,7 @@
 use std::ffi::CStr;
 use std::ops::Range;
 
+use super::super::rules::{fraction, number};
 use super::super::{config, errors, is_bloom};
 use super::{
     add_each, add_items, defaults, limit, memory, object_limit, tried, ADD_EVENT, OURS,
@@ -78,18 +79,9 @@ pub fn reserve(call: &Call) -> CommandResult {
     }
 }
 
-/// A number as valkey-bloom parses one (Rust's `parse`: `+5`, `1e-3`, `inf`).
-fn number<T: std::str::FromStr>(text: &[u8]) -> Option<T> {
-    std::str::from_utf8(text).ok()?.parse().ok()
-}
-
-/// A rate in (0, 1): `range` when a number outside it, `bad` when not a number.
+/// A rate of a command: `range` when a number outside (0, 1), `bad` when not a number.
 fn rate(text: &[u8], bad: &'static CStr, range: &'static CStr) -> Result<f64, Failure> {
-    match number::<f64>(text) {
-        Some(x) if x > 0.0 && x < 1.0 => Ok(x),
-        Some(_) => Err(Failure::Message(range)),
-        None => Err(Failure::Message(bad)),
-    }
+    fraction(text).map_err(|fault| Failure::Message(fault.text(bad, range)))
 }
 
 fn capacity(text: &[u8]) -> Result<i64, Failure> {
@@ -208,7 +200,14 @@ fn checked(
 /// `BF.INSERT` on a key that holds a valkey-bloom filter, or on an empty key with one of
 /// valkey-bloom's own options.
 pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
-    let parsed = parse_insert(call.args, defaults(call))?;
+    // Only a creation needs the configs' seed: an insert into a filter draws none.
+    let creating = matches!(key.peek(|_| true), Lookup::Missing);
+    let defaults = if creating {
+        defaults(call)
+    } else {
+        config::valkey_params(|| FIXED_SEED)
+    };
+    let parsed = parse_insert(call.args, defaults)?;
     if let (Some(target), false) = (parsed.validate_scale_to, call.server.replayed()) {
         let p = parsed.params;
         let limit = object_limit(call);
