@@ -493,6 +493,7 @@ fn command_info_docs_and_acl() {
         if feature::acl_cat_lists_module_commands() {
             let commands = c.cmd("ACL CAT cms").sorted_texts();
             let expected = [
+                "cms.advance",
                 "cms.incrby",
                 "cms.info",
                 "cms.initbydim",

@@ -6,7 +6,11 @@
 //! very code that loads a server's RDB file.
 
 use super::le::LeReader;
-use super::Error;
+use super::{Error, Memory};
+
+/// The longest string a large array is saved in: saving never needs a compression buffer the
+/// size of the whole array.
+pub const MAX_STRING: usize = 16 * 1024 * 1024;
 
 /// Reads the next field of a value. A missing or unreadable field is `BadEncoding`.
 pub trait RdbRead {
@@ -27,6 +31,45 @@ pub trait RdbWrite {
     fn double(&mut self, x: f64);
     /// `RedisModule_SaveStringBuffer`.
     fn bytes(&mut self, bytes: &[u8]);
+}
+
+/// Saves `array` as strings of at most [`MAX_STRING`] bytes, in order.
+pub fn save_array(array: &[u8], out: &mut impl RdbWrite) {
+    array.chunks(MAX_STRING).for_each(|string| out.bytes(string));
+}
+
+/// Loads an array of `len` bytes that [`save_array`] saved (the value's size checked against
+/// the memory limits by the caller). `BadEncoding` unless each string is as long as `save_array`
+/// cuts it.
+pub fn load_array(input: &mut impl RdbRead, len: u64, memory: &Memory) -> Result<Vec<u8>, Error> {
+    let total = usize::try_from(len).map_err(|_| Error::OutOfMemory)?;
+    let first = input.bytes()?;
+    if first.len() != total.min(MAX_STRING) {
+        return Err(Error::BadEncoding);
+    }
+    if first.len() == total {
+        // One string: the array as the server's reader made it, advised as it saw fit.
+        return Ok(first);
+    }
+    // Several strings go into one array of the whole size, told dense (the strings fill every
+    // byte of it) before any is copied in: its pages then fault in as huge pages where the
+    // server glue asks for them. (A single string was filled by the server before the glue
+    // saw it: its pages can only be collapsed later, by khugepaged.)
+    let mut array = memory.array(len)?;
+    (memory.dense)(&array);
+    // A string is read only once the one before it is freed: at most one beside the array.
+    let mut first = Some(first);
+    for part in array.chunks_mut(MAX_STRING) {
+        let string = match first.take() {
+            Some(string) => string,
+            None => input.bytes()?,
+        };
+        if string.len() != part.len() {
+            return Err(Error::BadEncoding);
+        }
+        part.copy_from_slice(&string);
+    }
+    Ok(array)
 }
 
 /// Fields from plain bytes: an unsigned integer or a double is 8 little-endian bytes, a byte

@@ -22,6 +22,23 @@ pub const CELL_SIZE_LEGACY: &CStr =
     c"CMS: CELL_SIZE must be 4 while cms-rdb-encoding is 0 (RedisBloom before Redis 8.12)";
 /// What CONFIG SET or a module argument answers for a bad `cms-rdb-encoding`.
 pub const CONFIG_RDB_ENCODING: &CStr = c"Value for `cms-rdb-encoding` must be 0 or 1";
+/// Ours: the options of sketches that forget (`window.rs`).
+pub const WINDOW_RANGE: &CStr = c"CMS: WINDOW must be an integer in the range [1, 1099511627776]";
+pub const TIMESPAN_RANGE: &CStr =
+    c"CMS: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]";
+pub const SLOTS_RANGE: &CStr = c"CMS: SLOTS must be an integer in the range [1, 8]";
+pub const SLOTS_WITHOUT_WINDOW: &CStr = c"CMS: SLOTS needs WINDOW or TIMESPAN before it";
+pub const ONE_WINDOW: &CStr = c"CMS: a sketch forgets by one of WINDOW or TIMESPAN, given once";
+pub const CELL_SIZE_WITH_WINDOW: &CStr =
+    c"CMS: CELL_SIZE cannot be combined with WINDOW or TIMESPAN (their counters have 4 bytes)";
+/// Ours: the error element of a negative increment to a sketch that forgets.
+pub const NEGATIVE_INCREMENT: &CStr = c"CMS: a sketch that forgets takes no negative increments";
+/// Ours: CMS.ADVANCE from a client.
+pub const ADVANCE_FROM_CLIENT: &CStr =
+    c"ERR CMS.ADVANCE is accepted only from a primary's replication stream or an AOF";
+pub const BAD_TIME: &CStr = c"ERR the time must be milliseconds since the Unix epoch";
+/// Ours: CMS.ADVANCE on a sketch that does not forget by time.
+pub const NOT_A_WINDOW: &CStr = c"CMS: the key holds no sketch that forgets";
 pub const CANNOT_PARSE_NUMBER: &CStr = c"CMS: Cannot parse number";
 /// An increment of `-9223372036854775808`, whose magnitude no counter holds.
 pub const INVALID_INCREMENT: &CStr = c"CMS: invalid increment";
@@ -35,6 +52,10 @@ pub const INVALID_WEIGHT: &CStr = c"CMS: invalid weight value";
 const DIMENSIONS_DIFFER: &CStr = c"CMS: width/depth is not equal";
 const CELL_SIZES_DIFFER: &CStr = c"CMS: cell_size is not equal";
 const MERGE_OVERFLOW: &CStr = c"CMS: MERGE overflow";
+/// Ours: sketches that forget merge only with sketches of the same window.
+const WINDOWS_DIFFER: &CStr = c"CMS: sketches of different windows cannot be merged";
+/// Ours: count windows have no common clock.
+const COUNT_WINDOW: &CStr = c"CMS: sketches that forget by count cannot be merged";
 
 const INSUFFICIENT_MEMORY: &CStr = c"CMS: Insufficient memory to create the key";
 /// Ours, worded as valkey-bloom words its per-object limit (`bf-memory-usage-limit`).
@@ -65,6 +86,8 @@ pub fn merge(error: MergeError) -> Failure {
         MergeError::DimensionsDiffer => DIMENSIONS_DIFFER,
         MergeError::CellSizesDiffer => CELL_SIZES_DIFFER,
         MergeError::Overflow => MERGE_OVERFLOW,
+        MergeError::WindowsDiffer => WINDOWS_DIFFER,
+        MergeError::CountWindow => COUNT_WINDOW,
     })
 }
 

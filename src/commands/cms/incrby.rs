@@ -11,14 +11,21 @@
 //! Cannot parse number` (not an integer as Redis parses one) or `CMS: invalid increment`
 //! (−2^63). Replicated verbatim (the outcome of each pair follows from the sketch); keyspace
 //! event `cms.incrby`. The key is opened for writing (RedisBloom 8: it invalidates a WATCH).
+//!
+//! Ours, on a sketch that forgets: each pair is counted at the write's time (`window.rs`); a
+//! counter stops at 4294967295 (`CMS: INCRBY overflow` beyond); a negative increment is the
+//! error element `CMS: a sketch that forgets takes no negative increments`; the estimate is the
+//! item's count in the window.
 
-use super::{errors, sketch_to_write};
+use super::{errors, sketch_to_write, window, Sketch};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::digits::decimal_digits;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::tracked::Tracked;
+use crate::core::cms::WindowSketch;
 
 pub static INCRBY: CommandSpec = CommandSpec {
     name: "cms.incrby",
@@ -47,9 +54,13 @@ pub static INCRBY: CommandSpec = CommandSpec {
 fn incrby(call: &Call) -> CommandResult {
     call.require_arity(call.args.len().is_multiple_of(2))?;
     let mut key = call.open_for_write()?;
-    let mut sketch = sketch_to_write(&mut key)?;
+    let sketch = sketch_to_write(&mut key)?;
     let pairs = parse(call.args)?;
     call.out.array(pairs.len());
+    let mut sketch = match sketch {
+        Sketch::Classic(sketch) => sketch,
+        Sketch::Window(sketch) => return forgetting(call, sketch, pairs),
+    };
     for (item, amount) in pairs {
         match sketch.increment(item, amount) {
             // Counters are at most 2^63 − 1.
@@ -58,6 +69,29 @@ fn incrby(call: &Call) -> CommandResult {
         }
     }
     call.finish_write(c"cms.incrby");
+    Ok(Reply::Sent)
+}
+
+/// CMS.INCRBY on a sketch that forgets: every pair at the write's time, a negative increment
+/// refused as its element (what it would take from is not known to be in the window).
+fn forgetting<'a>(
+    call: &Call,
+    mut sketch: Tracked<WindowSketch>,
+    pairs: impl Iterator<Item = (&'a [u8], i64)>,
+) -> CommandResult {
+    let now = window::write_time(call, &sketch);
+    let opened = now.filter(|&now| sketch.opens_tick(now));
+    for (item, amount) in pairs {
+        let Ok(amount) = u64::try_from(amount) else {
+            call.out.error(errors::NEGATIVE_INCREMENT);
+            continue;
+        };
+        match sketch.increment(item, amount, now) {
+            Ok(estimate) => call.out.scalar(Scalar::Integer(estimate.min(i64::MAX as u64) as i64)),
+            Err(refused) => call.out.error(errors::increment(refused)),
+        }
+    }
+    window::written(call, c"CMS.INCRBY", opened, c"cms.incrby");
     Ok(Reply::Sent)
 }
 

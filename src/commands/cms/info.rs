@@ -3,9 +3,10 @@
 //! `width`, `depth`, `count` (the sum of every increment taken, sent as a signed 64-bit
 //! integer, as RedisBloom sends it) and `cell_size` (bytes per counter), RedisBloom 8.12's
 //! four pairs: a map in RESP3, a flat array of 8 in RESP2. Errors: `CMS: key does not exist`,
-//! `WRONGTYPE`.
+//! `WRONGTYPE`. Ours, a sketch that forgets: the same four pairs first (`count` the window's
+//! increments), then `window_type`, `window`, `slots` and `ticks_per_slot` (`window.rs`).
 
-use super::sketch_to_read;
+use super::{sketch_to_read, window, Sketch};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
@@ -27,7 +28,10 @@ pub static INFO: CommandSpec = CommandSpec {
 
 fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
-    let sketch = sketch_to_read(&key)?;
+    let sketch = match sketch_to_read(&key)? {
+        Sketch::Classic(sketch) => sketch,
+        Sketch::Window(sketch) => return Ok(window::info(sketch, window::read_time(call, sketch))),
+    };
     // Dimensions fit an i64 (their product does); the count is a wrapped u64, shown signed.
     let int = |n: u64| Reply::integer(n as i64);
     Ok(Reply::Map(vec![

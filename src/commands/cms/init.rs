@@ -1,31 +1,37 @@
-//! `CMS.INITBYDIM key width depth [CELL_SIZE n]` and
-//! `CMS.INITBYPROB key error probability [CELL_SIZE n]`
+//! `CMS.INITBYDIM key width depth [CELL_SIZE n] [WINDOW n | TIMESPAN ms] [SLOTS s]` and
+//! `CMS.INITBYPROB key error probability [CELL_SIZE n] [WINDOW n | TIMESPAN ms] [SLOTS s]`
 //!
 //! Create an empty sketch: of `width × depth` counters, or of width `⌈2 / error⌉` and depth
 //! `⌈log10(probability) / log10(0.5)⌉` (RedisBloom's arithmetic, `core::cms::Dimensions`),
-//! each counter of `n` bytes (1, 2, 4 or 8; 4 without `CELL_SIZE`, RedisBloom 8.12). Reply
-//! `+OK` in both protocols. Errors, in RedisBloom's order, none with ERR: arity (4 or 6
-//! arguments); `CMS: key already exists` (a key of any type, checked before the other
+//! each counter of `n` bytes (1, 2, 4 or 8; 4 without `CELL_SIZE`, RedisBloom 8.12). Ours:
+//! with `WINDOW n` a sketch that counts only the last `n` updates (item/increment pairs), with
+//! `TIMESPAN ms` only the last `ms` milliseconds, its window cut into `s` slots (1 to 8,
+//! default 4; it forgets within a slot after the window: `window.rs`). Reply `+OK` in both
+//! protocols. Errors, in RedisBloom's order, none with ERR: arity (4 or 6 arguments;
+//! ours, 8 or 10); `CMS: key already exists` (a key of any type, checked before the other
 //! arguments); `CMS: invalid width` / `CMS: invalid depth` (not an integer, or below 1);
 //! `CMS: invalid overestimation value` / `CMS: invalid prob value` (not a double in (0, 1));
 //! `CMS: invalid init arguments` (computed dimensions below 1, or a product past 2^63);
-//! `CMS: unknown argument` (a fifth argument other than `CELL_SIZE`, in any case); `CMS:
-//! CELL_SIZE must be 1, 2, 4 or 8`; ours, a size other than 4 while `cms-rdb-encoding` is 0;
-//! `CMS: Insufficient memory to create the key` (more than the machine holds), or
-//! `ERR operation exceeds count-min sketch object memory limit` (`bf-memory-usage-limit`),
-//! both before anything is allocated. Replicated verbatim; keyspace events `cms.initbydim`,
-//! `cms.initbyprob`.
+//! `CMS: unknown argument` (a keyword other than these, in any case, or out of place); `CMS:
+//! CELL_SIZE must be 1, 2, 4 or 8`; ours, a size other than 4 while `cms-rdb-encoding` is 0,
+//! and the window options' own (`errors.rs`); `CMS: Insufficient memory to create the key`
+//! (more than the machine holds), or `ERR operation exceeds count-min sketch object memory
+//! limit` (`bf-memory-usage-limit`), both before anything is allocated. Replicated verbatim
+//! (a sketch that forgets: in its explicit form, `window.rs`); keyspace events
+//! `cms.initbydim`, `cms.initbyprob`. RedisBloom 2.8 answers every form with a window by an
+//! arity error, 8.12 by `CMS: unknown argument`: never silently.
 
 use std::ffi::CStr;
 
-use super::{config, errors};
-use crate::commands::args::parse_integer;
+use super::{config, errors, window};
+use crate::commands::args::{integer_in, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::core::cms::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 use crate::core::cms::{CellSize, CountMinSketch, Dimensions};
 
 pub static INITBYDIM: CommandSpec = CommandSpec {
@@ -43,6 +49,8 @@ pub static INITBYDIM: CommandSpec = CommandSpec {
         ArgSpec::new("width", ArgKind::Integer),
         ArgSpec::new("depth", ArgKind::Integer),
         CELL_SIZE_ARG,
+        WINDOW_ARG,
+        SLOTS_ARG,
     ],
     run: initbydim,
 };
@@ -62,6 +70,8 @@ pub static INITBYPROB: CommandSpec = CommandSpec {
         ArgSpec::new("error", ArgKind::Double),
         ArgSpec::new("probability", ArgKind::Double),
         CELL_SIZE_ARG,
+        WINDOW_ARG,
+        SLOTS_ARG,
     ],
     run: initbyprob,
 };
@@ -76,29 +86,42 @@ const CELL_SIZE_ARG: ArgSpec = ArgSpec::new(
 )
 .optional();
 
-/// Arguments with `CELL_SIZE n`, the command name first.
-const WITH_CELL_SIZE: usize = 6;
+/// Ours: what a sketch that forgets forgets by (`window.rs`).
+const WINDOW_ARG: ArgSpec = ArgSpec::new(
+    "window",
+    ArgKind::OneOf(&[
+        ArgSpec::new("count", ArgKind::Integer).token("WINDOW"),
+        ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
+    ]),
+)
+.optional();
+
+/// Ours: how many slots the window is cut into.
+const SLOTS_ARG: ArgSpec = ArgSpec::new("slots", ArgKind::Integer)
+    .token("SLOTS")
+    .optional();
 
 fn initbydim(call: &Call) -> CommandResult {
-    create(call, parse_by_dimensions, c"cms.initbydim")
+    create(call, c"cms.initbydim")
 }
 
 fn initbyprob(call: &Call) -> CommandResult {
-    create(call, parse_by_error, c"cms.initbyprob")
+    create(call, c"cms.initbyprob")
 }
 
 /// What both do: the arity, an empty key, the arguments, then the sketch.
-fn create(
-    call: &Call,
-    parse: fn(&[&[u8]]) -> Result<Dimensions, Failure>,
-    event: &'static CStr,
-) -> CommandResult {
-    call.require_arity(matches!(call.args.len(), 4 | WITH_CELL_SIZE))?;
+fn create(call: &Call, event: &'static CStr) -> CommandResult {
+    // The name, the key, two numbers, then up to three keyword/value pairs.
+    call.require_arity(matches!(call.args.len(), 4 | 6 | 8 | 10))?;
     let mut key = call.open_for_write()?;
-    if !matches!(key.lookup::<CountMinSketch>(), Lookup::Missing) {
+    if !matches!(key.peek(|_| true), Lookup::Missing) {
         return Err(Failure::Message(errors::KEY_EXISTS));
     }
-    let dimensions = sized(call.args, parse)?;
+    let InitArgs { dimensions, window } = parse(call.args)?;
+    if let Some(window) = window {
+        window::create(call, &mut key, dimensions, window, event)?;
+        return Ok(Reply::OK);
+    }
     if config::legacy_cells() && dimensions.cell_size() != CellSize::Four {
         return Err(Failure::Message(errors::CELL_SIZE_LEGACY));
     }
@@ -108,43 +131,77 @@ fn create(
     Ok(Reply::OK)
 }
 
-/// The dimensions CMS.INITBYDIM (`args[0]` `cms.initbydim`) or CMS.INITBYPROB asks for
-/// (`args`, the command name first, arity checked): a pure function of them, so it is fuzzed
-/// without a server.
-pub fn parse(args: &[&[u8]]) -> Result<Dimensions, Failure> {
+/// What CMS.INITBYDIM or CMS.INITBYPROB asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InitArgs {
+    /// The dimensions and cell size.
+    pub dimensions: Dimensions,
+    /// Ours: what the sketch forgets by and its slots, for a sketch that forgets.
+    pub window: Option<(Window, u64)>,
+}
+
+/// What CMS.INITBYDIM (`args[0]` `cms.initbydim`) or CMS.INITBYPROB asks for (`args`, the
+/// command name first, arity checked): a pure function of them, so it is fuzzed without a
+/// server. The dimensions first, in RedisBloom's order, then the options after them by
+/// position: `[CELL_SIZE n]` (RedisBloom 8.12), or ours, `[WINDOW n | TIMESPAN ms] [SLOTS s]`.
+pub fn parse(args: &[&[u8]]) -> Result<InitArgs, Failure> {
     let by_error = args
         .first()
         .is_some_and(|name| name.eq_ignore_ascii_case(b"cms.initbyprob"));
-    sized(
-        args,
-        if by_error {
-            parse_by_error
+    let dimensions = if by_error {
+        parse_by_error(args)
+    } else {
+        parse_by_dimensions(args)
+    }?;
+    let mut cell_size = None;
+    let mut window = None;
+    let mut slots = None;
+    for (at, [keyword, value]) in args.get(4..).unwrap_or(&[]).as_chunks::<2>().0.iter().enumerate() {
+        let word = |name: &str| keyword.eq_ignore_ascii_case(name.as_bytes());
+        if word("CELL_SIZE") && at == 0 {
+            cell_size = Some(cell_size_of(value)?);
+        } else if word("WINDOW") || word("TIMESPAN") {
+            if cell_size.is_some() {
+                return Err(Failure::Message(errors::CELL_SIZE_WITH_WINDOW));
+            }
+            if window.is_some() {
+                return Err(Failure::Message(errors::ONE_WINDOW));
+            }
+            window = Some(if word("WINDOW") {
+                Window::Count(window_length(value, errors::WINDOW_RANGE)?)
+            } else {
+                Window::Time(window_length(value, errors::TIMESPAN_RANGE)?)
+            });
+        } else if word("SLOTS") && slots.is_none() {
+            if window.is_none() {
+                return Err(Failure::Message(errors::SLOTS_WITHOUT_WINDOW));
+            }
+            slots = Some(
+                integer_in(value, &(1..=MAX_SLOTS as i64))
+                    .map_err(|_| Failure::Message(errors::SLOTS_RANGE))? as u64,
+            );
         } else {
-            parse_by_dimensions
-        },
-    )
-}
-
-/// The dimensions `parse` reads, then the cell size, in RedisBloom's order.
-fn sized(
-    args: &[&[u8]],
-    parse: fn(&[&[u8]]) -> Result<Dimensions, Failure>,
-) -> Result<Dimensions, Failure> {
-    Ok(parse(args)?.with_cell_size(cell_size(args)?))
-}
-
-/// `[CELL_SIZE n]` (RedisBloom 8.12's `parseCellSize`): the keyword in any case, then 1, 2,
-/// 4 or 8.
-fn cell_size(args: &[&[u8]]) -> Result<CellSize, Failure> {
-    let (Some(keyword), Some(value)) = (args.get(4), args.get(5)) else {
-        return Ok(CellSize::DEFAULT);
-    };
-    if !keyword.eq_ignore_ascii_case(b"CELL_SIZE") {
-        return Err(Failure::Message(errors::UNKNOWN_ARGUMENT));
+            return Err(Failure::Message(errors::UNKNOWN_ARGUMENT));
+        }
     }
+    Ok(InitArgs {
+        dimensions: dimensions.with_cell_size(cell_size.unwrap_or(CellSize::DEFAULT)),
+        window: window.map(|window| (window, slots.unwrap_or(DEFAULT_SLOTS))),
+    })
+}
+
+/// `[CELL_SIZE n]`'s value (RedisBloom 8.12's `parseCellSize`): 1, 2, 4 or 8.
+fn cell_size_of(value: &[u8]) -> Result<CellSize, Failure> {
     parse_integer(value)
         .and_then(CellSize::new)
         .ok_or(Failure::Message(errors::CELL_SIZE_VALUES))
+}
+
+/// A `WINDOW` or `TIMESPAN` value: 1 to 2^40.
+fn window_length(value: &[u8], range_error: &'static CStr) -> Result<u64, Failure> {
+    integer_in(value, &(1..=MAX_WINDOW as i64))
+        .map(|n| n as u64)
+        .map_err(|_| Failure::Message(range_error))
 }
 
 /// `width depth`. Unparsable counts as 0, which fails the same check, in the same order.

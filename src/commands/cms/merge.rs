@@ -13,7 +13,11 @@
 //! is not equal` (RedisBloom 8.12); last `CMS: MERGE overflow` (a weighted sum outside [0, the
 //! destination cell's maximum] for a counter, or outside [0, 2^63) for the count, or any
 //! partial sum or product past a signed 64-bit integer).
-//! Replicated verbatim; keyspace event `cms.merge` on the destination.
+//! Replicated verbatim; keyspace event `cms.merge` on the destination. Ours: sketches that
+//! forget by time merge only with sketches of the same dimensions, window and slots, all
+//! aligned to the merge's time (`window.rs`); any other mix is refused, nothing changed,
+//! with `CMS: sketches of different windows cannot be merged` or, for count windows, `CMS:
+//! sketches that forget by count cannot be merged`.
 //!
 //! Each key is opened once: a value is handed over as a mutable reference while its key is
 //! open, so the destination listed as a source is read through the destination itself
@@ -23,14 +27,19 @@
 
 use std::collections::HashMap;
 
-use super::{errors, sketch_to_read, sketch_to_write};
+use std::any::Any;
+
+use super::{errors, sketch_to_read, sketch_to_write, window, Reading, Sketch};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::keys::ReadKey;
+use crate::commands::metrics::Measured;
+use crate::commands::tracked::Tracked;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
-use crate::core::cms::{CountMinSketch, MergeError, MergeSource, Weighted};
+use crate::core::cms::window::Window;
+use crate::core::cms::{CountMinSketch, MergeError, MergeSource, Weighted, WindowSketch};
 
 pub static MERGE: CommandSpec = CommandSpec {
     name: "cms.merge",
@@ -83,7 +92,7 @@ enum Source {
 
 fn merge(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    let mut destination = sketch_to_write(&mut key)?;
+    let destination = sketch_to_write(&mut key)?;
     let shape = parse(call.args)?;
     let names = call
         .args
@@ -109,26 +118,33 @@ fn merge(call: &Call) -> CommandResult {
         };
         sources.push(source);
     }
-    // Source by source, in RedisBloom's order: its weight, its key, its dimensions, its cells.
+    match destination {
+        Sketch::Classic(destination) => merge_into(call, destination, shape, sources, &opened),
+        Sketch::Window(destination) => merge_into(call, destination, shape, sources, &opened),
+    }
+}
+
+/// The merge into a destination of kind `T`: source by source, in RedisBloom's order, its
+/// weight, its key, its dimensions; then the cells.
+fn merge_into<T: Merged>(
+    call: &Call,
+    mut destination: Tracked<T>,
+    shape: MergeArgs,
+    sources: Vec<Source>,
+    opened: &[ReadKey],
+) -> CommandResult {
     let mut unread = opened.iter();
-    let mut found: Vec<&CountMinSketch> = Vec::new();
+    let mut found: Vec<&T> = Vec::new();
     reserve(&mut found, opened.len())?;
     let mut weighted = Vec::new();
     reserve(&mut weighted, sources.len())?;
-    let dimensions = (destination.width(), destination.depth());
-    let cell_size = destination.cell_size();
     for (i, source) in sources.into_iter().enumerate() {
         let weight = weight(call.args, shape, i)?;
         let sketch = match source {
             Source::Destination => None,
             Source::First => {
                 let sketch = sketch_to_read(unread.next().ok_or_else(internal)?)?;
-                if (sketch.width(), sketch.depth()) != dimensions {
-                    return Err(errors::merge(MergeError::DimensionsDiffer));
-                }
-                if sketch.cell_size() != cell_size {
-                    return Err(errors::merge(MergeError::CellSizesDiffer));
-                }
+                let sketch = destination.source(sketch).map_err(errors::merge)?;
                 found.push(sketch);
                 Some(sketch)
             }
@@ -137,9 +153,69 @@ fn merge(call: &Call) -> CommandResult {
         let source = sketch.map_or(MergeSource::Destination, MergeSource::Other);
         weighted.push(Weighted { source, weight });
     }
-    destination.merge(&weighted).map_err(errors::merge)?;
-    call.finish_write(c"cms.merge");
+    T::merge_from(call, &mut destination, &weighted)?;
     Ok(Reply::OK)
+}
+
+/// What CMS.MERGE asks of a kind of sketch.
+trait Merged: Measured + Any + Sized {
+    /// `found` as a source of this kind that can merge into this sketch, or why not.
+    fn source<'k>(&self, found: Reading<'k>) -> Result<&'k Self, MergeError>;
+    /// Merges the checked sources, then replicates the merge and raises its event.
+    fn merge_from(call: &Call, destination: &mut Self, sources: &[Weighted<Self>]) -> Result<(), Failure>;
+}
+
+impl Merged for CountMinSketch {
+    fn source<'k>(&self, found: Reading<'k>) -> Result<&'k Self, MergeError> {
+        let Sketch::Classic(sketch) = found else {
+            return Err(MergeError::WindowsDiffer);
+        };
+        if (sketch.width(), sketch.depth()) != (self.width(), self.depth()) {
+            return Err(MergeError::DimensionsDiffer);
+        }
+        if sketch.cell_size() != self.cell_size() {
+            return Err(MergeError::CellSizesDiffer);
+        }
+        Ok(sketch)
+    }
+
+    fn merge_from(call: &Call, destination: &mut Self, sources: &[Weighted<Self>]) -> Result<(), Failure> {
+        destination.merge(sources).map_err(errors::merge)?;
+        call.finish_write(c"cms.merge");
+        Ok(())
+    }
+}
+
+/// Ours: sketches that forget by time merge with sketches of the same shape and window, all
+/// aligned to the merge's time (`core::cms::window`), which replicas receive with it.
+impl Merged for WindowSketch {
+    fn source<'k>(&self, found: Reading<'k>) -> Result<&'k Self, MergeError> {
+        let Sketch::Window(sketch) = found else {
+            return Err(MergeError::WindowsDiffer);
+        };
+        let (ours, theirs) = (self.shape(), sketch.shape());
+        if (ours.width, ours.depth) != (theirs.width, theirs.depth) {
+            return Err(MergeError::DimensionsDiffer);
+        }
+        if !matches!(ours.window, Window::Time(_)) {
+            return Err(MergeError::CountWindow);
+        }
+        if ours != theirs {
+            return Err(MergeError::WindowsDiffer);
+        }
+        Ok(sketch)
+    }
+
+    fn merge_from(call: &Call, destination: &mut Self, sources: &[Weighted<Self>]) -> Result<(), Failure> {
+        let now = window::write_time(call, destination);
+        let opened = now.filter(|&now| destination.opens_tick(now));
+        // Replayed: at the newest tick held, which the CMS.ADVANCE before it set.
+        destination
+            .merge(sources, now.unwrap_or(0))
+            .map_err(errors::merge)?;
+        window::written(call, c"CMS.MERGE", opened, c"cms.merge");
+        Ok(())
+    }
 }
 
 /// What cannot happen: the sources' places are counted above.

@@ -14,16 +14,18 @@ mod info;
 mod init;
 mod merge;
 mod query;
+mod window;
 
 pub use incrby::INCRBY;
 pub use info::INFO;
 pub use init::{INITBYDIM, INITBYPROB};
 pub use merge::MERGE;
 pub use query::QUERY;
+pub use window::ADVANCE;
 /// The argument parsers, pure functions of the arguments (fuzzed).
 pub use {
     incrby::parse as parse_incrby,
-    init::parse as parse_init,
+    init::{parse as parse_init, InitArgs},
     merge::{parse as parse_merge, weight as merge_weight, MergeArgs},
 };
 
@@ -32,12 +34,12 @@ use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
-use crate::core::cms::CountMinSketch;
+use crate::core::cms::{CountMinSketch, WindowSketch};
 
 /// The Count-Min sketch family, as the glue registers it.
 pub static FAMILY: Family = Family {
     acl_category: "cms",
-    commands: &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &MERGE, &INFO],
+    commands: &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &MERGE, &INFO, &ADVANCE],
     settings: config::SETTINGS,
     totals: &TOTALS,
     info: InfoSection {
@@ -79,13 +81,57 @@ impl Measured for CountMinSketch {
     }
 }
 
+/// A Count-Min sketch: RedisBloom's, or one that forgets (`window.rs`).
+enum Sketch<C, W> {
+    Classic(C),
+    Window(W),
+}
+
+/// A sketch opened for writing.
+type Writing<'k> = Sketch<Tracked<'k, CountMinSketch>, Tracked<'k, WindowSketch>>;
+
+/// A sketch opened for reading.
+type Reading<'k> = Sketch<&'k CountMinSketch, &'k WindowSketch>;
+
 /// The sketch at a key opened for writing, or RedisBloom's `CMS: key does not exist` /
 /// `WRONGTYPE`.
-fn sketch_to_write<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, CountMinSketch>, Failure> {
-    key.lookup().or_missing(errors::NOT_FOUND)
+fn sketch_to_write<'k>(key: &'k mut WriteKey) -> Result<Writing<'k>, Failure> {
+    key.lookup_as(|value| {
+        if value.is::<CountMinSketch>() {
+            value.downcast_mut().map(|sketch| Sketch::Classic(Tracked::new(sketch)))
+        } else {
+            value.downcast_mut().map(|sketch| Sketch::Window(Tracked::new(sketch)))
+        }
+    })
+    .or_missing(errors::NOT_FOUND)
+}
+
+/// A sketch that forgets counts as one of its shape; its increments are its window's.
+impl Measured for WindowSketch {
+    fn footprint(&self) -> Footprint {
+        let mut counts = [0; COUNTS];
+        let shape = self.shape();
+        counts[COUNTERS] = shape.width.wrapping_mul(shape.depth);
+        counts[INCREMENTS] = self.window_count(0);
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
+    }
 }
 
 /// The sketch at a key opened for reading (as [`sketch_to_write`]).
-fn sketch_to_read<'k>(key: &'k ReadKey) -> Result<&'k CountMinSketch, Failure> {
-    key.lookup().or_missing(errors::NOT_FOUND)
+fn sketch_to_read<'k>(key: &'k ReadKey) -> Result<Reading<'k>, Failure> {
+    key.lookup_as(|value| {
+        if let Some(sketch) = value.downcast_ref() {
+            Some(Sketch::Classic(sketch))
+        } else {
+            value.downcast_ref().map(Sketch::Window)
+        }
+    })
+    .or_missing(errors::NOT_FOUND)
 }

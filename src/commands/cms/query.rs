@@ -1,9 +1,10 @@
 //! `CMS.QUERY key item [item ...]`
 //!
 //! Each item's estimate: the minimum of its counters, an integer in both protocols (at most
-//! the cell's maximum). Errors: `CMS: key does not exist`, `WRONGTYPE`. Read-only.
+//! the cell's maximum). Errors: `CMS: key does not exist`, `WRONGTYPE`. Read-only. Ours, on a
+//! sketch that forgets: its count in the window at the reader's time (`window.rs`).
 
-use super::sketch_to_read;
+use super::{sketch_to_read, window, Sketch};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -25,12 +26,23 @@ pub static QUERY: CommandSpec = CommandSpec {
 
 fn query(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
-    let sketch = sketch_to_read(&key)?;
     let items = call.args.get(2..).unwrap_or(&[]);
-    call.out.array(items.len());
-    for item in items {
-        // Counters are at most 2^63 − 1.
-        call.out.scalar(Scalar::Integer(sketch.query(item) as i64));
+    match sketch_to_read(&key)? {
+        Sketch::Classic(sketch) => {
+            call.out.array(items.len());
+            for item in items {
+                // Counters are at most 2^63 − 1.
+                call.out.scalar(Scalar::Integer(sketch.query(item) as i64));
+            }
+        }
+        Sketch::Window(sketch) => {
+            let now = window::read_time(call, sketch);
+            call.out.array(items.len());
+            for item in items {
+                let estimate = sketch.query(item, now).min(i64::MAX as u64);
+                call.out.scalar(Scalar::Integer(estimate as i64));
+            }
+        }
     }
     Ok(Reply::Sent)
 }

@@ -6,7 +6,9 @@
 //!   queries and weighted merges (RedisBloom's `src/cms.c`, as Redis 8.12 ships it);
 //! * [`dimensions`] — width and depth as the create commands compute and check them;
 //! * [`cell`] — the counters' widths (`CELL_SIZE`) and ranges;
-//! * [`rdb`] — the RDB and DUMP format of `CMSk-TYPE`, encodings 0 and 1.
+//! * [`rdb`] — the RDB and DUMP format of `CMSk-TYPE`, encodings 0 and 1;
+//! * [`window`] — sketches that forget (data type `cm-window`): the counts of the last `n`
+//!   updates or milliseconds.
 //!
 //! Every command can check all its arguments before it writes anything: [`Dimensions`] are
 //! checked before [`CountMinSketch::new`] allocates, an increment a counter cannot take
@@ -22,6 +24,7 @@ pub mod cell;
 pub mod dimensions;
 pub mod rdb;
 pub mod sketch;
+pub mod window;
 
 #[cfg(test)]
 pub(crate) mod tests;
@@ -29,3 +32,4 @@ pub(crate) mod tests;
 pub use cell::CellSize;
 pub use dimensions::{Dimensions, InitError};
 pub use sketch::{CountMinSketch, IncrementError, MergeError, MergeSource, Weighted};
+pub use window::WindowSketch;

@@ -42,26 +42,59 @@ pub enum MergeError {
     /// `i64` on the way, or the weighted total does either with [0, `i64::MAX`] (`CMS: MERGE
     /// overflow`).
     Overflow,
+    /// Ours: a classic sketch and one that forgets, or sketches that forget over different
+    /// windows or slots.
+    WindowsDiffer,
+    /// Ours: sketches that forget by count (two streams' update counts are no common clock).
+    CountWindow,
 }
 
-/// A sketch to merge into a destination, as `CMS.MERGE` names it.
-#[derive(Debug, Clone, Copy)]
-pub enum MergeSource<'a> {
+/// A sketch to merge into a destination, as `CMS.MERGE` names it (`T`: a classic sketch, or
+/// one that forgets).
+#[derive(Debug)]
+pub enum MergeSource<'a, T = CountMinSketch> {
     /// The destination itself, listed among the sources (RedisBloom merges in place: each
     /// counter is read before it is written).
     Destination,
     /// Another sketch.
-    Other(&'a CountMinSketch),
+    Other(&'a T),
 }
 
+impl<'a, T> MergeSource<'a, T> {
+    /// The sketch this source is, `destination` being the one merged into.
+    pub fn or(self, destination: &'a T) -> &'a T {
+        match self {
+            MergeSource::Destination => destination,
+            MergeSource::Other(sketch) => sketch,
+        }
+    }
+}
+
+// Copied as the reference it holds is, whatever `T` is.
+impl<T> Clone for MergeSource<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for MergeSource<'_, T> {}
+
 /// A merge source and its weight (`WEIGHTS`, 1 when absent).
-#[derive(Debug, Clone, Copy)]
-pub struct Weighted<'a> {
+#[derive(Debug)]
+pub struct Weighted<'a, T = CountMinSketch> {
     /// The sketch.
-    pub source: MergeSource<'a>,
+    pub source: MergeSource<'a, T>,
     /// Its weight; negative weights are allowed as long as every sum stays in range.
     pub weight: i64,
 }
+
+impl<T> Clone for Weighted<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Weighted<'_, T> {}
 
 /// RedisBloom's Count-Min sketch (`CMSketch`). Not `Clone`: a copy of a user-sized array
 /// must be fallible ([`CountMinSketch::try_clone`], for `COPY`).

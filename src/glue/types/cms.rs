@@ -3,22 +3,61 @@
 //! `core::cms::rdb`). It writes encoding 1, Redis 8.12's, or 0 for RedisBloom before it
 //! (`cms-rdb-encoding`), and reads both. RedisBloom's type has no digest or copy callbacks
 //! (DEBUG DIGEST-VALUE is one constant for every sketch, COPY fails); this one has both.
+//!
+//! Sketches that forget are the type `cm-window`, encoding version 0 (`core::cms::window::rdb`).
 
 use super::super::data_type::{DataType, Format, Io, Registered, StoredValue};
 use crate::commands::cms::{self, config};
-use crate::core::cms::{rdb, CountMinSketch};
+use crate::core::cms::window::rdb as window_rdb;
+use crate::core::cms::{rdb, CountMinSketch, WindowSketch};
 use crate::core::rdb::RdbWrite;
 use crate::core::Error;
 
 /// The Count-Min sketch family and its data type.
 pub static REGISTERED: Registered = Registered {
     family: &cms::FAMILY,
-    types: &[&SKETCH_TYPE],
+    types: &[&SKETCH_TYPE, &WINDOW_TYPE],
 };
 
 static SKETCH_TYPE: DataType = DataType::of::<Sketch>();
+static WINDOW_TYPE: DataType = DataType::of::<Window>();
 
 struct Sketch;
+
+/// `cm-window`: sketches that forget (`core::cms::window`). The name clashes with no
+/// RedisBloom type, so RedisBloom refuses such a value by its name.
+struct Window;
+
+impl Format for Window {
+    type Value = WindowSketch;
+    const NAME: &'static str = "cm-window";
+    const ENCODING_VERSION: i32 = window_rdb::ENCODING_VERSION;
+
+    fn load(io: &mut Io, encver: i32) -> Result<WindowSketch, Error> {
+        let memory = io.memory();
+        window_rdb::load(io, encver, &memory)
+    }
+
+    /// Rewritten as `RESTORE` (the default), as the classic sketch.
+    fn save(sketch: &WindowSketch, out: &mut impl RdbWrite) {
+        window_rdb::save(sketch, out);
+    }
+}
+
+impl StoredValue for WindowSketch {
+    fn memory_usage(&self) -> u64 {
+        WindowSketch::memory_usage(self)
+    }
+
+    /// The counters and the per-tick totals.
+    fn arrays(&self) -> usize {
+        2
+    }
+
+    fn try_clone(&self) -> Result<WindowSketch, Error> {
+        WindowSketch::try_clone(self)
+    }
+}
 
 impl Format for Sketch {
     type Value = CountMinSketch;

@@ -20,14 +20,14 @@
 use super::filter::{memory_usage, slot_end, zeroed_counters, WindowFilter};
 use super::params::{Shape, Window};
 use crate::core::le::LeReader;
-use crate::core::rdb::{FieldWriter, RdbRead, RdbWrite};
+use crate::core::rdb::{load_array, save_array, FieldWriter, RdbRead, RdbWrite, MAX_STRING};
 use crate::core::{Error, Memory};
 
 /// The encoding version written and loaded.
 pub const ENCODING_VERSION: i32 = 0;
 /// The largest RDB string of bits and the largest SCANDUMP data chunk (RedisBloom's
 /// `MAX_SCANDUMP_SIZE`).
-pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
+pub const MAX_CHUNK: usize = MAX_STRING;
 
 /// The first 12 bytes of a window filter's SCANDUMP header. RedisBloom's LOADCHUNK reads a
 /// header as a packed `{u64 size; u32 nfilters; u32 options; u32 growth;}` followed by
@@ -46,10 +46,7 @@ const KIND_TIME: u64 = 1;
 /// Saves `filter` as RDB fields.
 pub fn save(filter: &WindowFilter, out: &mut impl RdbWrite) {
     save_state(filter, out);
-    filter
-        .bits()
-        .chunks(MAX_CHUNK)
-        .for_each(|segment| out.bytes(segment));
+    save_array(filter.bits(), out);
 }
 
 /// Loads a value of encoding version `encver`: its state checked, its size checked against
@@ -60,36 +57,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     }
     let mut filter = load_state(input, memory)?;
     let bytes = filter.shape.bit_bytes().ok_or(Error::BadEncoding)?;
-    let total = usize::try_from(bytes).map_err(|_| Error::OutOfMemory)?;
-    let first = input.bytes()?;
-    if first.len() != total.min(MAX_CHUNK) {
-        return Err(Error::BadEncoding);
-    }
-    if first.len() == total {
-        // One string: the array as the server's reader made it, advised as it saw fit.
-        filter.bits = first;
-        return Ok(filter);
-    }
-    // Several strings go into one array of the whole size, told dense (the strings fill every
-    // byte of it) before any is copied in: its pages then fault in as huge pages where the
-    // server glue asks for them. (A single string was filled by the server before the glue
-    // saw it: its pages can only be collapsed later, by khugepaged.)
-    let mut bits = memory.array(bytes)?;
-    (memory.dense)(&bits);
-    // Each string is the part of the array `save` cut it from. A string is read only once the
-    // one before it is freed: at most one beside the array.
-    let mut first = Some(first);
-    for part in bits.chunks_mut(MAX_CHUNK) {
-        let string = match first.take() {
-            Some(string) => string,
-            None => input.bytes()?,
-        };
-        if string.len() != part.len() {
-            return Err(Error::BadEncoding);
-        }
-        part.copy_from_slice(&string);
-    }
-    filter.bits = bits;
+    filter.bits = load_array(input, bytes, memory)?;
     Ok(filter)
 }
 

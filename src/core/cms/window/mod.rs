@@ -1,0 +1,621 @@
+//! Count-Min sketches that forget: the counts of the last `n` updates (a count window) or of
+//! the last `n` milliseconds (a time window), in memory fixed at creation. Data type
+//! `cm-window`; RedisBloom has none.
+//!
+//! The design is the sliding Count-Min sketch of Gou et al. (*Sliding Sketches*, KDD 2020),
+//! quantised to ticks so that it is a function of the replicated writes alone:
+//!
+//! * Every cell of a `width × depth` sketch holds `f = slots + 1` counters, cell-major (cell
+//!   `row · width + column`, its `f` counters contiguous), hashed as the classic sketch hashes
+//!   its rows, so a windowed sketch's cells line up with a classic one's.
+//! * The window is cut into `slots` slots of [`TICKS_PER_SLOT`] ticks; `tick(t) = ⌊t · slots ·
+//!   ticks / window⌋`, `t` being the write's time in milliseconds or, for count windows, the
+//!   number of updates (item/increment pairs) applied before it.
+//! * A virtual pointer sweeps all `M` cells once per slot: by tick `T` it has passed
+//!   `P = ⌊T · M / ticks⌋` cells. Cell `x` has then been passed `n = ⌊P / M⌋ + [x < P mod M]`
+//!   times — its *generation* — and its counter `n mod f` is current. Each pass clears the
+//!   counter that becomes current, the oldest, so a cell's counters hold its generations
+//!   `n − slots … n`.
+//! * A write first moves the pointer to its tick (clearing what it passes: `M / ticks`
+//!   counters a tick, the whole array once after an idle gap of more than `f` slots), then adds
+//!   to each row's current counter. A read computes, for each of the item's cells, how many
+//!   passes the pointer would have made by the reader's tick and sums only the counters still
+//!   alive then: expiry is virtual, and reads never change the sketch.
+//!
+//! So an update at `t` is counted until at least `t + window` and at most `t + window ·
+//! (1 + 1/slots)`: ticks `slots · ticks` apart start exactly `window` apart, and passes of a
+//! cell are `ticks` ticks apart. With width `⌈2/ε⌉` and depth `⌈log2(1/δ)⌉`, the estimate is
+//! never below the item's count in the last window and exceeds it by at most its count in one
+//! slot before the window plus `ε · N` (N the updates of that span) with probability `1 − δ`.
+
+pub mod rdb;
+#[cfg(test)]
+mod tests;
+
+use super::sketch::{MergeError, MergeSource, Weighted};
+use super::IncrementError;
+use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
+use crate::core::relocate::{Mover, Relocate};
+use crate::core::{try_copy, Error, Memory};
+
+/// The longest window, in updates or milliseconds (2^40 ms is about 35 years).
+pub const MAX_WINDOW: u64 = 1 << 40;
+/// The most slots a window is cut into (`SLOTS`).
+pub const MAX_SLOTS: u64 = 8;
+/// Slots without `SLOTS`: forgetting within a quarter of the window after it.
+pub const DEFAULT_SLOTS: u64 = 4;
+/// The pointer moves in this many ticks per slot: at least twice the usual depth, so rows
+/// are passed at different ticks and the minimum over rows picks the freshest.
+pub const TICKS_PER_SLOT: u64 = 16;
+/// The most ticks per slot a saved sketch may have (what a later version might choose).
+const MAX_TICKS_PER_SLOT: u64 = 64;
+/// What `MEMORY USAGE` counts besides the arrays: the value's struct.
+const STRUCT_BYTES: u64 = 96;
+/// Bytes per counter.
+const COUNTER_BYTES: u64 = 4;
+
+/// What a sketch forgets by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// The last `n` updates (`WINDOW n`).
+    Count(u64),
+    /// The last `n` milliseconds (`TIMESPAN n`).
+    Time(u64),
+}
+
+impl Window {
+    /// The window's length, in updates or milliseconds.
+    pub fn length(self) -> u64 {
+        match self {
+            Window::Count(n) | Window::Time(n) => n,
+        }
+    }
+}
+
+/// A windowed sketch's shape, fixed at creation and saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Counters per row.
+    pub width: u64,
+    /// Rows.
+    pub depth: u64,
+    /// What it forgets by, and after how long.
+    pub window: Window,
+    /// Slots per window, 1 to [`MAX_SLOTS`].
+    pub slots: u64,
+    /// Ticks per slot ([`TICKS_PER_SLOT`] in what this version creates).
+    pub ticks_per_slot: u64,
+}
+
+impl Shape {
+    /// The shape `CMS.INITBYDIM key width depth WINDOW|TIMESPAN n SLOTS slots` asks for, or
+    /// `None` outside the ranges (both dimensions at least 1, window 1 to 2^40, slots 1 to 8).
+    pub fn new(width: u64, depth: u64, window: Window, slots: u64) -> Option<Shape> {
+        let shape = Shape {
+            width,
+            depth,
+            window,
+            slots,
+            ticks_per_slot: TICKS_PER_SLOT,
+        };
+        shape.is_valid().then_some(shape)
+    }
+
+    fn is_valid(&self) -> bool {
+        self.width >= 1
+            && self.depth >= 1
+            && (1..=MAX_WINDOW).contains(&self.window.length())
+            && (1..=MAX_SLOTS).contains(&self.slots)
+            && (1..=MAX_TICKS_PER_SLOT).contains(&self.ticks_per_slot)
+            && self.counter_bytes().is_some()
+    }
+
+    /// Counters per cell: one per slot and the one straddling the window's start.
+    pub fn counters_per_cell(&self) -> u64 {
+        self.slots + 1
+    }
+
+    /// Cells: `width × depth`.
+    fn cells(&self) -> Option<u64> {
+        self.width.checked_mul(self.depth)
+    }
+
+    /// Ticks per window.
+    fn ticks_per_window(&self) -> u64 {
+        self.slots * self.ticks_per_slot
+    }
+
+    /// Per-tick increment totals kept: a window's ticks and the current one.
+    fn totals_len(&self) -> u64 {
+        self.ticks_per_window() + 1
+    }
+
+    fn counter_bytes(&self) -> Option<u64> {
+        self.cells()?
+            .checked_mul(self.counters_per_cell())?
+            .checked_mul(COUNTER_BYTES)
+    }
+
+    /// What a sketch of this shape takes in all (`MEMORY USAGE`): its struct, counters and
+    /// per-tick totals.
+    pub fn memory_usage(&self) -> Option<u64> {
+        self.counter_bytes()?
+            .checked_add(8 * self.totals_len())?
+            .checked_add(STRUCT_BYTES)
+    }
+
+    /// The tick of time (or update count) `t`.
+    fn tick_of(&self, t: u64) -> u64 {
+        let tick = u128::from(t) * u128::from(self.ticks_per_window()) / u128::from(self.window.length());
+        u64::try_from(tick).unwrap_or(u64::MAX)
+    }
+
+    /// Where the pointer stands at `tick`.
+    fn sweep(&self, tick: u64) -> Sweep {
+        let cells = u128::from(self.cells().unwrap_or(1).max(1));
+        let passed = u128::from(tick) * cells / u128::from(self.ticks_per_slot);
+        Sweep {
+            passed,
+            // At most `tick`, as `cells / ticks_per_slot` ≤ cells.
+            sweeps: u64::try_from(passed / cells).unwrap_or(u64::MAX),
+            into: (passed % cells) as u64,
+        }
+    }
+}
+
+/// The pointer's position: `passed` cells in all, `sweeps` whole sweeps and `into` cells into
+/// the current one.
+#[derive(Debug, Clone, Copy)]
+struct Sweep {
+    passed: u128,
+    sweeps: u64,
+    into: u64,
+}
+
+impl Sweep {
+    /// How many times cell `x` has been passed: its generation.
+    fn generation(&self, x: u64) -> u64 {
+        self.sweeps.saturating_add(u64::from(x < self.into))
+    }
+}
+
+/// A Count-Min sketch that forgets. Not `Clone`: copies are fallible ([`WindowSketch::try_clone`]).
+#[derive(Debug)]
+pub struct WindowSketch {
+    shape: Shape,
+    /// The newest tick a write or merge moved the pointer to.
+    tick: u64,
+    /// Updates applied (count windows: their clock; 0 for time windows).
+    updates: u64,
+    /// Increments per tick, tick `t` at `t mod totals_len`, for the ticks `tick − slots ·
+    /// ticks_per_slot ..= tick`.
+    totals: Vec<u64>,
+    /// `width × depth × (slots + 1)` little-endian `u32` counters, cell-major.
+    counters: Vec<u8>,
+    /// Whether every counter is known to be zero: moving the pointer of a sketch nothing was
+    /// added to clears nothing (not saved; a loaded sketch is cleared as any other).
+    blank: bool,
+}
+
+/// Equal when they hold the same state; whether a sketch knows it is blank is bookkeeping.
+impl PartialEq for WindowSketch {
+    fn eq(&self, other: &WindowSketch) -> bool {
+        (self.shape, self.tick, self.updates) == (other.shape, other.tick, other.updates)
+            && self.totals == other.totals
+            && self.counters == other.counters
+    }
+}
+
+impl Eq for WindowSketch {}
+
+impl Relocate for WindowSketch {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.totals);
+        mover.vector(&mut self.counters);
+    }
+}
+
+impl WindowSketch {
+    /// An empty sketch of `shape`, its clock at `now` (milliseconds; count windows start at
+    /// 0). `OverLimit` or `OutOfMemory` when `memory` refuses its size, before allocating.
+    pub fn new(shape: Shape, now: u64, memory: &Memory) -> Result<WindowSketch, Error> {
+        memory.check(shape.memory_usage().ok_or(Error::OutOfMemory)?)?;
+        let counters = memory.array(shape.counter_bytes().ok_or(Error::OutOfMemory)?)?;
+        let tick = match shape.window {
+            Window::Count(_) => 0,
+            Window::Time(_) => shape.tick_of(now),
+        };
+        Ok(WindowSketch {
+            shape,
+            tick,
+            updates: 0,
+            totals: zeroed_totals(&shape)?,
+            counters,
+            blank: true,
+        })
+    }
+
+    /// The sketch's shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The counters: little-endian `u32`, cell-major.
+    pub fn counters(&self) -> &[u8] {
+        &self.counters
+    }
+
+    /// What `MEMORY USAGE` counts.
+    pub fn memory_usage(&self) -> u64 {
+        self.shape.memory_usage().unwrap_or(u64::MAX)
+    }
+
+    /// An independent copy (`COPY`), or `OutOfMemory`.
+    pub fn try_clone(&self) -> Result<WindowSketch, Error> {
+        let mut totals = Vec::new();
+        totals
+            .try_reserve_exact(self.totals.len())
+            .map_err(|_| Error::OutOfMemory)?;
+        totals.extend_from_slice(&self.totals);
+        Ok(WindowSketch {
+            totals,
+            counters: try_copy(&self.counters)?,
+            ..*self
+        })
+    }
+
+    /// Whether a write at `now` (milliseconds) would move a time window's clock past the
+    /// newest tick it holds: such a write must reach replicas with its time.
+    pub fn opens_tick(&self, now: u64) -> bool {
+        matches!(self.shape.window, Window::Time(_)) && self.shape.tick_of(now) > self.tick
+    }
+
+    /// Moves a time window's clock to `now` (milliseconds), clearing what expired: what a
+    /// replica does before a write its primary made at a new tick. Never moves it back.
+    pub fn advance_to(&mut self, now: u64) {
+        if let Window::Time(_) = self.shape.window {
+            self.advance(self.shape.tick_of(now));
+        }
+    }
+
+    /// Adds `amount` to the item's current counter in every row, at time `now` (milliseconds;
+    /// `None`: at the newest tick held, as a replayed write) or, for count windows, at the
+    /// next update; returns the item's estimate. Refused, with no counter changed, when a
+    /// counter would pass `u32::MAX` (the clock still moves: it is the write's time, not its
+    /// content).
+    pub fn increment(
+        &mut self,
+        item: &[u8],
+        amount: u64,
+        now: Option<u64>,
+    ) -> Result<u64, IncrementError> {
+        let tick = self.write_tick(now);
+        self.advance(tick);
+        let sweep = self.shape.sweep(self.tick);
+        let f = self.shape.counters_per_cell();
+        let mut places = [0usize; MAX_DEPTH_ON_STACK];
+        let mut refused = false;
+        let mut rows = 0;
+        cells_of(self.shape, item, |row, cell| {
+            let at = cell * f + sweep.generation(cell) % f;
+            let counter = usize::try_from(at).map_or(None, |at| self.counter(at).map(|c| (at, c)));
+            match counter {
+                Some((at, value)) if u64::from(value) + amount <= u64::from(u32::MAX) => {
+                    if let Some(place) = places.get_mut(row) {
+                        *place = at;
+                    }
+                }
+                _ => refused = true,
+            }
+            rows += 1;
+        });
+        if refused {
+            return Err(IncrementError::Overflow);
+        }
+        if rows <= MAX_DEPTH_ON_STACK {
+            for &at in places.get(..rows).unwrap_or(&[]) {
+                self.add_to(at, amount);
+            }
+        } else {
+            cells_of(self.shape, item, |_, cell| {
+                let at = cell * f + sweep.generation(cell) % f;
+                if let Ok(at) = usize::try_from(at) {
+                    self.add_to(at, amount);
+                }
+            });
+        }
+        let len = self.totals.len() as u64;
+        if let Some(total) = self.totals.get_mut((self.tick % len) as usize) {
+            *total = total.saturating_add(amount);
+        }
+        if let Window::Count(_) = self.shape.window {
+            self.updates += 1;
+        }
+        self.blank &= amount == 0;
+        Ok(self.query_at(item, self.tick))
+    }
+
+    /// The item's estimate at time `now` (milliseconds; count windows read at their update
+    /// count): the minimum over rows of the sum of its cell's counters still alive then.
+    pub fn query(&self, item: &[u8], now: u64) -> u64 {
+        self.query_at(item, self.read_tick(now))
+    }
+
+    /// The increments of the window at time `now`, at tick granularity (`CMS.INFO count`).
+    pub fn window_count(&self, now: u64) -> u64 {
+        let from = self
+            .read_tick(now)
+            .saturating_sub(self.shape.ticks_per_window())
+            .max(self.oldest_total_tick());
+        self.totals_between(from, self.tick)
+    }
+
+    /// Updates applied (count windows), or 0.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// The tick the pointer last moved to.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// The tick a write at `now` is made at.
+    fn write_tick(&self, now: Option<u64>) -> u64 {
+        match (self.shape.window, now) {
+            (Window::Count(_), _) => self.shape.tick_of(self.updates).max(self.tick),
+            (Window::Time(_), Some(now)) => self.shape.tick_of(now).max(self.tick),
+            (Window::Time(_), None) => self.tick,
+        }
+    }
+
+    /// The tick a read at `now` sees: never before the newest held.
+    fn read_tick(&self, now: u64) -> u64 {
+        self.write_tick(Some(now))
+    }
+
+    fn query_at(&self, item: &[u8], tick: u64) -> u64 {
+        let stored = self.shape.sweep(self.tick);
+        let read = self.shape.sweep(tick);
+        let f = self.shape.counters_per_cell();
+        let mut estimate = u64::MAX;
+        cells_of(self.shape, item, |_, cell| {
+            let held = stored.generation(cell);
+            let passes = read.generation(cell) - held;
+            let live = f.saturating_sub(passes);
+            let mut sum = 0u64;
+            for back in 0..live {
+                let at = cell * f + (held % f + f - back) % f;
+                sum += usize::try_from(at)
+                    .ok()
+                    .and_then(|at| self.counter(at))
+                    .map_or(0, u64::from);
+            }
+            estimate = estimate.min(sum);
+        });
+        estimate
+    }
+
+    fn counter(&self, at: usize) -> Option<u32> {
+        self.counters
+            .as_chunks::<4>()
+            .0
+            .get(at)
+            .map(|bytes| u32::from_le_bytes(*bytes))
+    }
+
+    fn set_counter(&mut self, at: usize, value: u32) {
+        if let Some(bytes) = self.counters.as_chunks_mut::<4>().0.get_mut(at) {
+            *bytes = value.to_le_bytes();
+        }
+    }
+
+    /// Adds `amount`, checked to fit, to counter `at`.
+    fn add_to(&mut self, at: usize, amount: u64) {
+        let value = self.counter(at).map_or(0, u64::from) + amount;
+        self.set_counter(at, u32::try_from(value).unwrap_or(u32::MAX));
+    }
+
+    /// Moves the pointer to `tick` (never back), clearing the counter each passed cell makes
+    /// current, and the totals of the ticks it opens.
+    fn advance(&mut self, tick: u64) {
+        if tick <= self.tick {
+            return;
+        }
+        let from = self.shape.sweep(self.tick);
+        let to = self.shape.sweep(tick);
+        let opened = tick - self.tick;
+        let len = self.totals.len() as u64;
+        for step in 1..=opened.min(len) {
+            if let Some(total) = self.totals.get_mut(((self.tick + step) % len) as usize) {
+                *total = 0;
+            }
+        }
+        self.tick = tick;
+        if self.blank {
+            return;
+        }
+        let f = self.shape.counters_per_cell();
+        let cells = self.shape.cells().unwrap_or(0);
+        if to.passed - from.passed >= u128::from(f * cells) {
+            self.counters.fill(0);
+            self.blank = true;
+            return;
+        }
+        // Fewer than `f` sweeps: cell by cell, the pass making generation `sweeps + 1` of cell
+        // `into` clears its counter `(sweeps + 1) mod f`.
+        let (mut sweeps, mut into) = (from.sweeps, from.into);
+        let mut left = to.passed - from.passed;
+        while left > 0 {
+            let run = (cells - into).min(u64::try_from(left).unwrap_or(u64::MAX));
+            let current = (sweeps + 1) % f;
+            for cell in into..into + run {
+                if let Ok(at) = usize::try_from(cell * f + current) {
+                    self.set_counter(at, 0);
+                }
+            }
+            left -= u128::from(run);
+            into += run;
+            if into == cells {
+                into = 0;
+                sweeps += 1;
+            }
+        }
+    }
+
+    /// The oldest tick whose total is kept.
+    fn oldest_total_tick(&self) -> u64 {
+        self.tick.saturating_sub(self.shape.ticks_per_window())
+    }
+
+    /// The sum of the totals of ticks `from ..= to` (all kept).
+    fn totals_between(&self, from: u64, to: u64) -> u64 {
+        let len = self.totals.len() as u64;
+        (from..=to)
+            .take(len as usize)
+            .map(|tick| self.totals.get((tick % len) as usize).copied().unwrap_or(0))
+            .fold(0, u64::saturating_add)
+    }
+
+    /// Checks a merge of `sources` into this sketch at time `now` without changing anything:
+    /// only time windows of one shape merge, and every weighted sum must fit its counter.
+    pub fn check_merge(&self, sources: &[Weighted<WindowSketch>], now: u64) -> Result<(), MergeError> {
+        self.merged(sources, now).map(|_| ())
+    }
+
+    /// Replaces every counter by the weighted sum of the sources' counters, all aligned to
+    /// `now` or the newest tick any of them holds (RedisBloom's `CMS.MERGE`, applied to the
+    /// counts still alive then). On an error nothing has changed.
+    pub fn merge(&mut self, sources: &[Weighted<WindowSketch>], now: u64) -> Result<(), MergeError> {
+        let (tick, totals) = self.merged(sources, now)?;
+        let f = self.shape.counters_per_cell();
+        let cells = self.shape.cells().unwrap_or(0);
+        let read = self.shape.sweep(tick);
+        let mut nonzero = false;
+        for cell in 0..cells {
+            for index in 0..f {
+                // Checked in `merged`; each counter is read before it is written.
+                let value = self.merged_counter(sources, cell, index, &read)?;
+                nonzero |= value != 0;
+                if let Ok(at) = usize::try_from(cell * f + index) {
+                    self.set_counter(at, value);
+                }
+            }
+        }
+        self.tick = tick;
+        self.totals = totals;
+        self.blank = !nonzero;
+        Ok(())
+    }
+
+    /// The merge's tick and totals, every counter checked.
+    fn merged(
+        &self,
+        sources: &[Weighted<WindowSketch>],
+        now: u64,
+    ) -> Result<(u64, Vec<u64>), MergeError> {
+        let Window::Time(_) = self.shape.window else {
+            return Err(MergeError::CountWindow);
+        };
+        let mut tick = self.read_tick(now);
+        for weighted in sources {
+            if let MergeSource::Other(sketch) = weighted.source {
+                if (sketch.shape.width, sketch.shape.depth) != (self.shape.width, self.shape.depth) {
+                    return Err(MergeError::DimensionsDiffer);
+                }
+                if sketch.shape != self.shape {
+                    return Err(MergeError::WindowsDiffer);
+                }
+                tick = tick.max(sketch.tick);
+            }
+        }
+        let read = self.shape.sweep(tick);
+        let f = self.shape.counters_per_cell();
+        for cell in 0..self.shape.cells().unwrap_or(0) {
+            for index in 0..f {
+                self.merged_counter(sources, cell, index, &read)?;
+            }
+        }
+        let len = self.totals.len() as u64;
+        let mut totals = zeroed_totals(&self.shape).map_err(|_| MergeError::Overflow)?;
+        let oldest = tick.saturating_sub(self.shape.ticks_per_window());
+        for at in oldest..=tick {
+            let mut sum = 0i128;
+            for weighted in sources {
+                let sketch = weighted.source.or(self);
+                if at <= sketch.tick && at >= sketch.oldest_total_tick() {
+                    let total = sketch.totals.get((at % len) as usize).copied().unwrap_or(0);
+                    sum += i128::from(total) * i128::from(weighted.weight);
+                }
+            }
+            let sum = u64::try_from(sum).map_err(|_| MergeError::Overflow)?;
+            if let Some(slot) = totals.get_mut((at % len) as usize) {
+                *slot = sum;
+            }
+        }
+        Ok((tick, totals))
+    }
+
+    /// The weighted sum of counter `index` of `cell` over the sources, each read as it stands
+    /// at the merge's pointer `read` (0 where that counter's generation has expired by then).
+    fn merged_counter(
+        &self,
+        sources: &[Weighted<WindowSketch>],
+        cell: u64,
+        index: u64,
+        read: &Sweep,
+    ) -> Result<u32, MergeError> {
+        let f = self.shape.counters_per_cell();
+        let newest = read.generation(cell);
+        let mut sum = 0i64;
+        for weighted in sources {
+            let sketch = weighted.source.or(self);
+            let held = sketch.shape.sweep(sketch.tick).generation(cell);
+            // The generation counter `index` holds: the newest at most `held` in its class
+            // (none below 0: such a counter was never written).
+            let alive = held
+                .checked_sub((held % f + f - index) % f)
+                .is_some_and(|generation| generation + self.shape.slots >= newest);
+            let counter = match usize::try_from(cell * f + index) {
+                Ok(at) if alive => sketch.counter(at).map_or(0, i64::from),
+                _ => 0,
+            };
+            sum = counter
+                .checked_mul(weighted.weight)
+                .and_then(|product| sum.checked_add(product))
+                .ok_or(MergeError::Overflow)?;
+        }
+        u32::try_from(sum).map_err(|_| MergeError::Overflow)
+    }
+}
+
+/// Calls `f` with each row of a sketch of `shape` and the item's cell in it: the classic
+/// sketch's rows (MurmurHash2 seeded with the row, modulo the width).
+fn cells_of(shape: Shape, item: &[u8], mut f: impl FnMut(usize, u64)) {
+    let Shape { width, depth, .. } = shape;
+    let mut first = 0u64;
+    while first < depth {
+        for (lane, hash) in murmur2_32_rows(item, first as u32).into_iter().enumerate() {
+            let row = first + lane as u64;
+            if row >= depth {
+                return;
+            }
+            f(row as usize, row * width + u64::from(hash) % width);
+        }
+        first += MURMUR2_ROWS as u64;
+    }
+}
+
+/// Rows whose places an increment keeps on the stack between its check and its writes; deeper
+/// sketches hash the item again.
+const MAX_DEPTH_ON_STACK: usize = 32;
+
+fn zeroed_totals(shape: &Shape) -> Result<Vec<u64>, Error> {
+    let len = usize::try_from(shape.totals_len()).map_err(|_| Error::OutOfMemory)?;
+    let mut totals = Vec::new();
+    totals
+        .try_reserve_exact(len)
+        .map_err(|_| Error::OutOfMemory)?;
+    totals.resize(len, 0);
+    Ok(totals)
+}

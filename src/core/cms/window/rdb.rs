@@ -1,0 +1,97 @@
+//! A Count-Min sketch that forgets as RDB fields (see `core::rdb`), data type `cm-window`,
+//! encoding version 0: kind (0 count, 1 time), window (updates or milliseconds), slots, ticks
+//! per slot, width, depth, hash scheme (0: the classic sketch's MurmurHash2 rows), the tick
+//! the pointer stands at, updates applied (count windows), then the per-tick totals as one
+//! string of `slots · ticks + 1` little-endian `u64`, then the counters (`width · depth ·
+//! (slots + 1)` little-endian `u32`, cell-major) as strings of at most 16 MiB. The pointer is
+//! recomputed from the tick. Every field is checked before anything is sized from it, and the
+//! whole sketch's size against the memory limits before the counters are read.
+
+use super::{Shape, Window, WindowSketch};
+use crate::core::le::LeReader;
+use crate::core::rdb::{load_array, save_array, RdbRead, RdbWrite};
+use crate::core::{Error, Memory};
+
+/// The encoding version written and loaded.
+pub const ENCODING_VERSION: i32 = 0;
+
+const KIND_COUNT: u64 = 0;
+const KIND_TIME: u64 = 1;
+/// Rows hashed as the classic sketch's.
+const HASH_MURMUR2_ROWS: u64 = 0;
+
+/// Saves `sketch` as RDB fields.
+pub fn save(sketch: &WindowSketch, out: &mut impl RdbWrite) {
+    let shape = sketch.shape;
+    let (kind, length) = match shape.window {
+        Window::Count(n) => (KIND_COUNT, n),
+        Window::Time(ms) => (KIND_TIME, ms),
+    };
+    for field in [
+        kind,
+        length,
+        shape.slots,
+        shape.ticks_per_slot,
+        shape.width,
+        shape.depth,
+        HASH_MURMUR2_ROWS,
+        sketch.tick,
+        sketch.updates,
+    ] {
+        out.unsigned(field);
+    }
+    let totals: Vec<u8> = sketch.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
+    out.bytes(&totals);
+    save_array(&sketch.counters, out);
+}
+
+/// Loads a value of encoding version `encver`. `BadEncoding` for an unknown version, a field
+/// out of range or strings of the wrong length; `OverLimit`/`OutOfMemory` when `memory`
+/// refuses the size the fields announce, before the counters are read.
+pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<WindowSketch, Error> {
+    if encver != ENCODING_VERSION {
+        return Err(Error::BadEncoding);
+    }
+    let kind = input.unsigned()?;
+    let length = input.unsigned()?;
+    let window = match kind {
+        KIND_COUNT => Window::Count(length),
+        KIND_TIME => Window::Time(length),
+        _ => return Err(Error::BadEncoding),
+    };
+    let shape = Shape {
+        slots: input.unsigned()?,
+        ticks_per_slot: input.unsigned()?,
+        width: input.unsigned()?,
+        depth: input.unsigned()?,
+        window,
+    };
+    if !shape.is_valid() || input.unsigned()? != HASH_MURMUR2_ROWS {
+        return Err(Error::BadEncoding);
+    }
+    let tick = input.unsigned()?;
+    let updates = input.unsigned()?;
+    if matches!(window, Window::Time(_)) && updates != 0 {
+        return Err(Error::BadEncoding);
+    }
+    memory.check(shape.memory_usage().ok_or(Error::BadEncoding)?)?;
+    let saved_totals = input.bytes()?;
+    if saved_totals.len() as u64 != 8 * shape.totals_len() {
+        return Err(Error::BadEncoding);
+    }
+    let mut totals = super::zeroed_totals(&shape)?;
+    let mut reader = LeReader(&saved_totals);
+    for total in &mut totals {
+        *total = reader.u64()?;
+    }
+    let counters = load_array(input, shape.counter_bytes().ok_or(Error::BadEncoding)?, memory)?;
+    let blank = counters.iter().all(|&byte| byte == 0);
+    Ok(WindowSketch {
+        shape,
+        tick,
+        updates,
+        totals,
+        counters,
+        blank,
+    })
+}
