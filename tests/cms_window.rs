@@ -60,7 +60,13 @@ fn creation_checks_every_option_before_anything_is_made() {
     }
     // INFO: RedisBloom's pairs first, in order, then the window's; in RESP2 and RESP3.
     let fields = [
-        "width", "depth", "count", "cell_size", "window_type", "window", "slots",
+        "width",
+        "depth",
+        "count",
+        "cell_size",
+        "window_type",
+        "window",
+        "slots",
         "ticks_per_slot",
     ];
     c.cmd("CMS.INCRBY t a 3 b 4");
@@ -107,7 +113,13 @@ fn a_count_window_counts_its_last_updates_and_forgets_within_a_slot() {
         let window = 200u64;
         let key = format!("count{slots}");
         c.call(&[
-            "CMS.INITBYDIM", &key, "20000", "4", "WINDOW", &window.to_string(), "SLOTS",
+            "CMS.INITBYDIM",
+            &key,
+            "20000",
+            "4",
+            "WINDOW",
+            &window.to_string(),
+            "SLOTS",
             &slots.to_string(),
         ]);
         let mut rng = Rng(slots);
@@ -134,7 +146,10 @@ fn a_count_window_counts_its_last_updates_and_forgets_within_a_slot() {
                 let item = format!("i{i}");
                 let estimate = c.call(&["CMS.QUERY", &key, &item]).array()[0].int();
                 let (low, high) = (count(window, &item), count(window + slack, &item));
-                assert!(low <= estimate && estimate <= high, "{key} {item}: {low} {estimate} {high}");
+                assert!(
+                    low <= estimate && estimate <= high,
+                    "{key} {item}: {low} {estimate} {high}"
+                );
             }
         }
     }
@@ -254,7 +269,14 @@ fn time_stream(c: &mut Conn, round: usize) {
         }
         sleep(Duration::from_millis(rng.below(40)));
     }
-    c.call(&["CMS.INITBYPROB", &format!("created-{round}"), "0.1", "0.1", "TIMESPAN", "300"]);
+    c.call(&[
+        "CMS.INITBYPROB",
+        &format!("created-{round}"),
+        "0.1",
+        "0.1",
+        "TIMESPAN",
+        "300",
+    ]);
     c.call(&["CMS.INCRBY", &format!("created-{round}"), "a", "1"]);
     c.cmd("MULTI");
     c.cmd("CMS.INCRBY fast in-multi 1");
@@ -266,13 +288,24 @@ fn time_stream(c: &mut Conn, round: usize) {
 
 fn create_stream_keys(c: &mut Conn) {
     assert_eq!(c.cmd("CMS.INITBYDIM fast 100 4 TIMESPAN 200 SLOTS 2"), ok());
-    assert_eq!(c.cmd("CMS.INITBYDIM slow2 100 4 TIMESPAN 200 SLOTS 2"), ok());
+    assert_eq!(
+        c.cmd("CMS.INITBYDIM slow2 100 4 TIMESPAN 200 SLOTS 2"),
+        ok()
+    );
     assert_eq!(c.cmd("CMS.INITBYDIM slow 80 3 TIMESPAN 5000"), ok());
     assert_eq!(c.cmd("CMS.INITBYDIM count 80 3 WINDOW 50 SLOTS 8"), ok());
     c.cmd("CMS.INCRBY slow2 i1 3");
 }
 
-const STREAM_KEYS: [&str; 7] = ["fast", "slow", "slow2", "count", "created-0", "created-1", "x"];
+const STREAM_KEYS: [&str; 7] = [
+    "fast",
+    "slow",
+    "slow2",
+    "count",
+    "created-0",
+    "created-1",
+    "x",
+];
 
 fn same_bytes(m: &mut Conn, r: &mut Conn) {
     assert_eq!(m.cmd("DEBUG DIGEST"), r.cmd("DEBUG DIGEST"));

@@ -35,7 +35,9 @@ pub trait RdbWrite {
 
 /// Saves `array` as strings of at most [`MAX_STRING`] bytes, in order.
 pub fn save_array(array: &[u8], out: &mut impl RdbWrite) {
-    array.chunks(MAX_STRING).for_each(|string| out.bytes(string));
+    array
+        .chunks(MAX_STRING)
+        .for_each(|string| out.bytes(string));
 }
 
 /// Loads an array of `len` bytes that [`save_array`] saved (the value's size checked against

@@ -87,7 +87,9 @@ fn forgetting<'a>(
             continue;
         };
         match sketch.increment(item, amount, now) {
-            Ok(estimate) => call.out.scalar(Scalar::Integer(estimate.min(i64::MAX as u64) as i64)),
+            Ok(estimate) => call
+                .out
+                .scalar(Scalar::Integer(estimate.min(i64::MAX as u64) as i64)),
             Err(refused) => call.out.error(errors::increment(refused)),
         }
     }

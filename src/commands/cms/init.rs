@@ -156,7 +156,14 @@ pub fn parse(args: &[&[u8]]) -> Result<InitArgs, Failure> {
     let mut cell_size = None;
     let mut window = None;
     let mut slots = None;
-    for (at, [keyword, value]) in args.get(4..).unwrap_or(&[]).as_chunks::<2>().0.iter().enumerate() {
+    for (at, [keyword, value]) in args
+        .get(4..)
+        .unwrap_or(&[])
+        .as_chunks::<2>()
+        .0
+        .iter()
+        .enumerate()
+    {
         let word = |name: &str| keyword.eq_ignore_ascii_case(name.as_bytes());
         if word("CELL_SIZE") && at == 0 {
             cell_size = Some(cell_size_of(value)?);

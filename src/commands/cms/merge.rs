@@ -35,9 +35,9 @@ use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::keys::ReadKey;
 use crate::commands::metrics::Measured;
-use crate::commands::tracked::Tracked;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
+use crate::commands::tracked::Tracked;
 use crate::core::cms::window::Window;
 use crate::core::cms::{CountMinSketch, MergeError, MergeSource, Weighted, WindowSketch};
 
@@ -162,7 +162,11 @@ trait Merged: Measured + Any + Sized {
     /// `found` as a source of this kind that can merge into this sketch, or why not.
     fn source<'k>(&self, found: Reading<'k>) -> Result<&'k Self, MergeError>;
     /// Merges the checked sources, then replicates the merge and raises its event.
-    fn merge_from(call: &Call, destination: &mut Self, sources: &[Weighted<Self>]) -> Result<(), Failure>;
+    fn merge_from(
+        call: &Call,
+        destination: &mut Self,
+        sources: &[Weighted<Self>],
+    ) -> Result<(), Failure>;
 }
 
 impl Merged for CountMinSketch {
@@ -179,7 +183,11 @@ impl Merged for CountMinSketch {
         Ok(sketch)
     }
 
-    fn merge_from(call: &Call, destination: &mut Self, sources: &[Weighted<Self>]) -> Result<(), Failure> {
+    fn merge_from(
+        call: &Call,
+        destination: &mut Self,
+        sources: &[Weighted<Self>],
+    ) -> Result<(), Failure> {
         destination.merge(sources).map_err(errors::merge)?;
         call.finish_write(c"cms.merge");
         Ok(())
@@ -206,7 +214,11 @@ impl Merged for WindowSketch {
         Ok(sketch)
     }
 
-    fn merge_from(call: &Call, destination: &mut Self, sources: &[Weighted<Self>]) -> Result<(), Failure> {
+    fn merge_from(
+        call: &Call,
+        destination: &mut Self,
+        sources: &[Weighted<Self>],
+    ) -> Result<(), Failure> {
         let now = window::write_time(call, destination);
         let opened = now.filter(|&now| destination.opens_tick(now));
         // Replayed: at the newest tick held, which the CMS.ADVANCE before it set.

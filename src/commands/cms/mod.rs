@@ -39,7 +39,15 @@ use crate::core::cms::{CountMinSketch, WindowSketch};
 /// The Count-Min sketch family, as the glue registers it.
 pub static FAMILY: Family = Family {
     acl_category: "cms",
-    commands: &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &MERGE, &INFO, &ADVANCE],
+    commands: &[
+        &INITBYDIM,
+        &INITBYPROB,
+        &INCRBY,
+        &QUERY,
+        &MERGE,
+        &INFO,
+        &ADVANCE,
+    ],
     settings: config::SETTINGS,
     totals: &TOTALS,
     info: InfoSection {
@@ -98,9 +106,13 @@ type Reading<'k> = Sketch<&'k CountMinSketch, &'k WindowSketch>;
 fn sketch_to_write<'k>(key: &'k mut WriteKey) -> Result<Writing<'k>, Failure> {
     key.lookup_as(|value| {
         if value.is::<CountMinSketch>() {
-            value.downcast_mut().map(|sketch| Sketch::Classic(Tracked::new(sketch)))
+            value
+                .downcast_mut()
+                .map(|sketch| Sketch::Classic(Tracked::new(sketch)))
         } else {
-            value.downcast_mut().map(|sketch| Sketch::Window(Tracked::new(sketch)))
+            value
+                .downcast_mut()
+                .map(|sketch| Sketch::Window(Tracked::new(sketch)))
         }
     })
     .or_missing(errors::NOT_FOUND)

@@ -86,8 +86,8 @@ pub fn create(
     event: &'static CStr,
 ) -> Result<(), Failure> {
     let (width, depth) = (dimensions.width(), dimensions.depth());
-    let shape = Shape::new(width, depth, window, slots)
-        .ok_or_else(|| errors::fail(Error::OutOfMemory))?;
+    let shape =
+        Shape::new(width, depth, window, slots).ok_or_else(|| errors::fail(Error::OutOfMemory))?;
     let replayed = call.server.replayed();
     // A replayed creation starts at tick 0; the CMS.ADVANCE that follows it sets the primary's.
     let now = match window {

@@ -84,7 +84,11 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     for total in &mut totals {
         *total = reader.u64()?;
     }
-    let counters = load_array(input, shape.counter_bytes().ok_or(Error::BadEncoding)?, memory)?;
+    let counters = load_array(
+        input,
+        shape.counter_bytes().ok_or(Error::BadEncoding)?,
+        memory,
+    )?;
     let blank = counters.iter().all(|&byte| byte == 0);
     Ok(WindowSketch {
         shape,

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use super::*;
+use crate::core::cms::{MergeError, MergeSource, Weighted};
 use crate::core::le::LeReader;
 use crate::core::rdb::FieldWriter;
 use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
@@ -12,7 +13,7 @@ use crate::core::EAGER;
 
 /// Far more columns than items: the estimate is then the item's own count over what its cells
 /// hold, so the window's bounds can be checked exactly.
-const WIDE: u64 = 1 << 16;
+const WIDE: u64 = 1 << 12;
 
 fn sketch(window: Window, slots: u64, now: u64) -> WindowSketch {
     let shape = Shape::new(WIDE, 3, window, slots).unwrap();
@@ -24,6 +25,13 @@ fn sketch(window: Window, slots: u64, now: u64) -> WindowSketch {
 struct Model(VecDeque<(u64, u32, u64)>);
 
 impl Model {
+    /// Forgets the updates before `t`, which no bound asks for any more.
+    fn keep_since(&mut self, t: u64) {
+        while self.0.front().is_some_and(|&(at, _, _)| at < t) {
+            self.0.pop_front();
+        }
+    }
+
     /// The item's increments at times (or update numbers) in `from ..= to`.
     fn count(&self, item: u32, from: u64, to: u64) -> u64 {
         self.0
@@ -43,8 +51,14 @@ fn check_bounds(sketch: &WindowSketch, model: &Model, now: u64, items: u32) {
         let estimate = sketch.query(&item.to_le_bytes(), now);
         let window = model.count(item, (now + 1).saturating_sub(length), now);
         let span = model.count(item, (now + 1).saturating_sub(length + slack), now);
-        assert!(window <= estimate, "item {item} at {now}: {estimate} < {window}");
-        assert!(estimate <= span, "item {item} at {now}: {estimate} > {span}");
+        assert!(
+            window <= estimate,
+            "item {item} at {now}: {estimate} < {window}"
+        );
+        assert!(
+            estimate <= span,
+            "item {item} at {now}: {estimate} > {span}"
+        );
     }
 }
 
@@ -60,6 +74,7 @@ fn a_count_window_holds_its_last_updates_and_forgets_within_a_slot() {
                 let amount = rng.below(4);
                 sketch.increment(&item.to_le_bytes(), amount, None).unwrap();
                 model.0.push_back((update, item, amount));
+                model.keep_since(update.saturating_sub(2 * length + 2));
                 assert_eq!(sketch.updates(), update + 1);
                 if update % 7 == 0 {
                     // Reads see the update the next one would be: the window's last `length`.
@@ -90,9 +105,15 @@ fn a_time_window_holds_its_last_milliseconds_whatever_the_clock_does() {
             newest = newest.max(now);
             let item = rng.below(6) as u32;
             let amount = 1 + rng.below(3);
-            sketch.increment(&item.to_le_bytes(), amount, Some(now)).unwrap();
+            sketch
+                .increment(&item.to_le_bytes(), amount, Some(now))
+                .unwrap();
             model.0.push_back((newest, item, amount));
-            while model.0.front().is_some_and(|&(t, _, _)| t + 4 * length < newest) {
+            while model
+                .0
+                .front()
+                .is_some_and(|&(t, _, _)| t + 4 * length < newest)
+            {
                 model.0.pop_front();
             }
             check_bounds(&sketch, &model, newest, 6);
@@ -110,7 +131,8 @@ fn idle_past_the_window_reads_zero_and_one_write_leaves_a_fresh_sketch() {
     let start = 1_000_000;
     let mut old = sketch(Window::Time(1000), 4, start);
     for i in 0..500u32 {
-        old.increment(&i.to_le_bytes(), 3, Some(start + u64::from(i))).unwrap();
+        old.increment(&i.to_le_bytes(), 3, Some(start + u64::from(i)))
+            .unwrap();
     }
     let later = start + 3 * 1000;
     for i in 0..500u32 {
@@ -128,7 +150,13 @@ fn idle_past_the_window_reads_zero_and_one_write_leaves_a_fresh_sketch() {
 fn a_replayed_write_lands_at_the_newest_tick_and_advance_never_goes_back() {
     let mut primary = sketch(Window::Time(100), 4, 0);
     let mut replica = sketch(Window::Time(100), 4, 0);
-    for (at, item) in [(10u64, b"a"), (11, b"b"), (250, b"a"), (240, b"c"), (900, b"d")] {
+    for (at, item) in [
+        (10u64, b"a"),
+        (11, b"b"),
+        (250, b"a"),
+        (240, b"c"),
+        (900, b"d"),
+    ] {
         let opens = primary.opens_tick(at);
         primary.increment(item, 1, Some(at)).unwrap();
         if opens {
@@ -145,9 +173,14 @@ fn a_replayed_write_lands_at_the_newest_tick_and_advance_never_goes_back() {
 #[test]
 fn a_counter_stops_below_u32_max_and_a_refused_increment_changes_no_counter() {
     let mut sketch = sketch(Window::Count(1000), 4, 0);
-    sketch.increment(b"a", u64::from(u32::MAX) - 1, None).unwrap();
+    sketch
+        .increment(b"a", u64::from(u32::MAX) - 1, None)
+        .unwrap();
     let before = sketch.counters().to_vec();
-    assert_eq!(sketch.increment(b"a", 2, None), Err(IncrementError::Overflow));
+    assert_eq!(
+        sketch.increment(b"a", 2, None),
+        Err(IncrementError::Overflow)
+    );
     assert_eq!(sketch.counters(), before);
     assert_eq!(sketch.increment(b"a", 1, None), Ok(u64::from(u32::MAX)));
     // Estimates sum a cell's counters, past u32::MAX: a slot (250 updates) apart, two full
@@ -243,13 +276,23 @@ fn time_windows_of_one_shape_merge_after_alignment() {
     // Refused whole: nothing changes.
     let before = destination.try_clone().unwrap();
     let negative = merge_sources(&sources, &[-1, 0]);
-    assert_eq!(destination.merge(&negative, 1200), Err(MergeError::Overflow));
+    assert_eq!(
+        destination.merge(&negative, 1200),
+        Err(MergeError::Overflow)
+    );
     let other_window = [sketch(Window::Time(999), 4, 0)];
     let other = merge_sources(&other_window, &[1]);
-    assert_eq!(destination.merge(&other, 1200), Err(MergeError::WindowsDiffer));
-    let narrower = [WindowSketch::new(Shape::new(7, 3, Window::Time(1000), 4).unwrap(), 0, &EAGER).unwrap()];
+    assert_eq!(
+        destination.merge(&other, 1200),
+        Err(MergeError::WindowsDiffer)
+    );
+    let narrower =
+        [WindowSketch::new(Shape::new(7, 3, Window::Time(1000), 4).unwrap(), 0, &EAGER).unwrap()];
     let narrower = merge_sources(&narrower, &[1]);
-    assert_eq!(destination.merge(&narrower, 1200), Err(MergeError::DimensionsDiffer));
+    assert_eq!(
+        destination.merge(&narrower, 1200),
+        Err(MergeError::DimensionsDiffer)
+    );
     assert_eq!(destination, before);
     let mut counted = sketch(Window::Count(10), 4, 0);
     let itself = [Weighted {
@@ -287,7 +330,9 @@ fn it_loads_what_it_saves_and_refuses_what_it_does_not() {
         let mut sketch = WindowSketch::new(shape, 10_000, &EAGER).unwrap();
         for t in 0..300 {
             let item = rng.below(30).to_le_bytes();
-            sketch.increment(&item, rng.below(9), Some(10_000 + t * 3)).unwrap();
+            sketch
+                .increment(&item, rng.below(9), Some(10_000 + t * 3))
+                .unwrap();
         }
         let fields = saved(&sketch);
         let load = |bytes: &[u8]| rdb::load(&mut LeReader(bytes), rdb::ENCODING_VERSION, &EAGER);
@@ -331,7 +376,11 @@ fn hostile_fields_are_refused_before_allocating() {
         (6, 1),
         (8, 1),
     ] {
-        assert_eq!(load(&field(&fields, at, value)).err(), Some(Error::BadEncoding), "{at}");
+        assert_eq!(
+            load(&field(&fields, at, value)).err(),
+            Some(Error::BadEncoding),
+            "{at}"
+        );
     }
     let limited = Memory {
         limit: 1 << 20,
