@@ -182,6 +182,19 @@ def sketches(server):
     return ["small", "prob", "wide", "merged", "empty"]
 
 
+def forgetting_sketches(server):
+    """Count-Min sketches that forget, by count and by time, made on redis-bf: their keys."""
+    server("CMS.INITBYDIM", "count", 16, 3, "WINDOW", 50, "SLOTS", 2)
+    server("CMS.INITBYDIM", "time", 16, 3, "TIMESPAN", 60000)
+    server("CMS.INITBYDIM", "merged", 16, 3, "TIMESPAN", 60000)
+    server("CMS.INITBYDIM", "tiny", 1, 1, "TIMESPAN", 1, "SLOTS", 1)
+    for i in range(120):
+        for key in ("count", "time", "tiny"):
+            server("CMS.INCRBY", key, f"item:{i % 30}", i % 7)
+    server("CMS.MERGE", "merged", 2, "time", "merged", "WEIGHTS", 2, 1)
+    return ["count", "time", "merged", "tiny"]
+
+
 def top_ks(server, binary=False):
     """Assorted Top-Ks, made on `server` at decay 1 and below: their keys."""
     server("TOPK.RESERVE", "defaults", 4)
@@ -282,6 +295,10 @@ CMS_ARGS = [
     "CMS.MERGE d 2 a b",
     "CMS.MERGE d 2 a b WEIGHTS 2 -1",
     "CMS.MERGE d 1 weights",
+    "CMS.INITBYDIM k 10 5 WINDOW 100",
+    "CMS.INITBYDIM k 10 5 TIMESPAN 60000 SLOTS 8",
+    "CMS.INITBYPROB k 0.01 0.01 TIMESPAN 1 slots 1",
+    "CMS.INITBYDIM k 10 5 CELL_SIZE 2 WINDOW 100",
 ]
 
 TOPK_ARGS = [
@@ -311,6 +328,9 @@ def sketch_seeds(redisbloom, redis_bf):
     try:
         for key in top_ks(server, binary=True):
             write("topk_rdb", f"ours-{key}", server("DUMP", key))
+        server("FLUSHALL")
+        for key in forgetting_sketches(server):
+            write("cms_window", key, server("DUMP", key))
     finally:
         server.close()
     for i, line in enumerate(CMS_ARGS):

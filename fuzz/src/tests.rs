@@ -32,6 +32,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("cf_args", targets::cf_args),
     ("cms_rdb", targets::cms_rdb),
     ("cms_args", targets::cms_args),
+    ("cms_window", targets::cms_window),
     ("topk_rdb", targets::topk_rdb),
     ("topk_args", targets::topk_args),
     ("tdigest_rdb", targets::tdigest_rdb),

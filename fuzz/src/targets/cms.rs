@@ -1,9 +1,13 @@
-//! The Count-Min sketch's targets: RDB/DUMP payloads, and the CMS.INITBYDIM/INITBYPROB,
-//! CMS.INCRBY and CMS.MERGE argument parsers.
+//! The Count-Min sketch's targets: RDB/DUMP payloads of both its data types (RedisBloom's and
+//! sketches that forget), and the CMS.INITBYDIM/INITBYPROB, CMS.INCRBY and CMS.MERGE argument
+//! parsers.
 
 use redis_bf::commands::args::parse_integer;
-use redis_bf::commands::cms::{self, MergeArgs};
-use redis_bf::core::cms::{rdb as cms_rdb, CellSize, CountMinSketch, MergeSource, Weighted};
+use redis_bf::commands::cms::{self, InitArgs, MergeArgs};
+use redis_bf::core::cms::window::{rdb as window_rdb, Shape, Window};
+use redis_bf::core::cms::{
+    rdb as cms_rdb, CellSize, CountMinSketch, MergeSource, Weighted, WindowSketch,
+};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 
@@ -106,10 +110,85 @@ fn check_sketch(mut sketch: CountMinSketch, data: &[u8]) {
     }
 }
 
+/// A `DUMP` payload of `cm-window`, through `cms::window::rdb::load`: a loaded sketch saves the
+/// fields it was read from and its size is its shape's; reads at any time change nothing and
+/// never grow as time passes; an accepted increment is in the estimate it answers; and it
+/// merges with itself exactly when the check passes.
+pub fn cms_window(data: &[u8]) {
+    let Some((module, reader)) = dump::open(data) else {
+        return;
+    };
+    if &module.name != b"cm-window" {
+        return;
+    }
+    let mut input = Recording::new(reader);
+    let Ok(sketch) = window_rdb::load(&mut input, module.encver, &bounded()) else {
+        return;
+    };
+    assert_eq!(window_saved(&sketch), input.fields.0, "it saves other fields");
+    assert_eq!(Some(sketch.memory_usage()), sketch.shape().memory_usage());
+    assert!(sketch.memory_usage() <= LIMIT);
+    check_window_sketch(sketch, data);
+}
+
+fn window_saved(sketch: &WindowSketch) -> Vec<u8> {
+    let mut out = FieldWriter::default();
+    window_rdb::save(sketch, &mut out);
+    out.0
+}
+
+/// Times a sketch is read and written at: the epoch, now-ish, far ahead, the end of time.
+const TIMES: [u64; 4] = [0, 1_700_000_000_000, 1 << 50, u64::MAX];
+
+fn check_window_sketch(mut sketch: WindowSketch, data: &[u8]) {
+    assert_eq!(sketch.try_clone().as_ref(), Ok(&sketch));
+    let items = probe_items(data);
+    let before = window_saved(&sketch);
+    for (i, item) in items.iter().enumerate() {
+        let now = TIMES[i % TIMES.len()];
+        let later = sketch.query(item, now.saturating_add(1 << 41));
+        assert!(later <= sketch.query(item, now), "a later read found more");
+        sketch.window_count(now);
+    }
+    assert_eq!(window_saved(&sketch), before, "a read changed the sketch");
+    for (i, item) in items.iter().enumerate() {
+        let amount = [0, 1, 7, u64::from(u32::MAX)][i % 4];
+        let now = (i % 5 != 4).then(|| TIMES[i % TIMES.len()]);
+        if let Ok(estimate) = sketch.increment(item, amount, now) {
+            assert!(estimate >= amount, "an increment is not in its estimate");
+        }
+    }
+    let again = window_rdb::load(
+        &mut LeReader(&window_saved(&sketch)),
+        window_rdb::ENCODING_VERSION,
+        &bounded(),
+    )
+    .expect("a sketch does not load from what it saves");
+    assert_eq!(again, sketch);
+    for weight in [1, 2, -1] {
+        let sources = [
+            Weighted {
+                source: MergeSource::Destination,
+                weight,
+            },
+            Weighted {
+                source: MergeSource::Other(&again),
+                weight: 1,
+            },
+        ];
+        let before = window_saved(&sketch);
+        let checked = sketch.check_merge(&sources, TIMES[1]);
+        assert_eq!(sketch.merge(&sources, TIMES[1]), checked);
+        if checked.is_err() {
+            assert_eq!(window_saved(&sketch), before, "a refused merge changed it");
+        }
+    }
+}
+
 /// A command line, one argument per line, through the CMS argument parsers.
 pub fn cms_args(data: &[u8]) {
     let args: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
-    if args.len() == 4 || args.len() == 6 {
+    if matches!(args.len(), 4 | 6 | 8 | 10) {
         check_init(&args);
     }
     if args.len() >= 4 && args.len().is_multiple_of(2) {
@@ -121,7 +200,7 @@ pub fn cms_args(data: &[u8]) {
 }
 
 fn check_init(args: &[&[u8]]) {
-    let Ok(dimensions) = cms::parse_init(args) else {
+    let Ok(InitArgs { dimensions, window }) = cms::parse_init(args) else {
         return;
     };
     let (width, depth) = (dimensions.width(), dimensions.depth());
@@ -136,14 +215,38 @@ fn check_init(args: &[&[u8]]) {
         assert_eq!(parse_integer(args[2]), Some(width as i64));
         assert_eq!(parse_integer(args[3]), Some(depth as i64));
     }
-    let cell_bytes = match args.get(4..6) {
-        Some([keyword, value]) => {
-            assert!(keyword.eq_ignore_ascii_case(b"CELL_SIZE"));
-            parse_integer(value)
-        }
-        _ => Some(4),
+    let option = |name: &str| {
+        args[4..]
+            .chunks(2)
+            .find(|pair| pair[0].eq_ignore_ascii_case(name.as_bytes()))
+            .and_then(|pair| parse_integer(pair[1]))
     };
-    assert_eq!(cell_bytes, Some(dimensions.cell_size().bytes() as i64));
+    if let Some((window, slots)) = window {
+        assert_eq!(dimensions.cell_size(), CellSize::DEFAULT);
+        let (keyword, length) = match window {
+            Window::Count(n) => ("WINDOW", n),
+            Window::Time(ms) => ("TIMESPAN", ms),
+        };
+        assert_eq!(option(keyword), Some(length as i64));
+        assert_eq!(option("SLOTS").unwrap_or(4), slots as i64);
+        take_granted();
+        let made = Shape::new(width, depth, window, slots)
+            .map(|shape| WindowSketch::new(shape, TIMES[1], &bounded()));
+        let granted = take_granted();
+        match made {
+            Some(Ok(sketch)) => {
+                assert!(sketch.memory_usage() <= LIMIT);
+                assert!(granted <= sketch.memory_usage());
+                check_window_sketch(sketch, args[1]);
+            }
+            _ => assert_eq!(granted, 0, "a refused sketch was given memory"),
+        }
+        return;
+    }
+    assert_eq!(
+        option("CELL_SIZE").unwrap_or(4),
+        dimensions.cell_size().bytes() as i64
+    );
     take_granted();
     let made = CountMinSketch::new(dimensions, &bounded());
     let granted = take_granted();

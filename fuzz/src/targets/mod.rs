@@ -16,6 +16,7 @@
 //! | `bf_args` | a command line, one argument per line: BF.RESERVE and BF.INSERT options |
 //! | `cf_args` | a command line, one argument per line: CF.RESERVE and CF.INSERT options |
 //! | `cms_rdb` | a `DUMP` payload of `CMSk-TYPE` (RedisBloom's type) |
+//! | `cms_window` | a `DUMP` payload of `cm-window` (Count-Min sketches that forget) |
 //! | `cms_args` | a command line, one argument per line: CMS.INITBY*, CMS.INCRBY, CMS.MERGE |
 //! | `topk_rdb` | a `DUMP` payload of `TopK-TYPE` (RedisBloom's type, heap pointers and all) |
 //! | `topk_args` | a command line, one argument per line: TOPK.RESERVE, TOPK.INCRBY, TOPK.LIST |
@@ -32,7 +33,7 @@ mod topk;
 pub use args::args_numbers;
 pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump, bf_valkey, bf_window};
 pub use cf::{cf_args, cf_rdb, cf_scandump};
-pub use cms::{cms_args, cms_rdb};
+pub use cms::{cms_args, cms_rdb, cms_window};
 pub use tdigest::{tdigest_args, tdigest_rdb};
 pub use topk::{topk_args, topk_rdb};
 
