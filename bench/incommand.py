@@ -90,6 +90,9 @@ TWINS = {
     # Count-Min sketches of Redis 8.12's other cell sizes, against RedisBloom's four bytes.
     "cell2": (("CELL_SIZE", "2"), "CELL_SIZE 2"),
     "cell8": (("CELL_SIZE", "8"), "CELL_SIZE 8"),
+    # Count-Min sketches that forget: the last 100M updates (the fixture's million are all
+    # inside it), the last hour (the `timespan` twin above).
+    "countwindow": (("WINDOW", "100000000"), "WINDOW"),
 }
 S, F, B, R = SMALL_ITEMS, F10M_ITEMS, BIG_MEMBERS, RANDOM_RANGE
 TD_ITEMS = 1_000_000  # values in the t-digests read from
@@ -163,6 +166,16 @@ CELLS = [
           ("CMS.INCRBY ×100", "CMS.INCRBY cms __rand_int__ 3", 100, 2),
           ("CMS.QUERY 1 item", "CMS.QUERY cms __rand_int__", 1, 1),
           ("CMS.QUERY ×100", "CMS.QUERY cms __rand_int__", 100, 1))),
+    # Sketches that forget (4 slots), against RedisBloom's classic sketch (issue targets:
+    # INCRBY ≤ 2, QUERY ≤ 1.5 of a classic sketch's time).
+    *(Cell(f"{label} {title}", command, 2 * SKETCH_ITEMS, items, words, target=target,
+           twin=twin)
+      for twin, label in (("countwindow", "WINDOW"), ("timespan", "TIMESPAN"))
+      for title, command, items, words, target in (
+          ("CMS.INCRBY 1 item", "CMS.INCRBY cms __rand_int__ 3", 1, 1, 2.0),
+          ("CMS.INCRBY ×100", "CMS.INCRBY cms __rand_int__ 3", 100, 2, 2.0),
+          ("CMS.QUERY 1 item", "CMS.QUERY cms __rand_int__", 1, 1, 1.5),
+          ("CMS.QUERY ×100", "CMS.QUERY cms __rand_int__", 100, 1, 1.5))),
     # TOPK.RESERVE topk 100 2000 7 0.9 that counted 1M items, the first 1000 of them 11 times.
     Cell("TOPK.ADD k=100, 2000×7, decay 0.9", "TOPK.ADD topkadd __rand_int__",
          2 * SKETCH_ITEMS, target=0.90),
