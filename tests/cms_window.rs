@@ -103,7 +103,16 @@ fn creation_checks_every_option_before_anything_is_made() {
     for (slots, bytes) in [(1, 112_232), (2, 168_360), (4, 280_616), (8, 505_128)] {
         let key = format!("m{slots}");
         let slots = slots.to_string();
-        c.call(&["CMS.INITBYPROB", &key, "0.001", "0.01", "TIMESPAN", "1000", "SLOTS", &slots]);
+        c.call(&[
+            "CMS.INITBYPROB",
+            &key,
+            "0.001",
+            "0.01",
+            "TIMESPAN",
+            "1000",
+            "SLOTS",
+            &slots,
+        ]);
         assert_eq!(c.call(&["MEMORY", "USAGE", &key]).int(), bytes + share);
     }
     // CMS.ADVANCE is the replication stream's, not a client's.

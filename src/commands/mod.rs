@@ -8,7 +8,8 @@
 //! `call` and `server` — one invocation and its keys; `args`, `double`, `hex_double` and
 //! `digits` — numbers as Redis parses them;
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
-//! `metrics` — the totals of the module's `INFO` sections.
+//! `metrics` — the totals of the module's `INFO` sections; `forgetting` — what the families whose
+//! values forget share (their options, their time, how it reaches replicas).
 //!
 //! One folder per family (a wing): `bf/` (Bloom filters), `cf/` (Cuckoo filters), `cms/`
 //! (Count-Min sketches), `topk/` (Top-K), `tdigest/` (t-digests). Each has a file per command
@@ -34,6 +35,7 @@ pub mod double;
 pub mod dump;
 pub mod errors;
 pub mod family;
+pub mod forgetting;
 mod hex_double;
 pub mod keys;
 pub mod lookup;

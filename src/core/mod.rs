@@ -17,7 +17,8 @@
 //! * [`relocate`] — each value's heap blocks, offered for moving (active defragmentation);
 //! * [`short_list`] — a list of a few numbers that does not allocate for them;
 //! * [`sparse`] — byte arrays that know which blocks were written, for work in proportion to data;
-//! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below.
+//! * [`topk`] — RedisBloom's Top-K (HeavyKeeper), bit-exact at decay 1, deterministic below;
+//! * [`window`] — what Count-Min sketches and Top-Ks that forget forget by.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -48,6 +49,7 @@ pub mod tdigest;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod topk;
+pub mod window;
 
 pub use error::Error;
 pub use memory::{

@@ -5,6 +5,7 @@
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
+use crate::commands::forgetting::OptionError;
 use crate::core;
 use crate::core::cms::{IncrementError, InitError, MergeError};
 
@@ -23,12 +24,12 @@ pub const CELL_SIZE_LEGACY: &CStr =
 /// What CONFIG SET or a module argument answers for a bad `cms-rdb-encoding`.
 pub const CONFIG_RDB_ENCODING: &CStr = c"Value for `cms-rdb-encoding` must be 0 or 1";
 /// Ours: the options of sketches that forget (`window.rs`).
-pub const WINDOW_RANGE: &CStr = c"CMS: WINDOW must be an integer in the range [1, 1099511627776]";
-pub const TIMESPAN_RANGE: &CStr =
+const WINDOW_RANGE: &CStr = c"CMS: WINDOW must be an integer in the range [1, 1099511627776]";
+const TIMESPAN_RANGE: &CStr =
     c"CMS: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]";
-pub const SLOTS_RANGE: &CStr = c"CMS: SLOTS must be an integer in the range [1, 8]";
-pub const SLOTS_WITHOUT_WINDOW: &CStr = c"CMS: SLOTS needs WINDOW or TIMESPAN before it";
-pub const ONE_WINDOW: &CStr = c"CMS: a sketch forgets by one of WINDOW or TIMESPAN, given once";
+const SLOTS_RANGE: &CStr = c"CMS: SLOTS must be an integer in the range [1, 8]";
+const SLOTS_WITHOUT_WINDOW: &CStr = c"CMS: SLOTS needs WINDOW or TIMESPAN before it";
+const ONE_WINDOW: &CStr = c"CMS: a sketch forgets by one of WINDOW or TIMESPAN, given once";
 pub const CELL_SIZE_WITH_WINDOW: &CStr =
     c"CMS: CELL_SIZE cannot be combined with WINDOW or TIMESPAN (their counters have 4 bytes)";
 /// Ours: the error element of a negative increment to a sketch that forgets.
@@ -77,6 +78,18 @@ pub fn init(error: InitError) -> Failure {
         InitError::Overestimation => INVALID_OVERESTIMATION,
         InitError::Probability => INVALID_PROBABILITY,
         InitError::Arguments => INVALID_INIT_ARGUMENTS,
+    })
+}
+
+/// Why the window options of CMS.INITBYDIM or CMS.INITBYPROB were refused.
+pub fn window_option(error: OptionError) -> Failure {
+    Failure::Message(match error {
+        OptionError::WindowRange => WINDOW_RANGE,
+        OptionError::TimespanRange => TIMESPAN_RANGE,
+        OptionError::SlotsRange => SLOTS_RANGE,
+        OptionError::SlotsWithoutWindow => SLOTS_WITHOUT_WINDOW,
+        OptionError::OneWindow => ONE_WINDOW,
+        OptionError::Unknown => UNKNOWN_ARGUMENT,
     })
 }
 

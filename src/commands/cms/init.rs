@@ -24,15 +24,16 @@
 use std::ffi::CStr;
 
 use super::{config, errors, window};
-use crate::commands::args::{integer_in, parse_integer};
+use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::forgetting::WindowOptions;
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::cms::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 use crate::core::cms::{CellSize, CountMinSketch, Dimensions};
+use crate::core::window::Window;
 
 pub static INITBYDIM: CommandSpec = CommandSpec {
     name: "cms.initbydim",
@@ -153,47 +154,23 @@ pub fn parse(args: &[&[u8]]) -> Result<InitArgs, Failure> {
     } else {
         parse_by_dimensions(args)
     }?;
-    let mut cell_size = None;
-    let mut window = None;
-    let mut slots = None;
-    for (at, [keyword, value]) in args
-        .get(4..)
-        .unwrap_or(&[])
-        .as_chunks::<2>()
-        .0
-        .iter()
-        .enumerate()
-    {
-        let word = |name: &str| keyword.eq_ignore_ascii_case(name.as_bytes());
-        if word("CELL_SIZE") && at == 0 {
-            cell_size = Some(cell_size_of(value)?);
-        } else if word("WINDOW") || word("TIMESPAN") {
-            if cell_size.is_some() {
-                return Err(Failure::Message(errors::CELL_SIZE_WITH_WINDOW));
-            }
-            if window.is_some() {
-                return Err(Failure::Message(errors::ONE_WINDOW));
-            }
-            window = Some(if word("WINDOW") {
-                Window::Count(window_length(value, errors::WINDOW_RANGE)?)
-            } else {
-                Window::Time(window_length(value, errors::TIMESPAN_RANGE)?)
-            });
-        } else if word("SLOTS") && slots.is_none() {
-            if window.is_none() {
-                return Err(Failure::Message(errors::SLOTS_WITHOUT_WINDOW));
-            }
-            slots = Some(
-                integer_in(value, &(1..=MAX_SLOTS as i64))
-                    .map_err(|_| Failure::Message(errors::SLOTS_RANGE))? as u64,
-            );
-        } else {
-            return Err(Failure::Message(errors::UNKNOWN_ARGUMENT));
+    // `[CELL_SIZE n]` first (RedisBloom 8.12's), else ours.
+    let pairs = args.get(4..).unwrap_or(&[]);
+    let (cell_size, options) = match pairs {
+        [keyword, value, rest @ ..] if keyword.eq_ignore_ascii_case(b"CELL_SIZE") => {
+            (cell_size_of(value)?, rest)
         }
+        _ => (CellSize::DEFAULT, pairs),
+    };
+    let window = WindowOptions::parse(options)
+        .map_err(errors::window_option)?
+        .window();
+    if window.is_some() && options.len() < pairs.len() {
+        return Err(Failure::Message(errors::CELL_SIZE_WITH_WINDOW));
     }
     Ok(InitArgs {
-        dimensions: dimensions.with_cell_size(cell_size.unwrap_or(CellSize::DEFAULT)),
-        window: window.map(|window| (window, slots.unwrap_or(DEFAULT_SLOTS))),
+        dimensions: dimensions.with_cell_size(cell_size),
+        window,
     })
 }
 
@@ -202,13 +179,6 @@ fn cell_size_of(value: &[u8]) -> Result<CellSize, Failure> {
     parse_integer(value)
         .and_then(CellSize::new)
         .ok_or(Failure::Message(errors::CELL_SIZE_VALUES))
-}
-
-/// A `WINDOW` or `TIMESPAN` value: 1 to 2^40.
-fn window_length(value: &[u8], range_error: &'static CStr) -> Result<u64, Failure> {
-    integer_in(value, &(1..=MAX_WINDOW as i64))
-        .map(|n| n as u64)
-        .map_err(|_| Failure::Message(range_error))
 }
 
 /// `width depth`. Unparsable counts as 0, which fails the same check, in the same order.

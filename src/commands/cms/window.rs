@@ -7,7 +7,8 @@
 //!
 //! What a time window holds depends on when each increment came, so its writes cannot simply
 //! be replicated as they came: a replica, or an AOF replayed a day later, would apply them at
-//! its own time. As for the Bloom filters that forget (`commands/bf/window.rs`):
+//! its own time. As for the Bloom filters that forget (`commands/bf/window.rs`), and with what
+//! Top-Ks that forget share (`commands/forgetting.rs`):
 //!
 //! * A write reads the clock once, on the primary, and every pair of it is counted at that
 //!   time's tick (`core::cms::window`: 16 ticks a slot). The sketch never goes behind the
@@ -34,9 +35,9 @@
 use std::ffi::CStr;
 
 use super::{errors, sketch_to_write, Sketch};
-use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::forgetting::{self, advance_time, window_words};
 use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
@@ -59,14 +60,15 @@ pub static ADVANCE: CommandSpec = CommandSpec {
     run: advance,
 };
 
+/// This family's ADVANCE, as replicated.
+const ADVANCE_NAME: &CStr = c"CMS.ADVANCE";
+
 /// `CMS.ADVANCE key ms`: what a primary's write that opened a tick sends ahead of itself.
 fn advance(call: &Call) -> CommandResult {
     if !call.server.replayed() {
         return Err(Failure::Message(errors::ADVANCE_FROM_CLIENT));
     }
-    let now = parse_integer(call.arg(2))
-        .and_then(|ms| u64::try_from(ms).ok())
-        .ok_or(Failure::Message(errors::BAD_TIME))?;
+    let now = advance_time(call.arg(2)).ok_or(Failure::Message(errors::BAD_TIME))?;
     let mut key = call.open_for_write()?;
     let Sketch::Window(mut sketch) = sketch_to_write(&mut key)? else {
         return Err(Failure::Message(errors::NOT_A_WINDOW));
@@ -88,28 +90,15 @@ pub fn create(
     let (width, depth) = (dimensions.width(), dimensions.depth());
     let shape =
         Shape::new(width, depth, window, slots).ok_or_else(|| errors::fail(Error::OutOfMemory))?;
-    let replayed = call.server.replayed();
-    // A replayed creation starts at tick 0; the CMS.ADVANCE that follows it sets the primary's.
-    let now = match window {
-        Window::Time(_) if !replayed => call.server.now_ms(),
-        _ => 0,
-    };
+    let now = forgetting::creation_time(call, window);
     let sketch = WindowSketch::new(shape, now, &call.memory()).map_err(errors::fail)?;
     key.store(sketch)?;
-    if replayed {
-        call.finish_write(event);
-        return Ok(());
-    }
-    let (kind, length): (&[u8], u64) = match window {
-        Window::Count(n) => (b"WINDOW", n),
-        Window::Time(ms) => (b"TIMESPAN", ms),
-    };
-    let [width, depth, length, slots, now] =
-        [width, depth, length, slots, now].map(|n| n.to_string());
-    let created = Replicated {
+    let (kind, length) = window_words(window);
+    let [width, depth, slots] = [width, depth, slots].map(|n| n.to_string());
+    let explicit = Replicated {
         command: c"CMS.INITBYDIM",
         args: vec![
-            KEY,
+            Arg::Own(1),
             Arg::Bytes(width.as_bytes()),
             Arg::Bytes(depth.as_bytes()),
             Arg::Bytes(kind),
@@ -118,58 +107,24 @@ pub fn create(
             Arg::Bytes(slots.as_bytes()),
         ],
     };
-    match window {
-        Window::Time(_) => call
-            .server
-            .written_as(&[event], &[created, advance_to(now.as_bytes())]),
-        Window::Count(_) => call.server.written_as(&[event], &[created]),
-    }
+    forgetting::created(call, ADVANCE_NAME, explicit, window, now, event);
     Ok(())
 }
 
-/// The time a write to `sketch` is made at: the clock, read once, on a primary; on replicas
-/// and in the AOF none (the newest tick held). Count windows keep no time.
+/// The time a write to `sketch` is made at (`forgetting::write_time`).
 pub fn write_time(call: &Call, sketch: &WindowSketch) -> Option<u64> {
-    match sketch.shape().window {
-        Window::Time(_) if !call.server.replayed() => Some(call.server.now_ms()),
-        _ => None,
-    }
+    forgetting::write_time(call, sketch.shape().window)
 }
 
-/// The time a read of `sketch` sees it at: the clock for time windows.
+/// The time a read of `sketch` sees it at.
 pub fn read_time(call: &Call, sketch: &WindowSketch) -> u64 {
-    match sketch.shape().window {
-        Window::Time(_) => call.server.now_ms(),
-        Window::Count(_) => 0,
-    }
+    forgetting::read_time(call, sketch.shape().window)
 }
 
-/// Replicates a write to a sketch that forgets and raises `event`: as it came, unless it
-/// `opened` a tick at that time — then behind `CMS.ADVANCE` to it.
+/// Replicates a write (`command`) and raises `event`: behind CMS.ADVANCE if it `opened` a tick.
 pub fn written(call: &Call, command: &'static CStr, opened: Option<u64>, event: &'static CStr) {
-    let Some(now) = opened else {
-        call.finish_write(event);
-        return;
-    };
-    let now = now.to_string();
-    let as_it_came = Replicated {
-        command,
-        args: (1..call.args.len()).map(Arg::Own).collect(),
-    };
-    call.server
-        .written_as(&[event], &[advance_to(now.as_bytes()), as_it_came]);
+    forgetting::written(call, ADVANCE_NAME, command, opened, event);
 }
-
-/// `CMS.ADVANCE key <now>`.
-fn advance_to(now: &[u8]) -> Replicated<'_> {
-    Replicated {
-        command: c"CMS.ADVANCE",
-        args: vec![KEY, Arg::Bytes(now)],
-    }
-}
-
-/// The command's key, as the replicated commands name it.
-const KEY: Arg = Arg::Own(1);
 
 /// `CMS.INFO` of a sketch that forgets at time `now`: RedisBloom's pairs first, in order —
 /// `count` being the increments of the window, at tick granularity, and `cell_size` 4 — then

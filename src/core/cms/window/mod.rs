@@ -36,14 +36,9 @@ mod tests;
 use super::IncrementError;
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
+pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 use crate::core::{try_copy, Error, Memory};
 
-/// The longest window, in updates or milliseconds (2^40 ms is about 35 years).
-pub const MAX_WINDOW: u64 = 1 << 40;
-/// The most slots a window is cut into (`SLOTS`).
-pub const MAX_SLOTS: u64 = 8;
-/// Slots without `SLOTS`: forgetting within a quarter of the window after it.
-pub const DEFAULT_SLOTS: u64 = 4;
 /// The pointer moves in this many ticks per slot: at least twice the usual depth, so rows
 /// are passed at different ticks and the minimum over rows picks the freshest.
 pub const TICKS_PER_SLOT: u64 = 16;
@@ -53,24 +48,6 @@ const MAX_TICKS_PER_SLOT: u64 = 64;
 const STRUCT_BYTES: u64 = 96;
 /// Bytes per counter.
 const COUNTER_BYTES: u64 = 4;
-
-/// What a sketch forgets by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Window {
-    /// The last `n` updates (`WINDOW n`).
-    Count(u64),
-    /// The last `n` milliseconds (`TIMESPAN n`).
-    Time(u64),
-}
-
-impl Window {
-    /// The window's length, in updates or milliseconds.
-    pub fn length(self) -> u64 {
-        match self {
-            Window::Count(n) | Window::Time(n) => n,
-        }
-    }
-}
 
 /// A windowed sketch's shape, fixed at creation and saved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +81,7 @@ impl Shape {
     fn is_valid(&self) -> bool {
         self.width >= 1
             && self.depth >= 1
-            && (1..=MAX_WINDOW).contains(&self.window.length())
+            && self.window.is_valid()
             && (1..=MAX_SLOTS).contains(&self.slots)
             && (1..=MAX_TICKS_PER_SLOT).contains(&self.ticks_per_slot)
             && self.counter_bytes().is_some()
@@ -146,9 +123,7 @@ impl Shape {
 
     /// The tick of time (or update count) `t`.
     fn tick_of(&self, t: u64) -> u64 {
-        let tick =
-            u128::from(t) * u128::from(self.ticks_per_window()) / u128::from(self.window.length());
-        u64::try_from(tick).unwrap_or(u64::MAX)
+        self.window.period_of(t, self.ticks_per_window())
     }
 
     /// Where the pointer stands at `tick`.

@@ -1,0 +1,174 @@
+//! What the families whose values forget share in their commands (Count-Min sketches and
+//! Top-Ks; `cms/window.rs` and `topk/window.rs` say how each uses it): the options that ask
+//! for a window, the time a write or a read is made at, and how a write that moves a value's
+//! clock reaches replicas and the AOF.
+//!
+//! A write reads the clock once, on the primary. One that opens a new period of the value's
+//! clock is replicated behind the family's `ADVANCE key <ms>` (accepted only from the
+//! replication stream or an AOF), which sets that clock on the replica first; the others, and
+//! every write to a count window, are replicated as they came and applied at the newest period
+//! the value holds, which is the primary's. So every copy holds the same bytes.
+
+use std::ffi::CStr;
+
+use super::args::{integer_in, parse_integer};
+use super::call::Call;
+use super::server::{Arg, Replicated};
+use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
+
+/// Why `[WINDOW n | TIMESPAN ms] [SLOTS s]` was refused; each family words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionError {
+    /// `WINDOW` outside 1 to 2^40.
+    WindowRange,
+    /// `TIMESPAN` outside 1 to 2^40.
+    TimespanRange,
+    /// `SLOTS` outside 1 to 8.
+    SlotsRange,
+    /// `SLOTS` before either.
+    SlotsWithoutWindow,
+    /// Both, or one twice.
+    OneWindow,
+    /// Another keyword, or `SLOTS` twice.
+    Unknown,
+}
+
+/// The window options read so far.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WindowOptions {
+    window: Option<Window>,
+    slots: Option<u64>,
+}
+
+impl WindowOptions {
+    /// Reads one keyword (any case) and its value.
+    pub fn take(&mut self, keyword: &[u8], value: &[u8]) -> Result<(), OptionError> {
+        let length = |error| {
+            integer_in(value, &(1..=MAX_WINDOW as i64))
+                .map(|n| n as u64)
+                .map_err(|_| error)
+        };
+        if keyword.eq_ignore_ascii_case(b"WINDOW") || keyword.eq_ignore_ascii_case(b"TIMESPAN") {
+            if self.window.is_some() {
+                return Err(OptionError::OneWindow);
+            }
+            self.window = Some(if keyword.eq_ignore_ascii_case(b"WINDOW") {
+                Window::Count(length(OptionError::WindowRange)?)
+            } else {
+                Window::Time(length(OptionError::TimespanRange)?)
+            });
+        } else if keyword.eq_ignore_ascii_case(b"SLOTS") && self.slots.is_none() {
+            if self.window.is_none() {
+                return Err(OptionError::SlotsWithoutWindow);
+            }
+            let slots = integer_in(value, &(1..=MAX_SLOTS as i64));
+            self.slots = Some(slots.map_err(|_| OptionError::SlotsRange)? as u64);
+        } else {
+            return Err(OptionError::Unknown);
+        }
+        Ok(())
+    }
+
+    /// Reads every keyword/value pair of `pairs`.
+    pub fn parse(pairs: &[&[u8]]) -> Result<WindowOptions, OptionError> {
+        let mut options = WindowOptions::default();
+        for [keyword, value] in pairs.as_chunks::<2>().0 {
+            options.take(keyword, value)?;
+        }
+        Ok(options)
+    }
+
+    /// The window asked for and its slots (4 without `SLOTS`), if one was.
+    pub fn window(self) -> Option<(Window, u64)> {
+        Some((self.window?, self.slots.unwrap_or(DEFAULT_SLOTS)))
+    }
+}
+
+/// The time a write to a value of `window` is made at: the clock, read once, on a primary; on
+/// replicas and in the AOF none (the newest period held). Count windows keep no time.
+pub fn write_time(call: &Call, window: Window) -> Option<u64> {
+    match window {
+        Window::Time(_) if !call.server.replayed() => Some(call.server.now_ms()),
+        _ => None,
+    }
+}
+
+/// The time a read of a value of `window` sees it at: the clock for time windows.
+pub fn read_time(call: &Call, window: Window) -> u64 {
+    match window {
+        Window::Time(_) => call.server.now_ms(),
+        Window::Count(_) => 0,
+    }
+}
+
+/// The time a creation of a value of `window` starts its clock at: the clock on a primary; 0
+/// when replayed, the `advance` that follows it setting the primary's.
+pub fn creation_time(call: &Call, window: Window) -> u64 {
+    write_time(call, window).unwrap_or(0)
+}
+
+/// `ADVANCE`'s time: milliseconds since the Unix epoch.
+pub fn advance_time(text: &[u8]) -> Option<u64> {
+    parse_integer(text).and_then(|ms| u64::try_from(ms).ok())
+}
+
+/// Replicates a write to a value that forgets and raises `event`: as it came, unless it
+/// `opened` a period at that time — then behind `advance key <ms>` (the family's ADVANCE).
+pub fn written(
+    call: &Call,
+    advance: &'static CStr,
+    command: &'static CStr,
+    opened: Option<u64>,
+    event: &'static CStr,
+) {
+    let Some(now) = opened else {
+        call.finish_write(event);
+        return;
+    };
+    let now = now.to_string();
+    let as_it_came = Replicated {
+        command,
+        args: (1..call.args.len()).map(Arg::Own).collect(),
+    };
+    call.server
+        .written_as(&[event], &[advance_to(advance, now.as_bytes()), as_it_came]);
+}
+
+/// A new value replicated as `created` (its explicit form: nothing recomputed on replicas),
+/// raising `event`; a time window's clock follows behind `advance key <now>`.
+pub fn created(
+    call: &Call,
+    advance: &'static CStr,
+    created: Replicated,
+    window: Window,
+    now: u64,
+    event: &'static CStr,
+) {
+    if call.server.replayed() {
+        call.finish_write(event);
+        return;
+    }
+    let now = now.to_string();
+    match window {
+        Window::Time(_) => call
+            .server
+            .written_as(&[event], &[created, advance_to(advance, now.as_bytes())]),
+        Window::Count(_) => call.server.written_as(&[event], &[created]),
+    }
+}
+
+/// `<advance> key <now>`.
+fn advance_to<'a>(advance: &'static CStr, now: &'a [u8]) -> Replicated<'a> {
+    Replicated {
+        command: advance,
+        args: vec![Arg::Own(1), Arg::Bytes(now)],
+    }
+}
+
+/// The words of a window, as the explicit form of a creation spells them.
+pub fn window_words(window: Window) -> (&'static [u8], String) {
+    match window {
+        Window::Count(n) => (b"WINDOW", n.to_string()),
+        Window::Time(ms) => (b"TIMESPAN", ms.to_string()),
+    }
+}
