@@ -9,7 +9,7 @@
 //! `digits` — numbers as Redis parses them;
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
 //! `metrics` — the totals of the module's `INFO` sections; `forgetting` — what the families whose
-//! values forget share (their options, their time, how it reaches replicas).
+//! values forget share (their time, how it reaches replicas); `window_options` — their options.
 //!
 //! One folder per family (a wing): `bf/` (Bloom filters), `cf/` (Cuckoo filters), `cms/`
 //! (Count-Min sketches), `topk/` (Top-K), `tdigest/` (t-digests). Each has a file per command
@@ -51,3 +51,4 @@ pub mod tdigest;
 mod testing;
 pub mod topk;
 pub mod tracked;
+pub mod window_options;

@@ -5,7 +5,7 @@
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
-use crate::commands::forgetting::OptionError;
+use crate::commands::window_options::OptionError;
 use crate::core;
 use crate::core::cms::{IncrementError, InitError, MergeError};
 

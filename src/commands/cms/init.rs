@@ -28,10 +28,10 @@ use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::forgetting::WindowOptions;
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::window_options::WindowOptions;
 use crate::core::cms::{CellSize, CountMinSketch, Dimensions};
 use crate::core::window::Window;
 

@@ -1,0 +1,74 @@
+//! `[WINDOW n | TIMESPAN ms] [SLOTS s]`: the options that make a value that forgets (a
+//! Count-Min sketch or a Top-K; `forgetting.rs`), read the same way by every family, each
+//! wording its own errors.
+
+use super::args::integer_in;
+use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
+
+/// Why `[WINDOW n | TIMESPAN ms] [SLOTS s]` was refused; each family words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionError {
+    /// `WINDOW` outside 1 to 2^40.
+    WindowRange,
+    /// `TIMESPAN` outside 1 to 2^40.
+    TimespanRange,
+    /// `SLOTS` outside 1 to 8.
+    SlotsRange,
+    /// `SLOTS` before either.
+    SlotsWithoutWindow,
+    /// Both, or one twice.
+    OneWindow,
+    /// Another keyword, or `SLOTS` twice.
+    Unknown,
+}
+
+/// The window options read so far.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WindowOptions {
+    window: Option<Window>,
+    slots: Option<u64>,
+}
+
+impl WindowOptions {
+    /// Reads one keyword (any case) and its value.
+    pub fn take(&mut self, keyword: &[u8], value: &[u8]) -> Result<(), OptionError> {
+        let length = |error| {
+            integer_in(value, &(1..=MAX_WINDOW as i64))
+                .map(|n| n as u64)
+                .map_err(|_| error)
+        };
+        if keyword.eq_ignore_ascii_case(b"WINDOW") || keyword.eq_ignore_ascii_case(b"TIMESPAN") {
+            if self.window.is_some() {
+                return Err(OptionError::OneWindow);
+            }
+            self.window = Some(if keyword.eq_ignore_ascii_case(b"WINDOW") {
+                Window::Count(length(OptionError::WindowRange)?)
+            } else {
+                Window::Time(length(OptionError::TimespanRange)?)
+            });
+        } else if keyword.eq_ignore_ascii_case(b"SLOTS") && self.slots.is_none() {
+            if self.window.is_none() {
+                return Err(OptionError::SlotsWithoutWindow);
+            }
+            let slots = integer_in(value, &(1..=MAX_SLOTS as i64));
+            self.slots = Some(slots.map_err(|_| OptionError::SlotsRange)? as u64);
+        } else {
+            return Err(OptionError::Unknown);
+        }
+        Ok(())
+    }
+
+    /// Reads every keyword/value pair of `pairs`.
+    pub fn parse(pairs: &[&[u8]]) -> Result<WindowOptions, OptionError> {
+        let mut options = WindowOptions::default();
+        for [keyword, value] in pairs.as_chunks::<2>().0 {
+            options.take(keyword, value)?;
+        }
+        Ok(options)
+    }
+
+    /// The window asked for and its slots (4 without `SLOTS`), if one was.
+    pub fn window(self) -> Option<(Window, u64)> {
+        Some((self.window?, self.slots.unwrap_or(DEFAULT_SLOTS)))
+    }
+}
