@@ -44,8 +44,8 @@ pub struct Listed<'a> {
     pub count: u32,
 }
 
-/// The heap of a Top-K.
-#[derive(Debug, PartialEq, Eq)]
+/// The heap of a Top-K (by default one of no slots).
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Heap {
     /// `k` slots as RedisBloom saves them.
     slots: Vec<u8>,
@@ -234,6 +234,33 @@ impl Heap {
         let expelled = self.items.first_mut()?.replace(item).map(Expelled);
         self.sift_down(0);
         expelled
+    }
+
+    /// Each filled slot's fingerprint and item, by slot.
+    pub(super) fn entries(&self) -> impl Iterator<Item = (usize, u32, &[u8])> {
+        self.items.iter().enumerate().filter_map(|(slot, item)| {
+            let fp = self.fingerprints.get(slot).copied().unwrap_or(0);
+            item.as_deref().map(|item| (slot, fp, without_nul(item)))
+        })
+    }
+
+    /// Sets each filled slot's count to what `count` says of its fingerprint and item, then
+    /// makes the heap a heap again, moving slots down as `sift_down` does, from the last
+    /// parent to the root (a Top-K that forgets, when a new slot of time opens).
+    pub(super) fn recount_all(&mut self, mut count: impl FnMut(u32, &[u8]) -> u32) {
+        for slot in 0..self.items.len() {
+            let fp = self.fingerprints.get(slot).copied().unwrap_or(0);
+            let Some(Some(item)) = self.items.get(slot) else {
+                continue;
+            };
+            let new = count(fp, without_nul(item));
+            if let Some(record) = self.slots.as_chunks_mut().0.get_mut(slot) {
+                set_field(record, COUNT, new);
+            }
+        }
+        for parent in (0..self.items.len() / 2).rev() {
+            self.sift_down(parent);
+        }
     }
 
     /// `heapifyDown(start)`: on a tie between the children the left one is taken; the start

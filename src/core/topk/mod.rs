@@ -6,7 +6,8 @@
 //!   `src/topk.c`);
 //! * `heap` — the k heaviest items, moved as RedisBloom moves them;
 //! * `decay` — the decay table and where a decay chance comes from;
-//! * [`rdb`] — the RDB and DUMP format of `TopK-TYPE`.
+//! * [`rdb`] — the RDB and DUMP format of `TopK-TYPE`;
+//! * [`window`] — Top-Ks that forget (data type `tk-window`).
 //!
 //! A command checks its arguments with [`Params::new`] or [`params::increment`] before it
 //! writes anything; [`TopK::new`] asks [`crate::core::Memory`] before it allocates.
@@ -55,6 +56,7 @@ mod heap;
 pub mod params;
 pub mod rdb;
 pub mod sketch;
+pub mod window;
 
 #[cfg(test)]
 mod tests;
@@ -62,6 +64,7 @@ mod tests;
 pub use heap::{Expelled, Listed};
 pub use params::{Params, ReserveError};
 pub use sketch::TopK;
+pub use window::WindowTopK;
 
 /// An item as RedisBloom replies with it (`RedisModule_ReplyWithCString`): the bytes before
 /// its first NUL.

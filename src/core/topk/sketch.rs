@@ -284,10 +284,11 @@ struct Attempt {
 /// An item's fingerprint and its bucket in every row. The fingerprint and the first
 /// [`FIRST_ROWS`] rows are hashed in one pass, the next [`MURMUR2_ROWS`] in another, and rows
 /// past [`CACHED_ROWS`] each time they are asked for.
-struct Positions<'a> {
+pub(super) struct Positions<'a> {
     item: &'a [u8],
     width: u32,
-    fp: u32,
+    /// The item's fingerprint.
+    pub(super) fp: u32,
     cached: [usize; CACHED_ROWS],
 }
 
@@ -295,7 +296,7 @@ impl Positions<'_> {
     // Inlined into `add`: returned from a call, the positions were copied once more on the
     // stack (21 instructions a `TOPK.ADD`).
     #[inline(always)]
-    fn of<'a>(item: &'a [u8], params: &Params) -> Positions<'a> {
+    pub(super) fn of<'a>(item: &'a [u8], params: &Params) -> Positions<'a> {
         let width = params.width;
         let [fp, first_rows @ ..] = murmur2_32_seeds(item, FIRST_SEEDS);
         let mut cached = [0; CACHED_ROWS];
@@ -317,7 +318,8 @@ impl Positions<'_> {
         }
     }
 
-    fn at(&self, row: u32) -> usize {
+    /// The item's bucket in `row`.
+    pub(super) fn at(&self, row: u32) -> usize {
         match self.cached.get(row as usize) {
             Some(&at) => at,
             None => bucket_of(self.width, self.item, row),
@@ -326,7 +328,7 @@ impl Positions<'_> {
 }
 
 /// An item's fingerprint: MurmurHash2 seeded with 1919.
-fn fingerprint(item: &[u8]) -> u32 {
+pub(super) fn fingerprint(item: &[u8]) -> u32 {
     murmur2_32(item, FINGERPRINT_SEED)
 }
 
@@ -341,7 +343,8 @@ pub(super) fn bucket_bytes(params: &Params) -> Option<u64> {
         .checked_mul(BUCKET_BYTES)
 }
 
-/// What `MEMORY USAGE` counts for a Top-K of these parameters.
+/// What `MEMORY USAGE` counts for a Top-K of these parameters (its buckets of `bucket_bytes`
+/// each, its heap and its struct).
 pub(super) fn memory_usage(params: &Params) -> Option<u64> {
     bucket_bytes(params)?
         .checked_add(u64::from(params.k) * SLOT_BYTES)?

@@ -1,0 +1,522 @@
+//! Top-Ks that forget: the heaviest items of the last `n` updates (a count window) or of the
+//! last `n` milliseconds (a time window). Data type `tk-window`; RedisBloom has none.
+//!
+//! HeavyKeeper with aligned time slots: the window is cut into `slots` slots, `slot(t) = ⌊t ·
+//! slots / window⌋` (`t` the write's time in milliseconds or, for count windows, the updates —
+//! `TOPK.ADD` items, `TOPK.INCRBY` pairs — applied before it). Every bucket holds a
+//! fingerprint, the slot of its newest count (its tag) and `slots + 1` counts, one per slot,
+//! at `slot mod (slots + 1)`; its *window count* at slot `s` is the sum of its counts of the
+//! slots `s − slots ..= s`.
+//!
+//! * A write first ages each bucket it touches to its slot (clearing the counts of the slots
+//!   passed since its tag: nothing array-wide, ever), then counts as HeavyKeeper does with the
+//!   window count: an empty bucket is taken, the item's own bucket counts up, another's decays
+//!   with probability `decay^(window count)` per unit, its oldest count first, and is taken when
+//!   it reaches 0. The chances come from the same deterministic stream as the classic Top-K's
+//!   (`super::decay`), seeded by the item and its buckets' window counts.
+//! * The heap keeps the k items with the largest window counts, as RedisBloom's keeps the
+//!   heaviest: the same admission rule and the same expelled-item reply. When a write opens a
+//!   new slot, every item of the heap is counted again at that slot and the heap rebuilt.
+//! * Reads count at the reader's slot, without writing: what expired is skipped.
+//!
+//! A bucket's window count never exceeds its holder's updates of the last window and slot
+//! (barring 32-bit fingerprint collisions; decay only lowers it), and an item leaves the list
+//! at most a window and a slot after its last update.
+
+/// The RDB and DUMP format of `tk-window`.
+pub mod rdb;
+#[cfg(test)]
+mod tests;
+
+use super::decay::{self, Chances, DecayTable};
+use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
+use super::params::Params;
+use super::sketch::{fingerprint, Positions};
+use crate::core::relocate::{Mover, Relocate};
+pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
+use crate::core::{try_copy, Error, Memory};
+
+/// What `MEMORY USAGE` counts besides the buckets, the heap and the per-slot totals: the
+/// struct, its decay table included (as the classic Top-K's 2088).
+const STRUCT_BYTES: u64 = 2120;
+
+/// A Top-K's shape and window, fixed at creation and saved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shape {
+    /// k, width, depth and decay, as `TOPK.RESERVE` takes them.
+    pub params: Params,
+    /// What it forgets by, and after how long.
+    pub window: Window,
+    /// Slots per window, 1 to [`MAX_SLOTS`].
+    pub slots: u64,
+}
+
+impl Shape {
+    /// `TOPK.RESERVE key k width depth decay WINDOW|TIMESPAN n SLOTS slots`, or `None` for a
+    /// window or slots out of range (the parameters are checked already).
+    pub fn new(params: Params, window: Window, slots: u64) -> Option<Shape> {
+        let shape = Shape {
+            params,
+            window,
+            slots,
+        };
+        shape.is_valid().then_some(shape)
+    }
+
+    fn is_valid(&self) -> bool {
+        self.window.is_valid() && (1..=MAX_SLOTS).contains(&self.slots)
+    }
+
+    /// Counts per bucket: one per slot and the one straddling the window's start.
+    fn counts(&self) -> usize {
+        self.slots as usize + 1
+    }
+
+    /// Bytes of one bucket: fingerprint, tag, counts.
+    fn bucket_bytes(&self) -> usize {
+        4 + 8 + 4 * self.counts()
+    }
+
+    /// Bytes of every bucket.
+    fn buckets_bytes(&self) -> Option<u64> {
+        u64::from(self.params.width())
+            .checked_mul(u64::from(self.params.depth()))?
+            .checked_mul(self.bucket_bytes() as u64)
+    }
+
+    /// What a Top-K of this shape takes (`MEMORY USAGE`; its items are not counted, as
+    /// RedisBloom counts none).
+    pub fn memory_usage(&self) -> Option<u64> {
+        self.buckets_bytes()?
+            .checked_add(u64::from(self.params.k()) * SLOT_BYTES)?
+            .checked_add(8 * self.counts() as u64)?
+            .checked_add(STRUCT_BYTES)
+    }
+
+    /// The slot of time (or update count) `t`.
+    fn slot_of(&self, t: u64) -> u64 {
+        self.window.period_of(t, self.slots)
+    }
+}
+
+/// A Top-K that forgets. Not `Clone`: copies are fallible ([`WindowTopK::try_clone`]).
+#[derive(Debug, PartialEq)]
+pub struct WindowTopK {
+    shape: Shape,
+    /// The newest slot a write opened.
+    slot: u64,
+    /// Updates applied (count windows: their clock; 0 for time windows).
+    updates: u64,
+    /// Increments per slot, slot `s` at `s mod (slots + 1)`.
+    totals: Vec<u64>,
+    /// `width × depth` buckets, row-major, each `fp u32, tag u64, counts u32 × (slots + 1)`,
+    /// little-endian.
+    buckets: Vec<u8>,
+    heap: Heap,
+    table: DecayTable,
+}
+
+impl Relocate for WindowTopK {
+    fn relocate(&mut self, mover: &mut impl Mover) {
+        mover.vector(&mut self.totals);
+        mover.vector(&mut self.buckets);
+        self.table.relocate(mover);
+        self.heap.relocate(mover);
+    }
+}
+
+impl WindowTopK {
+    /// An empty Top-K of `shape`, its clock at `now` (milliseconds; count windows start at
+    /// 0). `OverLimit` or `OutOfMemory` when `memory` refuses its size, before allocating.
+    pub fn new(shape: Shape, now: u64, memory: &Memory) -> Result<WindowTopK, Error> {
+        memory.check(shape.memory_usage().ok_or(Error::OutOfMemory)?)?;
+        let buckets = memory.array(shape.buckets_bytes().ok_or(Error::OutOfMemory)?)?;
+        let heap = Heap::empty(shape.params.k(), memory)?;
+        let slot = match shape.window {
+            Window::Count(_) => 0,
+            Window::Time(_) => shape.slot_of(now),
+        };
+        WindowTopK::from_parts(shape, slot, 0, zeroed_totals(&shape)?, buckets, heap)
+    }
+
+    /// A Top-K from its checked shape and its parts; `BadEncoding` unless they fit the shape.
+    fn from_parts(
+        shape: Shape,
+        slot: u64,
+        updates: u64,
+        totals: Vec<u64>,
+        buckets: Vec<u8>,
+        heap: Heap,
+    ) -> Result<WindowTopK, Error> {
+        if shape.buckets_bytes() != Some(buckets.len() as u64) || totals.len() != shape.counts() {
+            return Err(Error::BadEncoding);
+        }
+        Ok(WindowTopK {
+            shape,
+            slot,
+            updates,
+            totals,
+            buckets,
+            heap,
+            table: DecayTable::new(shape.params.decay())?,
+        })
+    }
+
+    /// An independent copy (`COPY`), or `OutOfMemory`.
+    pub fn try_clone(&self) -> Result<WindowTopK, Error> {
+        let mut totals = zeroed_totals(&self.shape)?;
+        totals.copy_from_slice(&self.totals);
+        WindowTopK::from_parts(
+            self.shape,
+            self.slot,
+            self.updates,
+            totals,
+            try_copy(&self.buckets)?,
+            self.heap.try_clone()?,
+        )
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// What `MEMORY USAGE` counts.
+    pub fn memory_usage(&self) -> u64 {
+        self.shape.memory_usage().unwrap_or(u64::MAX)
+    }
+
+    /// The newest slot a write opened.
+    pub fn slot(&self) -> u64 {
+        self.slot
+    }
+
+    /// Updates applied (count windows), or 0.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// Whether a write at `now` (milliseconds) would open a new slot of a time window: such
+    /// a write must reach replicas with its time.
+    pub fn opens_slot(&self, now: u64) -> bool {
+        matches!(self.shape.window, Window::Time(_)) && self.shape.slot_of(now) > self.slot
+    }
+
+    /// Moves a time window's clock to `now` (milliseconds): what a replica does before a write
+    /// its primary made in a new slot. Never moves it back.
+    pub fn advance_to(&mut self, now: u64) {
+        if let Window::Time(_) = self.shape.window {
+            self.open(self.shape.slot_of(now));
+        }
+    }
+
+    /// `TOPK.ADD` (increment 1) or one pair of `TOPK.INCRBY`, at time `now` (milliseconds;
+    /// `None`: at the newest slot held, as a replayed write) or, for count windows, at the next
+    /// update: counts the item in its bucket of every row, then updates the heap as RedisBloom
+    /// does with the item's window count. Returns the item expelled, if any.
+    ///
+    /// `OutOfMemory` if the item's copy for the heap cannot be made; the buckets have then
+    /// been counted already.
+    pub fn add(
+        &mut self,
+        item: &[u8],
+        increment: u32,
+        now: Option<u64>,
+    ) -> Result<Option<Expelled>, Error> {
+        let slot = self.write_slot(now);
+        self.open(slot);
+        if let Window::Count(_) = self.shape.window {
+            self.updates += 1;
+        }
+        let at = self.slot_index(slot);
+        if let Some(total) = self.totals.get_mut(at) {
+            *total = total.saturating_add(u64::from(increment));
+        }
+        let positions = Positions::of(item, &self.shape.params);
+        let fp = positions.fp;
+        let heap_min = self.heap.min_count();
+        let mut chances = None;
+        let mut max_count = 0u64;
+        for row in 0..self.shape.params.depth() {
+            let bucket = positions.at(row);
+            self.age(bucket, slot);
+            let held = self.window_count(bucket, slot);
+            let (holder, _) = self.holder(bucket);
+            if held == 0 || holder == fp {
+                self.take(bucket, fp, at, increment);
+            } else {
+                let chances = chances
+                    .get_or_insert_with(|| Chances::seeded(fp, self.digest_of(&positions, slot)));
+                self.decay(bucket, fp, at, held, increment, chances);
+            }
+            if self.holder(bucket).0 == fp {
+                max_count = max_count.max(self.window_count(bucket, slot));
+            }
+        }
+        let max_count = u32::try_from(max_count).unwrap_or(u32::MAX);
+        if max_count < heap_min {
+            return Ok(None);
+        }
+        if let Some(heap_slot) = self.heap.find(fp, item) {
+            self.heap.recount(heap_slot, max_count);
+            return Ok(None);
+        }
+        let mut stored = Vec::new();
+        stored
+            .try_reserve_exact(item.len() + 1)
+            .map_err(|_| Error::OutOfMemory)?;
+        stored.extend_from_slice(item);
+        stored.push(0);
+        Ok(self.heap.replace_min(fp, stored, max_count))
+    }
+
+    /// `TOPK.QUERY` at time `now`: whether the item is in the heap with a window count above 0.
+    pub fn query(&self, item: &[u8], now: u64) -> bool {
+        let fp = fingerprint(item);
+        self.heap.find(fp, item).is_some() && self.count(item, now) > 0
+    }
+
+    /// `TOPK.COUNT` at time `now`: the largest window count of the item's buckets that hold
+    /// its fingerprint.
+    pub fn count(&self, item: &[u8], now: u64) -> u32 {
+        self.item_count(item, self.read_slot(now))
+    }
+
+    /// `TOPK.LIST` at time `now`: the heap's items by window count, largest first, ties in
+    /// heap order, without those of count 0.
+    pub fn list(&self, now: u64) -> Result<Vec<Listed<'_>>, Error> {
+        let slot = self.read_slot(now);
+        let mut listed = Vec::new();
+        listed
+            .try_reserve_exact(self.shape.params.k() as usize)
+            .map_err(|_| Error::OutOfMemory)?;
+        let counted = self.heap.entries().map(|(heap_slot, _, item)| {
+            let count = self.item_count(item, slot);
+            (heap_slot, Listed { item, count })
+        });
+        listed.extend(counted.filter(|(_, listed)| listed.count > 0));
+        listed.sort_unstable_by_key(|&(heap_slot, listed)| {
+            (std::cmp::Reverse(listed.count), heap_slot)
+        });
+        Ok(listed.into_iter().map(|(_, listed)| listed).collect())
+    }
+
+    /// The increments of the window at time `now` (`TOPK.INFO`'s `window_count`).
+    pub fn window_total(&self, now: u64) -> u64 {
+        let oldest = self.read_slot(now).saturating_sub(self.shape.slots);
+        (oldest.max(self.slot.saturating_sub(self.shape.slots))..=self.slot)
+            .filter_map(|slot| self.totals.get(self.slot_index(slot)))
+            .fold(0, |sum, &total| sum.saturating_add(total))
+    }
+
+    /// The slot a write at `now` is made in.
+    fn write_slot(&self, now: Option<u64>) -> u64 {
+        match (self.shape.window, now) {
+            (Window::Count(_), _) => self.shape.slot_of(self.updates).max(self.slot),
+            (Window::Time(_), Some(now)) => self.shape.slot_of(now).max(self.slot),
+            (Window::Time(_), None) => self.slot,
+        }
+    }
+
+    /// The slot a read at `now` sees: never before the newest held.
+    fn read_slot(&self, now: u64) -> u64 {
+        self.write_slot(Some(now))
+    }
+
+    fn slot_index(&self, slot: u64) -> usize {
+        (slot % self.shape.counts() as u64) as usize
+    }
+
+    /// Opens `slot` (nothing if it is not newer): the totals of the slots passed are cleared,
+    /// and every item of the heap counted again at it.
+    fn open(&mut self, slot: u64) {
+        if slot <= self.slot {
+            return;
+        }
+        let passed = (slot - self.slot).min(self.shape.counts() as u64);
+        for step in 1..=passed {
+            let at = self.slot_index(self.slot + step);
+            if let Some(total) = self.totals.get_mut(at) {
+                *total = 0;
+            }
+        }
+        self.slot = slot;
+        let mut heap = std::mem::take(&mut self.heap);
+        heap.recount_all(|_, item| self.item_count(item, slot));
+        self.heap = heap;
+    }
+
+    /// The largest window count at `slot` of the item's buckets that hold its fingerprint.
+    fn item_count(&self, item: &[u8], slot: u64) -> u32 {
+        let positions = Positions::of(item, &self.shape.params);
+        let count = (0..self.shape.params.depth())
+            .map(|row| positions.at(row))
+            .filter(|&bucket| self.holder(bucket).0 == positions.fp)
+            .map(|bucket| self.window_count(bucket, slot))
+            .max()
+            .unwrap_or(0);
+        u32::try_from(count).unwrap_or(u32::MAX)
+    }
+
+    /// The bucket's fingerprint and tag.
+    fn holder(&self, bucket: usize) -> (u32, u64) {
+        let record = self.record(bucket);
+        let fp = record.get(..4).and_then(|b| b.try_into().ok());
+        let tag = record.get(4..12).and_then(|b| b.try_into().ok());
+        (
+            fp.map_or(0, u32::from_le_bytes),
+            tag.map_or(0, u64::from_le_bytes),
+        )
+    }
+
+    fn record(&self, bucket: usize) -> &[u8] {
+        let size = self.shape.bucket_bytes();
+        self.buckets
+            .get(bucket * size..(bucket + 1) * size)
+            .unwrap_or(&[])
+    }
+
+    fn record_mut(&mut self, bucket: usize) -> &mut [u8] {
+        let size = self.shape.bucket_bytes();
+        self.buckets
+            .get_mut(bucket * size..(bucket + 1) * size)
+            .unwrap_or(&mut [])
+    }
+
+    /// The bucket's count of slot index `at`.
+    fn slot_count(&self, bucket: usize, at: usize) -> u32 {
+        let bytes = self.record(bucket).get(12 + 4 * at..16 + 4 * at);
+        bytes
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    }
+
+    fn set_slot_count(&mut self, bucket: usize, at: usize, count: u32) {
+        if let Some(bytes) = self.record_mut(bucket).get_mut(12 + 4 * at..16 + 4 * at) {
+            bytes.copy_from_slice(&count.to_le_bytes());
+        }
+    }
+
+    fn set_holder(&mut self, bucket: usize, fp: u32, tag: u64) {
+        let record = self.record_mut(bucket);
+        if let Some(bytes) = record.get_mut(..4) {
+            bytes.copy_from_slice(&fp.to_le_bytes());
+        }
+        if let Some(bytes) = record.get_mut(4..12) {
+            bytes.copy_from_slice(&tag.to_le_bytes());
+        }
+    }
+
+    /// The bucket's window count at `slot` (not before its tag): its counts of the slots
+    /// `slot − slots ..= tag`.
+    fn window_count(&self, bucket: usize, slot: u64) -> u64 {
+        let (_, tag) = self.holder(bucket);
+        let oldest = slot.saturating_sub(self.shape.slots);
+        (oldest.max(tag.saturating_sub(self.shape.slots))..=tag)
+            .take(self.shape.counts())
+            .map(|s| u64::from(self.slot_count(bucket, self.slot_index(s))))
+            .sum()
+    }
+
+    /// Brings the bucket to `slot`: the counts of the slots since its tag are cleared.
+    fn age(&mut self, bucket: usize, slot: u64) {
+        let (fp, tag) = self.holder(bucket);
+        if tag >= slot {
+            return;
+        }
+        let passed = (slot - tag).min(self.shape.counts() as u64);
+        for step in 1..=passed {
+            let at = self.slot_index(tag + step);
+            self.set_slot_count(bucket, at, 0);
+        }
+        self.set_holder(bucket, fp, slot);
+    }
+
+    /// The item `fp` counts `increment` in its own (or an empty) aged bucket, at slot index
+    /// `at`.
+    fn take(&mut self, bucket: usize, fp: u32, at: usize, increment: u32) {
+        let (_, tag) = self.holder(bucket);
+        self.set_holder(bucket, fp, tag);
+        let count = self.slot_count(bucket, at).saturating_add(increment);
+        self.set_slot_count(bucket, at, count);
+    }
+
+    /// Spends `increment` on an aged bucket held by another fingerprint, whose window count
+    /// is `held`: each unit decrements its oldest count with probability `decay^held`; the
+    /// item takes the bucket, with the units left (the one that emptied it included), when it
+    /// reaches 0.
+    fn decay(
+        &mut self,
+        bucket: usize,
+        fp: u32,
+        at: usize,
+        mut held: u64,
+        increment: u32,
+        chances: &mut Chances,
+    ) {
+        if self.shape.params.decay() >= 1.0 {
+            // Every unit decrements: the loop below in closed form, drawing nothing.
+            let spent = u64::from(increment).min(held);
+            self.decrement_oldest(bucket, at, spent);
+            if spent == held {
+                self.take(bucket, fp, at, increment - (spent as u32 - 1));
+            }
+            return;
+        }
+        let mut remaining = increment;
+        while remaining > 0 {
+            let probability = self
+                .table
+                .probability(u32::try_from(held).unwrap_or(u32::MAX));
+            if probability <= 0.0 {
+                return;
+            }
+            if chances.next() < probability {
+                self.decrement_oldest(bucket, at, 1);
+                held -= 1;
+                if held == 0 {
+                    self.take(bucket, fp, at, remaining);
+                    return;
+                }
+            }
+            remaining -= 1;
+        }
+    }
+
+    /// Takes `units` from the bucket's counts, oldest first (the slot after `at` is the
+    /// oldest).
+    fn decrement_oldest(&mut self, bucket: usize, at: usize, mut units: u64) {
+        let counts = self.shape.counts();
+        for back in 1..=counts {
+            if units == 0 {
+                return;
+            }
+            let index = (at + back) % counts;
+            let count = self.slot_count(bucket, index);
+            let taken = u64::from(count).min(units);
+            self.set_slot_count(bucket, index, count - taken as u32);
+            units -= taken;
+        }
+    }
+
+    /// A digest of the item's buckets at `slot`: fingerprints and window counts.
+    fn digest_of(&self, positions: &Positions, slot: u64) -> u64 {
+        decay::digest((0..self.shape.params.depth()).map(|row| {
+            let bucket = positions.at(row);
+            let count = self.window_count(bucket, slot);
+            (
+                self.holder(bucket).0,
+                u32::try_from(count).unwrap_or(u32::MAX),
+            )
+        }))
+    }
+}
+
+fn zeroed_totals(shape: &Shape) -> Result<Vec<u64>, Error> {
+    let mut totals = Vec::new();
+    totals
+        .try_reserve_exact(shape.counts())
+        .map_err(|_| Error::OutOfMemory)?;
+    totals.resize(shape.counts(), 0);
+    Ok(totals)
+}

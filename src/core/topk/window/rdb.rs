@@ -1,0 +1,108 @@
+//! A Top-K that forgets as RDB fields (see `core::rdb`), data type `tk-window`, encoding
+//! version 0: kind (0 count, 1 time), window (updates or milliseconds), slots, k, width, depth
+//! as unsigned integers, decay as a double, the newest slot and the updates applied (count
+//! windows) as unsigned integers; then the per-slot totals, one string of `slots + 1`
+//! little-endian `u64`; the buckets, `width × depth` records of `fp u32, tag u64, counts u32 ×
+//! (slots + 1)` little-endian, as strings of at most 16 MiB; then the heap as the classic
+//! Top-K saves it (`super::super::rdb`): one string of `24 × k` bytes, and per slot its item
+//! followed by one NUL.
+//!
+//! Every field is checked before anything is sized from it, and the whole value's size
+//! against the memory limits before the first string is read. The decay table is rebuilt
+//! from the decay.
+
+use super::{zeroed_totals, Shape, Window, WindowTopK};
+use crate::core::le::LeReader;
+use crate::core::rdb::{load_array, save_array, RdbRead, RdbWrite};
+use crate::core::topk::heap::Heap;
+use crate::core::topk::params::Params;
+use crate::core::{Error, Memory};
+
+/// The encoding version written and loaded.
+pub const ENCODING_VERSION: i32 = 0;
+
+const KIND_COUNT: u64 = 0;
+const KIND_TIME: u64 = 1;
+
+/// Saves a Top-K that forgets.
+pub fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
+    let shape = topk.shape;
+    let (kind, length) = match shape.window {
+        Window::Count(n) => (KIND_COUNT, n),
+        Window::Time(ms) => (KIND_TIME, ms),
+    };
+    let params = shape.params;
+    for field in [
+        kind,
+        length,
+        shape.slots,
+        u64::from(params.k()),
+        u64::from(params.width()),
+        u64::from(params.depth()),
+    ] {
+        out.unsigned(field);
+    }
+    out.double(params.decay());
+    out.unsigned(topk.slot);
+    out.unsigned(topk.updates);
+    let totals: Vec<u8> = topk.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
+    out.bytes(&totals);
+    save_array(&topk.buckets, out);
+    out.bytes(topk.heap.saved_slots());
+    for item in topk.heap.saved_items() {
+        out.bytes(item);
+    }
+}
+
+/// Loads a value of encoding version `encver`. `BadEncoding` for another version or any
+/// field out of range; `OverLimit`/`OutOfMemory` when `memory` refuses the size the fields
+/// announce, before the buckets are read.
+pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<WindowTopK, Error> {
+    if encver != ENCODING_VERSION {
+        return Err(Error::BadEncoding);
+    }
+    let kind = input.unsigned()?;
+    let length = input.unsigned()?;
+    let window = match kind {
+        KIND_COUNT => Window::Count(length),
+        KIND_TIME => Window::Time(length),
+        _ => return Err(Error::BadEncoding),
+    };
+    let slots = input.unsigned()?;
+    let mut dimension = || -> Result<i64, Error> {
+        i64::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)
+    };
+    let (k, width, depth) = (dimension()?, dimension()?, dimension()?);
+    let params = Params::new(k, width, depth, input.double()?).map_err(|_| Error::BadEncoding)?;
+    let shape = Shape::new(params, window, slots).ok_or(Error::BadEncoding)?;
+    let slot = input.unsigned()?;
+    let updates = input.unsigned()?;
+    if matches!(window, Window::Time(_)) && updates != 0 {
+        return Err(Error::BadEncoding);
+    }
+    memory.check(shape.memory_usage().ok_or(Error::BadEncoding)?)?;
+    let saved_totals = input.bytes()?;
+    let mut totals = zeroed_totals(&shape)?;
+    if saved_totals.len() != 8 * totals.len() {
+        return Err(Error::BadEncoding);
+    }
+    let mut reader = LeReader(&saved_totals);
+    for total in &mut totals {
+        *total = reader.u64()?;
+    }
+    let buckets = load_array(
+        input,
+        shape.buckets_bytes().ok_or(Error::BadEncoding)?,
+        memory,
+    )?;
+    let heap_slots = input.bytes()?;
+    let mut items = Vec::new();
+    items
+        .try_reserve_exact(params.k() as usize)
+        .map_err(|_| Error::OutOfMemory)?;
+    for _ in 0..params.k() {
+        items.push(Some(input.bytes()?));
+    }
+    let heap = Heap::from_saved(heap_slots, items)?;
+    WindowTopK::from_parts(shape, slot, updates, totals, buckets, heap)
+}
