@@ -1,7 +1,8 @@
 //! Test harness: a real server with the module loaded (`server`), a client that keeps every
 //! RESP distinction (`resp`), the server features tests depend on (`feature`), differential
 //! tests against RedisBloom (`diff`), COMMAND DOCS read as RedisBloom's flow tests read it
-//! (`docs`), the persistence checks every family shares (`persist`), a random stream of every
+//! (`docs`), the persistence checks every family shares (`persist`) and every value that forgets
+//! (`forgetting`), a random stream of every
 //! family's writes (`mixed`), and helpers per family (`bf`, `cf`, `cms`, `topk`, `tdigest`,
 //! and `valkey_bloom` for valkey-bloom's filters).
 //!
@@ -21,6 +22,7 @@ pub mod cms;
 mod diff;
 mod docs;
 pub mod feature;
+pub mod forgetting;
 pub mod mixed;
 pub mod persist;
 mod resp;

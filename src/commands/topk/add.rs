@@ -15,8 +15,13 @@
 //! replicates the command, and sends an array cut short after the error, so that its client
 //! reads the next reply as the missing elements; with a single pair both reply `[error]`,
 //! which RedisBloom's and redis-py's tests expect.
+//!
+//! Ours, on a Top-K that forgets: every item is counted at the write's time (`window.rs`), and
+//! its window count is what the heap compares.
 
-use super::{errors, topk_to_write};
+use std::ffi::CStr;
+
+use super::{errors, topk_to_write, window, Topk};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
@@ -24,7 +29,9 @@ use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_AND_ITEMS, KEY_ARG,
 };
-use crate::core::topk::{c_string, params, TopK};
+use crate::commands::tracked::Tracked;
+use crate::core::topk::{c_string, params, Expelled, TopK, WindowTopK};
+use crate::core::Error;
 
 pub static ADD: CommandSpec = CommandSpec {
     name: "topk.add",
@@ -67,20 +74,18 @@ pub static INCRBY: CommandSpec = CommandSpec {
 
 fn add(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    let mut topk = topk_to_write(&mut key)?;
+    let topk = topk_to_write(&mut key)?;
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out.array(items.len());
-    for item in items {
-        count(call, &mut topk, item, 1);
-    }
-    call.finish_write(c"topk.add");
+    let pairs = items.iter().map(|item| (*item, 1));
+    count_all(call, topk, pairs, c"TOPK.ADD", c"topk.add");
     Ok(Reply::Sent)
 }
 
 fn incrby(call: &Call) -> CommandResult {
     call.require_arity(call.args.len().is_multiple_of(2))?;
     let mut key = call.open_for_write()?;
-    let mut topk = topk_to_write(&mut key)?;
+    let topk = topk_to_write(&mut key)?;
     let pairs = call.args.get(2..).unwrap_or(&[]).len() / 2;
     let Ok(pairs) = parse(call.args) else {
         call.out.array(pairs);
@@ -88,16 +93,41 @@ fn incrby(call: &Call) -> CommandResult {
         return Ok(Reply::Sent);
     };
     call.out.array(pairs.len());
-    for (item, increment) in pairs {
-        count(call, &mut topk, item, increment);
-    }
-    call.finish_write(c"topk.incrby");
+    count_all(call, topk, pairs, c"TOPK.INCRBY", c"topk.incrby");
     Ok(Reply::Sent)
 }
 
-/// Counts one item and writes its element of the reply.
-fn count(call: &Call, topk: &mut TopK, item: &[u8], increment: u32) {
-    match topk.add(item, increment) {
+/// Counts each item by its increment, writing its element of the reply, then replicates the
+/// write: as it came, or (ours) behind TOPK.ADVANCE when it opened a slot of a Top-K that
+/// forgets by time (`window.rs`), where every item is counted at the write's time.
+fn count_all<'a>(
+    call: &Call,
+    topk: Topk<Tracked<TopK>, Tracked<WindowTopK>>,
+    pairs: impl Iterator<Item = (&'a [u8], u32)>,
+    command: &'static CStr,
+    event: &'static CStr,
+) {
+    match topk {
+        Topk::Classic(mut topk) => {
+            for (item, increment) in pairs {
+                reply(call, topk.add(item, increment));
+            }
+            call.finish_write(event);
+        }
+        Topk::Window(mut topk) => {
+            let now = window::write_time(call, &topk);
+            let opened = now.filter(|&now| topk.opens_slot(now));
+            for (item, increment) in pairs {
+                reply(call, topk.add(item, increment, now));
+            }
+            window::written(call, command, opened, event);
+        }
+    }
+}
+
+/// One item's element of the reply: the item it expelled, or null.
+fn reply(call: &Call, counted: Result<Option<Expelled>, Error>) {
+    match counted {
         Ok(None) => call.out.scalar(Scalar::Null),
         Ok(Some(expelled)) => call.out.bulk(c_string(expelled.item())),
         Err(error) => call.out.error(errors::text(error)),

@@ -5,6 +5,7 @@
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
+use crate::commands::window_options::OptionError;
 use crate::core;
 use crate::core::topk::ReserveError;
 
@@ -18,6 +19,21 @@ const INVALID_K: &CStr = c"TopK: invalid k";
 const INVALID_WIDTH: &CStr = c"TopK: invalid width";
 const INVALID_DEPTH: &CStr = c"TopK: invalid depth";
 const INVALID_DECAY: &CStr = c"TopK: invalid decay value. must be '<= 1' & '> 0'";
+
+/// Ours: the options of Top-Ks that forget (`window.rs`).
+const WINDOW_RANGE: &CStr = c"TopK: WINDOW must be an integer in the range [1, 1099511627776]";
+const TIMESPAN_RANGE: &CStr =
+    c"TopK: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]";
+const SLOTS_RANGE: &CStr = c"TopK: SLOTS must be an integer in the range [1, 8]";
+const SLOTS_WITHOUT_WINDOW: &CStr = c"TopK: SLOTS needs WINDOW or TIMESPAN before it";
+const ONE_WINDOW: &CStr = c"TopK: a Top-K forgets by one of WINDOW or TIMESPAN, given once";
+const UNKNOWN_ARGUMENT: &CStr = c"TopK: unknown argument";
+/// Ours: TOPK.ADVANCE from a client.
+pub const ADVANCE_FROM_CLIENT: &CStr =
+    c"ERR TOPK.ADVANCE is accepted only from a primary's replication stream or an AOF";
+pub const BAD_TIME: &CStr = c"ERR the time must be milliseconds since the Unix epoch";
+/// Ours: TOPK.ADVANCE on a Top-K that does not forget.
+pub const NOT_A_WINDOW: &CStr = c"TopK: the key holds no Top-K that forgets";
 
 const INSUFFICIENT_MEMORY: &CStr = c"ERR Insufficient memory to create topk data structure";
 /// Ours, worded as valkey-bloom words its per-object limit (`bf-memory-usage-limit`).
@@ -44,6 +60,18 @@ pub fn reserve(error: ReserveError) -> Failure {
         ReserveError::Width => INVALID_WIDTH,
         ReserveError::Depth => INVALID_DEPTH,
         ReserveError::Decay => INVALID_DECAY,
+    })
+}
+
+/// Why the window options of TOPK.RESERVE were refused.
+pub fn window_option(error: OptionError) -> Failure {
+    Failure::Message(match error {
+        OptionError::WindowRange => WINDOW_RANGE,
+        OptionError::TimespanRange => TIMESPAN_RANGE,
+        OptionError::SlotsRange => SLOTS_RANGE,
+        OptionError::SlotsWithoutWindow => SLOTS_WITHOUT_WINDOW,
+        OptionError::OneWindow => ONE_WINDOW,
+        OptionError::Unknown => UNKNOWN_ARGUMENT,
     })
 }
 

@@ -1,5 +1,8 @@
 //! `TOPK.LIST key [WITHCOUNT]`
 //!
+//! Ours, on a Top-K that forgets: its items by their window counts at the reader's time
+//! (`window.rs`).
+//!
 //! The top k items, largest count first, ties in the heap's order, without those of count 0:
 //! a flat array of items, or of item and count pairs with WITHCOUNT (the same in RESP3);
 //! each item a bulk string cut at its first NUL, as RedisBloom sends it. Errors: arity (2 or
@@ -10,7 +13,7 @@
 //! WITHCOUNT in any case, the empty one included, turns counts on, and so does WITHCOUNT
 //! followed by a NUL and anything after it.
 
-use super::{errors, topk_to_read};
+use super::{errors, topk_to_read, window, Topk};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
@@ -42,8 +45,11 @@ fn list(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() <= 3)?;
     let with_count = parse(call.args)?;
     let key = call.open_for_read()?;
-    let topk = topk_to_read(&key)?;
-    let listed = topk.list().map_err(errors::fail)?;
+    let listed = match topk_to_read(&key)? {
+        Topk::Classic(topk) => topk.list(),
+        Topk::Window(topk) => topk.list(window::read_time(call, topk)),
+    };
+    let listed = listed.map_err(errors::fail)?;
     call.out
         .array(listed.len() * if with_count { 2 } else { 1 });
     for entry in listed {

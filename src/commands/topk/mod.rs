@@ -17,26 +17,34 @@ mod info;
 mod list;
 mod query;
 mod reserve;
+mod window;
 
 pub use add::{ADD, INCRBY};
 pub use info::INFO;
 pub use list::LIST;
 pub use query::{COUNT, QUERY};
 pub use reserve::RESERVE;
+pub use window::ADVANCE;
 /// The argument parsers, pure functions of the arguments (fuzzed).
-pub use {add::parse as parse_incrby, list::parse as parse_list, reserve::parse as parse_reserve};
+pub use {
+    add::parse as parse_incrby,
+    list::parse as parse_list,
+    reserve::{parse as parse_reserve, ReserveArgs},
+};
 
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
-use crate::core::topk::TopK;
+use crate::core::topk::{TopK, WindowTopK};
 
 /// The Top-K family, as the glue registers it.
 pub static FAMILY: Family = Family {
     acl_category: "topk",
-    commands: &[&RESERVE, &ADD, &INCRBY, &QUERY, &COUNT, &LIST, &INFO],
+    commands: &[
+        &RESERVE, &ADD, &INCRBY, &QUERY, &COUNT, &LIST, &INFO, &ADVANCE,
+    ],
     settings: &[],
     totals: &TOTALS,
     info: InfoSection {
@@ -86,15 +94,64 @@ impl Measured for TopK {
     }
 }
 
+/// A Top-Ks that forgets counts as one of its parameters, which no write changes either.
+impl Measured for WindowTopK {
+    fn changed_by_writes() -> bool {
+        false
+    }
+
+    fn footprint(&self) -> Footprint {
+        let params = self.shape().params;
+        let mut counts = [0; COUNTS];
+        counts[K] = u64::from(params.k());
+        counts[BUCKETS] = u64::from(params.width()) * u64::from(params.depth());
+        Footprint {
+            bytes: self.memory_usage(),
+            counts,
+        }
+    }
+
+    fn totals() -> &'static Totals {
+        &TOTALS
+    }
+}
+
+/// A Top-K: RedisBloom's, or one that forgets (`window.rs`).
+#[derive(Clone, Copy)]
+enum Topk<C, W> {
+    Classic(C),
+    Window(W),
+}
+
 /// The Top-K at a key opened for writing, or RedisBloom's `TopK: key does not exist` /
 /// `WRONGTYPE`.
-fn topk_to_write<'k>(key: &'k mut WriteKey) -> Result<Tracked<'k, TopK>, Failure> {
-    key.lookup().or_missing(errors::NOT_FOUND)
+fn topk_to_write<'k>(
+    key: &'k mut WriteKey,
+) -> Result<Topk<Tracked<'k, TopK>, Tracked<'k, WindowTopK>>, Failure> {
+    key.lookup_as(|value| {
+        if value.is::<TopK>() {
+            value
+                .downcast_mut()
+                .map(|topk| Topk::Classic(Tracked::new(topk)))
+        } else {
+            value
+                .downcast_mut()
+                .map(|topk| Topk::Window(Tracked::new(topk)))
+        }
+    })
+    .or_missing(errors::NOT_FOUND)
 }
 
 /// The Top-K at a key opened for reading (as [`topk_to_write`]).
-fn topk_to_read<'k>(key: &'k ReadKey) -> Result<&'k TopK, Failure> {
-    key.lookup().or_missing(errors::NOT_FOUND)
+fn topk_to_read<'k>(key: &'k ReadKey) -> Result<Topk<&'k TopK, &'k WindowTopK>, Failure> {
+    key.lookup_as(|value| {
+        if let Some(topk) = value.downcast_ref() {
+            Some(Topk::Classic(topk))
+        } else {
+            value.downcast_ref().map(Topk::Window)
+        }
+    })
+    .or_missing(errors::NOT_FOUND)
 }
 
 #[cfg(test)]

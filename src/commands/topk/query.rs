@@ -7,12 +7,12 @@
 //! least the smallest count there. Errors: `TopK: key does not exist`, `WRONGTYPE`. Read-only
 //! (RedisBloom 2.8 flagged TOPK.COUNT `write`, so a read-only replica refused it; 8.x does not).
 
-use super::topk_to_read;
+use super::{topk_to_read, window, Topk};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEMS};
-use crate::core::topk::TopK;
+use crate::core::topk::{TopK, WindowTopK};
 
 pub static QUERY: CommandSpec = CommandSpec {
     name: "topk.query",
@@ -43,19 +43,34 @@ pub static COUNT: CommandSpec = CommandSpec {
 };
 
 fn query(call: &Call) -> CommandResult {
-    each_item(call, |topk, item| Scalar::Bool(topk.query(item)))
+    each_item(call, |topk, item| {
+        Scalar::Bool(match topk {
+            Topk::Classic(topk) => topk.query(item),
+            Topk::Window((topk, now)) => topk.query(item, now),
+        })
+    })
 }
 
 fn count(call: &Call) -> CommandResult {
     each_item(call, |topk, item| {
-        Scalar::Integer(i64::from(topk.count(item)))
+        Scalar::Integer(i64::from(match topk {
+            Topk::Classic(topk) => topk.count(item),
+            Topk::Window((topk, now)) => topk.count(item, now),
+        }))
     })
 }
 
-/// The Top-K's `answer` about each item (arguments 2 on), as an array.
-fn each_item(call: &Call, answer: impl Fn(&TopK, &[u8]) -> Scalar) -> CommandResult {
+/// The Top-K's `answer` about each item (arguments 2 on), as an array; a Top-K that forgets
+/// with the reader's time.
+fn each_item(
+    call: &Call,
+    answer: impl Fn(Topk<&TopK, (&WindowTopK, u64)>, &[u8]) -> Scalar,
+) -> CommandResult {
     let key = call.open_for_read()?;
-    let topk = topk_to_read(&key)?;
+    let topk = match topk_to_read(&key)? {
+        Topk::Classic(topk) => Topk::Classic(topk),
+        Topk::Window(topk) => Topk::Window((topk, window::read_time(call, topk))),
+    };
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out.array(items.len());
     for item in items {

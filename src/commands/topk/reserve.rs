@@ -9,8 +9,16 @@
 //! `ERR Insufficient memory to create topk data structure` (more than the machine holds), or
 //! `ERR operation exceeds topk object memory limit` (`bf-memory-usage-limit`), both before
 //! anything is allocated. Replicated verbatim; keyspace event `topk.reserve`.
+//!
+//! Ours: `[WINDOW n | TIMESPAN ms] [SLOTS s]` after RedisBloom's arguments makes a Top-K that
+//! keeps the heaviest items of the last `n` updates or `ms` milliseconds, its window cut into
+//! `s` slots (1 to 8, default 4; `window.rs`), replicated in its explicit form; arity 5, 7, 8
+//! or 10, which RedisBloom answers with an arity error. Errors of the options: `TopK: WINDOW
+//! must be…`, `TopK: TIMESPAN must be…`, `TopK: SLOTS must be…`, `TopK: SLOTS needs WINDOW or
+//! TIMESPAN before it`, `TopK: a Top-K forgets by one of WINDOW or TIMESPAN, given once`,
+//! `TopK: unknown argument`.
 
-use super::errors;
+use super::{errors, window};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
@@ -18,7 +26,9 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::window_options::WindowOptions;
 use crate::core::topk::{Params, TopK};
+use crate::core::window::Window;
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "topk.reserve",
@@ -42,34 +52,66 @@ pub static RESERVE: CommandSpec = CommandSpec {
             ]),
         )
         .optional(),
+        ArgSpec::new(
+            "window",
+            ArgKind::OneOf(&[
+                ArgSpec::new("count", ArgKind::Integer).token("WINDOW"),
+                ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
+            ]),
+        )
+        .optional(),
+        ArgSpec::new("slots", ArgKind::Integer)
+            .token("SLOTS")
+            .optional(),
     ],
     run: reserve,
 };
 
 fn reserve(call: &Call) -> CommandResult {
-    call.require_arity(matches!(call.args.len(), 3 | 6))?;
+    // RedisBloom's 3 or 6 arguments; ours, 2 or 4 more.
+    call.require_arity(matches!(call.args.len(), 3 | 5 | 6 | 7 | 8 | 10))?;
     let mut key = call.open_for_write()?;
-    if !matches!(key.lookup::<TopK>(), Lookup::Missing) {
+    if !matches!(key.peek(|_| true), Lookup::Missing) {
         return Err(Failure::Message(errors::KEY_EXISTS));
     }
-    let params = parse(call.args)?;
+    let ReserveArgs { params, window } = parse(call.args)?;
+    if let Some(window) = window {
+        window::create(call, &mut key, params, window)?;
+        return Ok(Reply::OK);
+    }
     let topk = TopK::new(params, &call.memory()).map_err(errors::fail)?;
     key.store(topk)?;
     call.finish_write(c"topk.reserve");
     Ok(Reply::OK)
 }
 
-/// TOPK.RESERVE's parameters (`args`, the command name first, 3 or 6 of them): a pure
-/// function of them, so it is fuzzed without a server. An unparsable integer counts as 0 and
-/// an unparsable decay as NaN, which fail the same range checks, in the same order.
-pub fn parse(args: &[&[u8]]) -> Result<Params, Failure> {
+/// What TOPK.RESERVE asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReserveArgs {
+    /// k, width, depth and decay.
+    pub params: Params,
+    /// Ours: what the Top-K forgets by and its slots, for a Top-K that forgets.
+    pub window: Option<(Window, u64)>,
+}
+
+/// TOPK.RESERVE's parameters (`args`, the command name first, arity checked): a pure function
+/// of them, so it is fuzzed without a server. An unparsable integer counts as 0 and an
+/// unparsable decay as NaN, which fail the same range checks, in the same order. With 6, 8 or
+/// 10 arguments width, depth and decay are given; the options follow them.
+pub fn parse(args: &[&[u8]]) -> Result<ReserveArgs, Failure> {
     let arg = |i: usize| args.get(i).copied().unwrap_or_default();
     let integer = |i: usize| parse_integer(arg(i)).unwrap_or(0);
-    let params = if args.len() == 6 {
+    let shaped = args.len().is_multiple_of(2);
+    let params = if shaped {
         let decay = parse_double(arg(5)).unwrap_or(f64::NAN);
         Params::new(integer(2), integer(3), integer(4), decay)
     } else {
         Params::with_defaults(integer(2))
     };
-    params.map_err(errors::reserve)
+    let params = params.map_err(errors::reserve)?;
+    let options = args.get(if shaped { 6 } else { 3 }..).unwrap_or(&[]);
+    let window = WindowOptions::parse(options)
+        .map_err(errors::window_option)?
+        .window();
+    Ok(ReserveArgs { params, window })
 }

@@ -4,22 +4,62 @@
 //! items whole, NUL bytes included, where RedisBloom cuts them at their first NUL).
 //! RedisBloom's type has no digest or copy callbacks (DEBUG DIGEST-VALUE is one constant for
 //! every Top-K, COPY fails); this one has both.
+//!
+//! Top-Ks that forget are the type `tk-window`, encoding version 0
+//! (`core::topk::window::rdb`).
 
 use super::super::data_type::{DataType, Format, Io, Registered, StoredValue};
 use crate::commands::topk;
 use crate::core::rdb::RdbWrite;
-use crate::core::topk::{rdb, TopK};
+use crate::core::topk::window::rdb as window_rdb;
+use crate::core::topk::{rdb, TopK, WindowTopK};
 use crate::core::Error;
 
 /// The Top-K family and its data type.
 pub static REGISTERED: Registered = Registered {
     family: &topk::FAMILY,
-    types: &[&TOPK_TYPE],
+    types: &[&TOPK_TYPE, &WINDOW_TYPE],
 };
 
 static TOPK_TYPE: DataType = DataType::of::<HeavyKeeper>();
+static WINDOW_TYPE: DataType = DataType::of::<Window>();
 
 struct HeavyKeeper;
+
+/// `tk-window`: Top-Ks that forget (`core::topk::window`). The name clashes with no
+/// RedisBloom type, so RedisBloom refuses such a value by its name.
+struct Window;
+
+impl Format for Window {
+    type Value = WindowTopK;
+    const NAME: &'static str = "tk-window";
+    const ENCODING_VERSION: i32 = window_rdb::ENCODING_VERSION;
+
+    fn load(io: &mut Io, encver: i32) -> Result<WindowTopK, Error> {
+        let memory = io.memory();
+        window_rdb::load(io, encver, &memory)
+    }
+
+    /// Rewritten as `RESTORE` (the default), as the classic Top-K.
+    fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
+        window_rdb::save(topk, out);
+    }
+}
+
+impl StoredValue for WindowTopK {
+    fn memory_usage(&self) -> u64 {
+        WindowTopK::memory_usage(self)
+    }
+
+    /// The buckets, the totals, the heap, its list of items and each item.
+    fn arrays(&self) -> usize {
+        (self.shape().params.k() as usize).saturating_add(4)
+    }
+
+    fn try_clone(&self) -> Result<WindowTopK, Error> {
+        WindowTopK::try_clone(self)
+    }
+}
 
 impl Format for HeavyKeeper {
     type Value = TopK;

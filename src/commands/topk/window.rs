@@ -1,0 +1,135 @@
+//! What the TOPK.* commands do on Top-Ks that forget (`TOPK.RESERVE key k [width depth decay]
+//! WINDOW n | TIMESPAN ms [SLOTS s]`; the Top-K is `core::topk::window`): creating one,
+//! `TOPK.ADVANCE`, and `TOPK.INFO`.
+//!
+//! Time reaches replicas and the AOF as for the Count-Min sketches that forget
+//! (`commands/forgetting.rs`, `commands/cms/window.rs`), with slots in place of ticks: a
+//! write reads the clock once, on the primary, and counts every item of it in that time's
+//! slot; a write in the newest slot held is replicated as it came, one that opens a slot
+//! behind `TOPK.ADVANCE key <ms>` (accepted only from the replication stream or an AOF), which
+//! opens it on the replica first — counting the heap's items again there, as the primary did.
+//! A new Top-K travels as `TOPK.RESERVE` with its whole shape, and a time window's clock
+//! behind it. Count windows depend on no clock: every write is replicated as it came. Reads
+//! count by the reader's clock and change nothing; the decay draws no random number
+//! (`core::topk`), so every copy holds the same bytes.
+
+use std::ffi::CStr;
+
+use super::{errors, topk_to_write, Topk};
+use crate::commands::call::Call;
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::forgetting::{self, advance_time, window_words};
+use crate::commands::keys::WriteKey;
+use crate::commands::reply::{Reply, Scalar};
+use crate::commands::server::{Arg, Replicated};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::core::topk::window::{Shape, Window};
+use crate::core::topk::{Params, WindowTopK};
+use crate::core::Error;
+
+pub static ADVANCE: CommandSpec = CommandSpec {
+    name: "topk.advance",
+    flags: "write fast",
+    arity: 3,
+    keys: Keys::One(KeyAccess::Write),
+    acl_categories: "write fast",
+    summary: "Moves the clock of a Top-K that forgets by time (replication and AOF only)",
+    complexity: "O(k × depth × slots) when a slot opens",
+    since: "1.1.0",
+    tips: None,
+    args: &[KEY_ARG, ArgSpec::new("milliseconds", ArgKind::Integer)],
+    run: advance,
+};
+
+/// This family's ADVANCE, as replicated.
+const ADVANCE_NAME: &CStr = c"TOPK.ADVANCE";
+
+/// `TOPK.ADVANCE key ms`: what a primary's write that opened a slot sends ahead of itself.
+fn advance(call: &Call) -> CommandResult {
+    if !call.server.replayed() {
+        return Err(Failure::Message(errors::ADVANCE_FROM_CLIENT));
+    }
+    let now = advance_time(call.arg(2)).ok_or(Failure::Message(errors::BAD_TIME))?;
+    let mut key = call.open_for_write()?;
+    let Topk::Window(mut topk) = topk_to_write(&mut key)? else {
+        return Err(Failure::Message(errors::NOT_A_WINDOW));
+    };
+    topk.advance_to(now);
+    call.finish_write(c"topk.advance");
+    Ok(Reply::OK)
+}
+
+/// A new Top-K that forgets by `window`, cut into `slots`, stored under the empty key and
+/// replicated in its explicit form.
+pub fn create(
+    call: &Call,
+    key: &mut WriteKey,
+    params: Params,
+    (window, slots): (Window, u64),
+) -> Result<(), Failure> {
+    let shape =
+        Shape::new(params, window, slots).ok_or_else(|| errors::fail(Error::OutOfMemory))?;
+    let now = forgetting::creation_time(call, window);
+    let topk = WindowTopK::new(shape, now, &call.memory()).map_err(errors::fail)?;
+    key.store(topk)?;
+    let (kind, length) = window_words(window);
+    let numbers = [params.k(), params.width(), params.depth()].map(|n| n.to_string());
+    // The decay as the shortest text that reads back as the same double.
+    let decay = format!("{:?}", params.decay());
+    let slots = slots.to_string();
+    let [k, width, depth] = &numbers;
+    let explicit = Replicated {
+        command: c"TOPK.RESERVE",
+        args: vec![
+            Arg::Own(1),
+            Arg::Bytes(k.as_bytes()),
+            Arg::Bytes(width.as_bytes()),
+            Arg::Bytes(depth.as_bytes()),
+            Arg::Bytes(decay.as_bytes()),
+            Arg::Bytes(kind),
+            Arg::Bytes(length.as_bytes()),
+            Arg::Bytes(b"SLOTS"),
+            Arg::Bytes(slots.as_bytes()),
+        ],
+    };
+    forgetting::created(call, ADVANCE_NAME, explicit, window, now, c"topk.reserve");
+    Ok(())
+}
+
+/// The time a write to `topk` is made at (`forgetting::write_time`).
+pub fn write_time(call: &Call, topk: &WindowTopK) -> Option<u64> {
+    forgetting::write_time(call, topk.shape().window)
+}
+
+/// The time a read of `topk` sees it at.
+pub fn read_time(call: &Call, topk: &WindowTopK) -> u64 {
+    forgetting::read_time(call, topk.shape().window)
+}
+
+/// Replicates a write (`command`) and raises `event`: behind TOPK.ADVANCE if it `opened` a
+/// slot.
+pub fn written(call: &Call, command: &'static CStr, opened: Option<u64>, event: &'static CStr) {
+    forgetting::written(call, ADVANCE_NAME, command, opened, event);
+}
+
+/// `TOPK.INFO` of a Top-K that forgets at time `now`: RedisBloom's pairs first, in order, then
+/// `window_type`, `window`, `slots` and `window_count` (the increments of the window).
+pub fn info(topk: &WindowTopK, now: u64) -> Reply {
+    let shape = topk.shape();
+    let params = shape.params;
+    let int = |n: u64| Reply::integer(i64::try_from(n).unwrap_or(i64::MAX));
+    let kind = match shape.window {
+        Window::Count(_) => "count",
+        Window::Time(_) => "time",
+    };
+    Reply::Map(vec![
+        (c"k", int(params.k().into())),
+        (c"width", int(params.width().into())),
+        (c"depth", int(params.depth().into())),
+        (c"decay", Reply::Scalar(Scalar::Double(params.decay()))),
+        (c"window_type", Reply::Scalar(Scalar::Text(kind))),
+        (c"window", int(shape.window.length())),
+        (c"slots", int(shape.slots)),
+        (c"window_count", int(topk.window_total(now))),
+    ])
+}

@@ -1,0 +1,98 @@
+//! What every value that forgets must do on a server, checked alike for each family that has
+//! them (Count-Min sketches, Top-Ks): hold the primary's bytes on a replica and in the AOF
+//! through writes made over real time, and refuse or wholly load a corrupt payload.
+
+use std::thread::sleep;
+use std::time::Duration;
+
+use super::*;
+
+/// A family's values that forget, as the shared checks see them.
+pub struct Forgetting {
+    /// Creates the keys a stream writes to, on a fresh server.
+    pub create: fn(&mut Conn),
+    /// Writes spread over about a second — `round` apart — to keys whose periods are a few
+    /// milliseconds long, creations, MULTI and a script included.
+    pub stream: fn(&mut Conn, round: usize),
+    /// Every key the stream leaves.
+    pub keys: &'static [&'static str],
+    /// A read of a key (its answers by the reader's clock).
+    pub read: fn(&mut Conn, &str),
+    /// A write of a key, on a primary and on a promoted replica alike.
+    pub write: fn(&mut Conn, &str),
+}
+
+fn same_bytes(m: &mut Conn, r: &mut Conn, keys: &[&str]) {
+    assert_eq!(m.cmd("DEBUG DIGEST"), r.cmd("DEBUG DIGEST"));
+    for key in keys {
+        assert_eq!(m.call(&["DUMP", key]), r.call(&["DUMP", key]), "{key}");
+    }
+}
+
+/// A replica, by full synchronisation and then by the stream, and the AOF replayed later
+/// hold the primary's bytes; reads on the replica, by its own clock, change nothing; and a
+/// promoted replica writes as the primary does.
+pub fn replica_and_aof_hold_the_primarys_bytes(family: &Forgetting) {
+    let master = Server::with(Module::RedisBf)
+        .arg("--appendonly yes")
+        .start();
+    let mut m = master.conn();
+    (family.create)(&mut m);
+    (family.stream)(&mut m, 0); // before the replica: reaches it by full sync
+    let replica = Server::with(Module::RedisBf)
+        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .start();
+    let mut r = replica.conn();
+    wait_in_sync(&mut m, &mut r);
+    same_bytes(&mut m, &mut r, family.keys);
+    (family.stream)(&mut m, 1); // through the replication stream
+    wait_in_sync(&mut m, &mut r);
+    same_bytes(&mut m, &mut r, family.keys);
+    let digest = r.cmd("DEBUG DIGEST");
+    sleep(Duration::from_millis(300));
+    for key in family.keys {
+        (family.read)(&mut r, key);
+    }
+    assert_eq!(r.cmd("DEBUG DIGEST"), digest, "reads on the replica");
+    drop(m);
+    let master = master.restart();
+    let mut m = master.conn();
+    same_bytes(&mut m, &mut r, family.keys);
+    assert_eq!(r.cmd("REPLICAOF NO ONE"), ok());
+    for key in family.keys {
+        (family.write)(&mut m, key);
+        (family.write)(&mut r, key);
+    }
+    same_bytes(&mut m, &mut r, family.keys);
+}
+
+/// Each byte of `key`'s DUMP payload flipped (its checksum made right, so the module reads
+/// it), and the payload cut short: RESTORE refuses it, or loads a value that takes `write`
+/// and `read` and saves again; the server lives.
+pub fn corrupt_payloads_are_refused_or_load_whole(
+    c: &mut Conn,
+    key: &str,
+    write: fn(&mut Conn, &str),
+    read: fn(&mut Conn, &str),
+) {
+    let payload = c.call(&["DUMP", key]).bulk();
+    // Past the payload's type id and encoding, short of its RDB version and CRC.
+    for at in 9..payload.len() - 10 {
+        let mut corrupt = payload.clone();
+        corrupt[at] ^= 0x5a;
+        let len = corrupt.len();
+        let crc = crc64(&corrupt[..len - 8]);
+        corrupt[len - 8..].copy_from_slice(&crc.to_le_bytes());
+        let reply = c.call_bytes(&[b"RESTORE", b"corrupt", b"0", &corrupt, b"REPLACE"]);
+        if reply == ok() {
+            write(c, "corrupt");
+            read(c, "corrupt");
+            assert!(!c.cmd("DUMP corrupt").is_error());
+        } else {
+            assert!(reply.is_error());
+        }
+    }
+    let cut = &payload[..payload.len() - 20];
+    assert!(c.call_bytes(&[b"RESTORE", b"cut", b"0", cut]).is_error());
+    assert_eq!(c.cmd("PING"), simple("PONG"));
+}
