@@ -29,7 +29,10 @@ fn creation_checks_every_option_before_anything_is_made() {
             CMS.INITBYDIM x 5 5 TIMESPAN 1.5 -> (error) CMS: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]
             CMS.INITBYDIM x 5 5 WINDOW 10 SLOTS 0 -> (error) CMS: SLOTS must be an integer in the range [1, 8]
             CMS.INITBYDIM x 5 5 WINDOW 10 SLOTS 9 -> (error) CMS: SLOTS must be an integer in the range [1, 8]
-            CMS.INITBYDIM x 5 5 SLOTS 4 -> (error) CMS: SLOTS needs WINDOW or TIMESPAN before it
+            CMS.INITBYDIM x 5 5 SLOTS 4 WINDOW 5 -> (error) CMS: SLOTS needs WINDOW or TIMESPAN before it
+            CMS.INITBYDIM x 5 5 SLOTS 4 -> (error) CMS: unknown argument
+            # Without WINDOW or TIMESPAN more arguments than RedisBloom's stay an arity error.
+            CMS.INITBYDIM x 5 5 CELL_SIZE 4 SLOTS 4 -> (arity)
             CMS.INITBYDIM x 5 5 WINDOW 10 TIMESPAN 10 -> (error) CMS: a sketch forgets by one of WINDOW or TIMESPAN, given once
             CMS.INITBYDIM x 5 5 CELL_SIZE 4 WINDOW 10 -> (error) CMS: CELL_SIZE cannot be combined with WINDOW or TIMESPAN (their counters have 4 bytes)
             CMS.INITBYDIM x 5 5 WINDOW 10 CELL_SIZE 4 -> (error) CMS: unknown argument
@@ -37,6 +40,7 @@ fn creation_checks_every_option_before_anything_is_made() {
             CMS.INITBYDIM x 5 5 WINDOW -> (arity)
             CMS.INITBYDIM x 5 5 WINDOW 10 SLOTS 2 A 1 B -> (arity)
             CMS.INITBYDIM x 5 5 WINDOW 10 SLOTS 2 A 1 B 2 -> (arity)
+            CMS.INITBYDIM x 5 5 A 1 B 2 -> (arity)
         ",
     );
     assert_eq!(

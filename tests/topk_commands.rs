@@ -455,6 +455,7 @@ fn command_info_docs_and_acl() {
             let commands = c.cmd("ACL CAT topk").sorted_texts();
             let expected = [
                 "topk.add",
+                "topk.advance",
                 "topk.count",
                 "topk.incrby",
                 "topk.info",

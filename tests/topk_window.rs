@@ -26,12 +26,14 @@ fn creation_checks_every_option_before_anything_is_made() {
             TOPK.RESERVE x 10 WINDOW 0 -> (error) TopK: WINDOW must be an integer in the range [1, 1099511627776]
             TOPK.RESERVE x 10 TIMESPAN x -> (error) TopK: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]
             TOPK.RESERVE x 10 WINDOW 10 SLOTS 9 -> (error) TopK: SLOTS must be an integer in the range [1, 8]
-            TOPK.RESERVE x 10 SLOTS 2 -> (error) TopK: SLOTS needs WINDOW or TIMESPAN before it
+            TOPK.RESERVE x 10 SLOTS 2 WINDOW 5 -> (error) TopK: SLOTS needs WINDOW or TIMESPAN before it
+            # Without WINDOW or TIMESPAN more arguments than RedisBloom's stay an arity error.
+            TOPK.RESERVE x 10 SLOTS 2 -> (arity)
             TOPK.RESERVE x 10 WINDOW 10 TIMESPAN 10 -> (error) TopK: a Top-K forgets by one of WINDOW or TIMESPAN, given once
-            TOPK.RESERVE x 10 OTHER 10 -> (error) TopK: unknown argument
+            TOPK.RESERVE x 10 OTHER 10 -> (arity)
+            TOPK.RESERVE x 10 WINDOW 10 OTHER 10 -> (error) TopK: unknown argument
             TOPK.RESERVE x 10 4 -> (arity)
-            # Seven arguments read as k and two options.
-            TOPK.RESERVE x 10 50 4 0.9 WINDOW -> (error) TopK: unknown argument
+            TOPK.RESERVE x 10 50 4 0.9 WINDOW -> (arity)
             TOPK.RESERVE x 10 50 4 0.9 WINDOW 10 SLOTS 2 A 1 -> (arity)
         ",
     );

@@ -67,6 +67,15 @@ impl WindowOptions {
         Ok(options)
     }
 
+    /// Whether keyword/value `pairs` name a window (`WINDOW` or `TIMESPAN` as a keyword):
+    /// only then are more arguments than RedisBloom's taken, so that RedisBloom's commands
+    /// with too many arguments keep its arity error.
+    pub fn asked_for(pairs: &[&[u8]]) -> bool {
+        pairs.as_chunks::<2>().0.iter().any(|[keyword, _]| {
+            keyword.eq_ignore_ascii_case(b"WINDOW") || keyword.eq_ignore_ascii_case(b"TIMESPAN")
+        })
+    }
+
     /// The window asked for and its slots (4 without `SLOTS`), if one was.
     pub fn window(self) -> Option<(Window, u64)> {
         Some((self.window?, self.slots.unwrap_or(DEFAULT_SLOTS)))

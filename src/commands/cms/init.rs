@@ -112,8 +112,13 @@ fn initbyprob(call: &Call) -> CommandResult {
 
 /// What both do: the arity, an empty key, the arguments, then the sketch.
 fn create(call: &Call, event: &'static CStr) -> CommandResult {
-    // The name, the key, two numbers, then up to three keyword/value pairs.
-    call.require_arity(matches!(call.args.len(), 4 | 6 | 8 | 10))?;
+    // RedisBloom's 4 or 6 arguments; ours, 8 or 10 that ask for a window.
+    let options = call.args.get(4..).unwrap_or(&[]);
+    call.require_arity(match call.args.len() {
+        4 | 6 => true,
+        8 | 10 => WindowOptions::asked_for(options),
+        _ => false,
+    })?;
     let mut key = call.open_for_write()?;
     if !matches!(key.peek(|_| true), Lookup::Missing) {
         return Err(Failure::Message(errors::KEY_EXISTS));
@@ -162,6 +167,10 @@ pub fn parse(args: &[&[u8]]) -> Result<InitArgs, Failure> {
         }
         _ => (CellSize::DEFAULT, pairs),
     };
+    // Options that ask for no window are RedisBloom 8.12's: anything but CELL_SIZE is unknown.
+    if !WindowOptions::asked_for(options) && !options.is_empty() {
+        return Err(Failure::Message(errors::UNKNOWN_ARGUMENT));
+    }
     let window = WindowOptions::parse(options)
         .map_err(errors::window_option)?
         .window();

@@ -68,8 +68,12 @@ pub static RESERVE: CommandSpec = CommandSpec {
 };
 
 fn reserve(call: &Call) -> CommandResult {
-    // RedisBloom's 3 or 6 arguments; ours, 2 or 4 more.
-    call.require_arity(matches!(call.args.len(), 3 | 5 | 6 | 7 | 8 | 10))?;
+    // RedisBloom's 3 or 6 arguments; ours, 2 or 4 more that ask for a window.
+    call.require_arity(match call.args.len() {
+        3 | 6 => true,
+        len @ (5 | 7 | 8 | 10) => WindowOptions::asked_for(options(call.args, len)),
+        _ => false,
+    })?;
     let mut key = call.open_for_write()?;
     if !matches!(key.peek(|_| true), Lookup::Missing) {
         return Err(Failure::Message(errors::KEY_EXISTS));
@@ -94,6 +98,13 @@ pub struct ReserveArgs {
     pub window: Option<(Window, u64)>,
 }
 
+/// The options after RedisBloom's arguments, of `len` arguments: with 6, 8 or 10 width, depth
+/// and decay are given and the options follow them, else they follow k.
+fn options<'a>(args: &'a [&'a [u8]], len: usize) -> &'a [&'a [u8]] {
+    let first = if len.is_multiple_of(2) { 6 } else { 3 };
+    args.get(first..).unwrap_or(&[])
+}
+
 /// TOPK.RESERVE's parameters (`args`, the command name first, arity checked): a pure function
 /// of them, so it is fuzzed without a server. An unparsable integer counts as 0 and an
 /// unparsable decay as NaN, which fail the same range checks, in the same order. With 6, 8 or
@@ -109,8 +120,7 @@ pub fn parse(args: &[&[u8]]) -> Result<ReserveArgs, Failure> {
         Params::with_defaults(integer(2))
     };
     let params = params.map_err(errors::reserve)?;
-    let options = args.get(if shaped { 6 } else { 3 }..).unwrap_or(&[]);
-    let window = WindowOptions::parse(options)
+    let window = WindowOptions::parse(options(args, args.len()))
         .map_err(errors::window_option)?
         .window();
     Ok(ReserveArgs { params, window })
