@@ -195,6 +195,18 @@ def forgetting_sketches(server):
     return ["count", "time", "merged", "tiny"]
 
 
+def forgetting_top_ks(server):
+    """Top-Ks that forget, by count and by time, made on redis-bf: their keys."""
+    server("TOPK.RESERVE", "count", 4, 8, 3, "0.9", "WINDOW", 50, "SLOTS", 2)
+    server("TOPK.RESERVE", "time", 4, 8, 3, "0.8", "TIMESPAN", 60000)
+    server("TOPK.RESERVE", "one", 2, 4, 2, 1, "TIMESPAN", 1, "SLOTS", 1)
+    for i in range(120):
+        for key in ("count", "time", "one"):
+            server("TOPK.INCRBY", key, f"item:{i % 20}", i % 5)
+    server("TOPK.INCRBY", "time", "n\0ul", 300, "", 200)
+    return ["count", "time", "one"]
+
+
 def top_ks(server, binary=False):
     """Assorted Top-Ks, made on `server` at decay 1 and below: their keys."""
     server("TOPK.RESERVE", "defaults", 4)
@@ -310,6 +322,10 @@ TOPK_ARGS = [
     "TOPK.LIST k WITHCOUNT",
     "TOPK.LIST k w",
     "TOPK.LIST k",
+    "TOPK.RESERVE k 10 WINDOW 100",
+    "TOPK.RESERVE k 5 8 7 0.9 TIMESPAN 60000 SLOTS 8",
+    "TOPK.RESERVE k 3 timespan 1 slots 1",
+    "TOPK.RESERVE k 3 SLOTS 2 WINDOW 5",
 ]
 
 
@@ -331,6 +347,9 @@ def sketch_seeds(redisbloom, redis_bf):
         server("FLUSHALL")
         for key in forgetting_sketches(server):
             write("cms_window", key, server("DUMP", key))
+        server("FLUSHALL")
+        for key in forgetting_top_ks(server):
+            write("topk_window", key, server("DUMP", key))
     finally:
         server.close()
     for i, line in enumerate(CMS_ARGS):

@@ -82,9 +82,13 @@ fn creation_checks_every_option_before_anything_is_made() {
     // the struct (docs/topk-window.md), beside a classic Top-K's 2088 + 8 × width × depth + 24 k.
     c.cmd("TOPK.RESERVE m0 100 2000 7 0.9");
     let share = c.cmd("MEMORY USAGE m0").int() - (2088 + 8 * 2000 * 7 + 24 * 100);
-    c.cmd("TOPK.RESERVE m4 100 2000 7 0.9 TIMESPAN 1000");
-    let bytes = 32 * 2000 * 7 + 24 * 100 + 8 * 5 + 2120;
-    assert_eq!(c.cmd("MEMORY USAGE m4").int(), bytes + share);
+    for (slots, bytes) in [(2, 340_544), (4, 452_560), (8, 676_592)] {
+        let key = format!("m{slots}");
+        let slots = slots.to_string();
+        let line = ["TOPK.RESERVE", &key, "100", "2000", "7", "0.9", "TIMESPAN", "1000"];
+        c.call(&[&line[..], &["SLOTS", &slots]].concat());
+        assert_eq!(c.call(&["MEMORY", "USAGE", &key]).int(), bytes + share);
+    }
 }
 
 #[test]

@@ -35,6 +35,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("cms_window", targets::cms_window),
     ("topk_rdb", targets::topk_rdb),
     ("topk_args", targets::topk_args),
+    ("topk_window", targets::topk_window),
     ("tdigest_rdb", targets::tdigest_rdb),
     ("tdigest_args", targets::tdigest_args),
 ];

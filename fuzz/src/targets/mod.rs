@@ -19,6 +19,7 @@
 //! | `cms_window` | a `DUMP` payload of `cm-window` (Count-Min sketches that forget) |
 //! | `cms_args` | a command line, one argument per line: CMS.INITBY*, CMS.INCRBY, CMS.MERGE |
 //! | `topk_rdb` | a `DUMP` payload of `TopK-TYPE` (RedisBloom's type, heap pointers and all) |
+//! | `topk_window` | a `DUMP` payload of `tk-window` (Top-Ks that forget) |
 //! | `topk_args` | a command line, one argument per line: TOPK.RESERVE, TOPK.INCRBY, TOPK.LIST |
 //! | `tdigest_rdb` | a `DUMP` payload of `TDIS-TYPE` (RedisBloom's t-digest type) |
 //! | `tdigest_args` | a command line, one argument per line: every TDIGEST.* argument parser |
@@ -35,7 +36,7 @@ pub use bf::{bf_args, bf_rdb_classic, bf_rdb_fast, bf_scandump, bf_valkey, bf_wi
 pub use cf::{cf_args, cf_rdb, cf_scandump};
 pub use cms::{cms_args, cms_rdb, cms_window};
 pub use tdigest::{tdigest_args, tdigest_rdb};
-pub use topk::{topk_args, topk_rdb};
+pub use topk::{topk_args, topk_rdb, topk_window};
 
 use crate::memory::LIMIT;
 

@@ -1,11 +1,12 @@
-//! Top-K's targets: RDB/DUMP payloads (RedisBloom's, with pointers, and ours), and the
-//! TOPK.RESERVE, TOPK.INCRBY and TOPK.LIST argument parsers.
+//! Top-K's targets: RDB/DUMP payloads (RedisBloom's, with pointers, and ours; Top-Ks that
+//! forget), and the TOPK.RESERVE, TOPK.INCRBY and TOPK.LIST argument parsers.
 
 use redis_bf::commands::args::parse_integer;
-use redis_bf::commands::topk;
+use redis_bf::commands::topk::{self, ReserveArgs};
 use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
-use redis_bf::core::topk::{rdb as topk_rdb, TopK};
+use redis_bf::core::topk::window::{rdb as window_rdb, Shape, Window};
+use redis_bf::core::topk::{rdb as topk_rdb, TopK, WindowTopK};
 
 use super::probe_items;
 use crate::dump::{self, Recording};
@@ -86,10 +87,72 @@ fn check_list(topk: &TopK, made: bool) {
     }
 }
 
+/// A `DUMP` payload of `tk-window`, through `topk::window::rdb::load`: a loaded Top-K saves
+/// the fields it was read from, its size is its shape's; reads at any time change nothing, its
+/// list is sorted, within k and free of zero counts, and never counts more later; writes keep
+/// its size, and it loads back equal after them.
+pub fn topk_window(data: &[u8]) {
+    let Some((module, reader)) = dump::open(data) else {
+        return;
+    };
+    if &module.name != b"tk-window" {
+        return;
+    }
+    let mut input = Recording::new(reader);
+    let Ok(topk) = window_rdb::load(&mut input, module.encver, &bounded()) else {
+        return;
+    };
+    assert_eq!(window_saved(&topk), input.fields.0, "it saves other fields");
+    assert_eq!(Some(topk.memory_usage()), topk.shape().memory_usage());
+    assert!(topk.memory_usage() <= LIMIT);
+    check_window_topk(topk, data);
+}
+
+fn window_saved(topk: &WindowTopK) -> Vec<u8> {
+    let mut out = FieldWriter::default();
+    window_rdb::save(topk, &mut out);
+    out.0
+}
+
+/// Times a Top-K is read and written at: the epoch, now-ish, far ahead, the end of time.
+const TIMES: [u64; 4] = [0, 1_700_000_000_000, 1 << 50, u64::MAX];
+
+fn check_window_topk(mut topk: WindowTopK, data: &[u8]) {
+    assert_eq!(topk.try_clone().as_ref(), Ok(&topk));
+    let items = probe_items(data);
+    let before = window_saved(&topk);
+    for (i, item) in items.iter().enumerate() {
+        let now = TIMES[i % TIMES.len()];
+        let later = now.saturating_add(1 << 41);
+        assert!(topk.count(item, later) <= topk.count(item, now), "a later read found more");
+        topk.query(item, now);
+        let listed = topk.list(now).expect("a list");
+        assert!(listed.len() <= topk.shape().params.k() as usize);
+        assert!(listed.windows(2).all(|w| w[0].count >= w[1].count));
+        assert!(listed.iter().all(|entry| entry.count > 0));
+        topk.window_total(now);
+    }
+    assert_eq!(window_saved(&topk), before, "a read changed the Top-K");
+    let usage = topk.memory_usage();
+    for (i, item) in items.iter().enumerate() {
+        let increment = [1, 0, 3, 100_000][i % 4];
+        let now = (i % 5 != 4).then(|| TIMES[i % TIMES.len()]);
+        topk.add(item, increment, now).expect("an item's copy");
+    }
+    assert_eq!(topk.memory_usage(), usage, "adding items changed the size");
+    let again = window_rdb::load(
+        &mut LeReader(&window_saved(&topk)),
+        window_rdb::ENCODING_VERSION,
+        &bounded(),
+    )
+    .expect("a Top-K does not load from what it saves");
+    assert_eq!(again, topk);
+}
+
 /// A command line, one argument per line, through the TOPK argument parsers.
 pub fn topk_args(data: &[u8]) {
     let args: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
-    if args.len() == 3 || args.len() == 6 {
+    if matches!(args.len(), 3 | 5 | 6 | 7 | 8 | 10) {
         check_reserve(&args);
     }
     if args.len() >= 4 && args.len().is_multiple_of(2) {
@@ -126,13 +189,36 @@ pub fn topk_args(data: &[u8]) {
 }
 
 fn check_reserve(args: &[&[u8]]) {
-    let Ok(params) = topk::parse_reserve(args) else {
+    let Ok(ReserveArgs { params, window }) = topk::parse_reserve(args) else {
         return;
     };
     assert_eq!(parse_integer(args[2]), Some(i64::from(params.k())));
     assert!(params.width() >= 1 && params.depth() >= 1);
     assert!(params.decay() > 0.0 && params.decay() <= 1.0);
     take_granted();
+    if let Some((window, slots)) = window {
+        let first = if args.len() % 2 == 0 { 6 } else { 3 };
+        let (keyword, length) = match window {
+            Window::Count(n) => (&b"WINDOW"[..], n),
+            Window::Time(ms) => (&b"TIMESPAN"[..], ms),
+        };
+        let given = args[first..]
+            .chunks(2)
+            .find(|pair| pair[0].eq_ignore_ascii_case(keyword))
+            .and_then(|pair| parse_integer(pair[1]));
+        assert_eq!(given, Some(length as i64));
+        let made = Shape::new(params, window, slots)
+            .map(|shape| WindowTopK::new(shape, TIMES[1], &bounded()));
+        let granted = take_granted();
+        match made {
+            Some(Ok(topk)) => {
+                assert!(granted <= topk.memory_usage());
+                check_window_topk(topk, args[1]);
+            }
+            _ => assert_eq!(granted, 0, "a refused Top-K was given memory"),
+        }
+        return;
+    }
     let made = TopK::new(params, &bounded());
     let granted = take_granted();
     match made {
