@@ -7,7 +7,8 @@
 //! Top-K saves it (`super::super::rdb`): one string of `24 × k` bytes, and per slot its item
 //! followed by one NUL.
 //!
-//! Every field is checked before anything is sized from it, and the whole value's size
+//! Every field is checked before anything is sized from it, every heap slot must be as `save`
+//! writes it, and the whole value's size
 //! against the memory limits before the first string is read. The decay table is rebuilt
 //! from the decay.
 
@@ -16,7 +17,7 @@ use crate::core::le::LeReader;
 use crate::core::rdb::{load_array, save_array, RdbRead, RdbWrite};
 use crate::core::topk::heap::Heap;
 use crate::core::topk::params::Params;
-use crate::core::{Error, Memory};
+use crate::core::{try_copy, Error, Memory};
 
 /// The encoding version written and loaded.
 pub const ENCODING_VERSION: i32 = 0;
@@ -103,6 +104,13 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     for _ in 0..params.k() {
         items.push(Some(input.bytes()?));
     }
+    // Only the canonical form of each slot (no pointer, no pad, the item's own length, an
+    // empty slot all zero), which is what `save` writes: this format is ours, unlike
+    // `TopK-TYPE`'s, which must take RedisBloom's pointers.
+    let saved_slots = try_copy(&heap_slots)?;
     let heap = Heap::from_saved(heap_slots, items)?;
+    if heap.saved_slots() != saved_slots.as_slice() {
+        return Err(Error::BadEncoding);
+    }
     WindowTopK::from_parts(shape, slot, updates, totals, buckets, heap)
 }
