@@ -344,19 +344,10 @@ fn replicas_of_either_module_hold_the_same_bytes() {
 /// silently with a Top-K that remembers; and it cannot restore one (an unknown type).
 #[test]
 fn redisbloom_refuses_every_topk_that_forgets() {
-    let (ours, theirs) = start_pair();
-    let (mut o, mut t) = (ours.conn(), theirs.conn());
-    for line in [
+    redisbloom_refuses(&[
         "TOPK.RESERVE k 10 WINDOW 100",
         "TOPK.RESERVE k 10 TIMESPAN 1000 SLOTS 2",
         "TOPK.RESERVE k 10 50 4 0.9 TIMESPAN 1000",
         "TOPK.RESERVE k 10 50 4 0.9 WINDOW 100 SLOTS 8",
-    ] {
-        assert_eq!(t.cmd(line), arity_error(line), "{line}");
-        assert_eq!(t.cmd("EXISTS k"), int(0));
-        assert_eq!(o.cmd(line), ok(), "{line}");
-        let payload = o.cmd("DUMP k").bulk();
-        assert!(t.call_bytes(&[b"RESTORE", b"k", b"0", &payload]).is_error());
-        assert_eq!(o.cmd("DEL k"), int(1));
-    }
+    ]);
 }

@@ -13,6 +13,9 @@ use std::ffi::CStr;
 
 use super::args::parse_integer;
 use super::call::Call;
+use super::errors::{self, CommandResult, Failure};
+use super::keys::WriteKey;
+use super::reply::Reply;
 use super::server::{Arg, Replicated};
 use crate::core::window::Window;
 
@@ -39,9 +42,23 @@ pub fn creation_time(call: &Call, window: Window) -> u64 {
     write_time(call, window).unwrap_or(0)
 }
 
-/// `ADVANCE`'s time: milliseconds since the Unix epoch.
-pub fn advance_time(text: &[u8]) -> Option<u64> {
-    parse_integer(text).and_then(|ms| u64::try_from(ms).ok())
+/// A family's `ADVANCE key <ms>`, what a primary's write that opened a period sends ahead of
+/// itself: refused from a client; else `advance` moves the clock of the key's value to `ms`.
+pub fn advance(
+    call: &Call,
+    advance: impl FnOnce(&mut WriteKey, u64) -> Result<(), Failure>,
+    event: &'static CStr,
+) -> CommandResult {
+    if !call.server.replayed() {
+        return Err(Failure::Message(errors::REPLICATION_ONLY));
+    }
+    let now = parse_integer(call.arg(2))
+        .and_then(|ms| u64::try_from(ms).ok())
+        .ok_or(Failure::Message(errors::BAD_TIME))?;
+    let mut key = call.open_for_write()?;
+    advance(&mut key, now)?;
+    call.finish_write(event);
+    Ok(Reply::OK)
 }
 
 /// Replicates a write to a value that forgets and raises `event`: as it came, unless it

@@ -150,3 +150,19 @@ pub fn both(
     );
     (mine, reference)
 }
+
+/// Each of `lines` makes a value of redis-bf's own kind (one that forgets) under key `k`:
+/// RedisBloom answers it with an arity error and makes nothing, never silently a value of its
+/// own kind, and cannot RESTORE what redis-bf made of it.
+pub fn redisbloom_refuses(lines: &[&str]) {
+    let (ours, theirs) = start_pair();
+    let (mut o, mut t) = (ours.conn(), theirs.conn());
+    for line in lines {
+        assert_eq!(t.cmd(line), super::arity_error(line), "{line}");
+        assert_eq!(t.cmd("EXISTS k"), int(0));
+        assert_eq!(o.cmd(line), ok(), "{line}");
+        let payload = o.cmd("DUMP k").bulk();
+        assert!(t.call_bytes(&[b"RESTORE", b"k", b"0", &payload]).is_error());
+        assert_eq!(o.cmd("DEL k"), int(1));
+    }
+}

@@ -34,10 +34,6 @@ pub const CELL_SIZE_WITH_WINDOW: &CStr =
     c"CMS: CELL_SIZE cannot be combined with WINDOW or TIMESPAN (their counters have 4 bytes)";
 /// Ours: the error element of a negative increment to a sketch that forgets.
 pub const NEGATIVE_INCREMENT: &CStr = c"CMS: a sketch that forgets takes no negative increments";
-/// Ours: CMS.ADVANCE from a client.
-pub const ADVANCE_FROM_CLIENT: &CStr =
-    c"ERR CMS.ADVANCE is accepted only from a primary's replication stream or an AOF";
-pub const BAD_TIME: &CStr = c"ERR the time must be milliseconds since the Unix epoch";
 /// Ours: CMS.ADVANCE on a sketch that does not forget by time.
 pub const NOT_A_WINDOW: &CStr = c"CMS: the key holds no sketch that forgets";
 pub const CANNOT_PARSE_NUMBER: &CStr = c"CMS: Cannot parse number";

@@ -37,7 +37,7 @@ use std::ffi::CStr;
 use super::{errors, sketch_to_write, Sketch};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::forgetting::{self, advance_time, window_words};
+use crate::commands::forgetting::{self, window_words};
 use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
@@ -65,17 +65,14 @@ const ADVANCE_NAME: &CStr = c"CMS.ADVANCE";
 
 /// `CMS.ADVANCE key ms`: what a primary's write that opened a tick sends ahead of itself.
 fn advance(call: &Call) -> CommandResult {
-    if !call.server.replayed() {
-        return Err(Failure::Message(errors::ADVANCE_FROM_CLIENT));
-    }
-    let now = advance_time(call.arg(2)).ok_or(Failure::Message(errors::BAD_TIME))?;
-    let mut key = call.open_for_write()?;
-    let Sketch::Window(mut sketch) = sketch_to_write(&mut key)? else {
-        return Err(Failure::Message(errors::NOT_A_WINDOW));
+    let advance = |key: &mut WriteKey, now| match sketch_to_write(key)? {
+        Sketch::Window(mut sketch) => {
+            sketch.advance_to(now);
+            Ok(())
+        }
+        Sketch::Classic(_) => Err(Failure::Message(errors::NOT_A_WINDOW)),
     };
-    sketch.advance_to(now);
-    call.finish_write(c"cms.advance");
-    Ok(Reply::OK)
+    forgetting::advance(call, advance, c"cms.advance")
 }
 
 /// A new sketch that forgets by `window`, cut into `slots`, stored under the empty key and

@@ -28,10 +28,6 @@ const SLOTS_RANGE: &CStr = c"TopK: SLOTS must be an integer in the range [1, 8]"
 const SLOTS_WITHOUT_WINDOW: &CStr = c"TopK: SLOTS needs WINDOW or TIMESPAN before it";
 const ONE_WINDOW: &CStr = c"TopK: a Top-K forgets by one of WINDOW or TIMESPAN, given once";
 const UNKNOWN_ARGUMENT: &CStr = c"TopK: unknown argument";
-/// Ours: TOPK.ADVANCE from a client.
-pub const ADVANCE_FROM_CLIENT: &CStr =
-    c"ERR TOPK.ADVANCE is accepted only from a primary's replication stream or an AOF";
-pub const BAD_TIME: &CStr = c"ERR the time must be milliseconds since the Unix epoch";
 /// Ours: TOPK.ADVANCE on a Top-K that does not forget.
 pub const NOT_A_WINDOW: &CStr = c"TopK: the key holds no Top-K that forgets";
 

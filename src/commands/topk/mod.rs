@@ -37,7 +37,7 @@ use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
 use super::metrics::{Footprint, Measured, Totals, COUNTS};
 use super::tracked::Tracked;
-use crate::core::topk::{TopK, WindowTopK};
+use crate::core::topk::{Params, TopK, WindowTopK};
 
 /// The Top-K family, as the glue registers it.
 pub static FAMILY: Family = Family {
@@ -79,14 +79,7 @@ impl Measured for TopK {
     }
 
     fn footprint(&self) -> Footprint {
-        let params = self.params();
-        let mut counts = [0; COUNTS];
-        counts[K] = u64::from(params.k());
-        counts[BUCKETS] = u64::from(params.width()) * u64::from(params.depth());
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        footprint_of(self.params(), self.memory_usage())
     }
 
     fn totals() -> &'static Totals {
@@ -94,21 +87,22 @@ impl Measured for TopK {
     }
 }
 
-/// A Top-Ks that forgets counts as one of its parameters, which no write changes either.
+/// The footprint of a Top-K of `params` taking `bytes`: its k and its buckets.
+fn footprint_of(params: &Params, bytes: u64) -> Footprint {
+    let mut counts = [0; COUNTS];
+    counts[K] = u64::from(params.k());
+    counts[BUCKETS] = u64::from(params.width()) * u64::from(params.depth());
+    Footprint { bytes, counts }
+}
+
+/// A Top-K that forgets counts as one of its parameters, which no write changes either.
 impl Measured for WindowTopK {
     fn changed_by_writes() -> bool {
         false
     }
 
     fn footprint(&self) -> Footprint {
-        let params = self.shape().params;
-        let mut counts = [0; COUNTS];
-        counts[K] = u64::from(params.k());
-        counts[BUCKETS] = u64::from(params.width()) * u64::from(params.depth());
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        footprint_of(&self.shape().params, self.memory_usage())
     }
 
     fn totals() -> &'static Totals {

@@ -18,7 +18,7 @@ use std::ffi::CStr;
 use super::{errors, topk_to_write, Topk};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::forgetting::{self, advance_time, window_words};
+use crate::commands::forgetting::{self, window_words};
 use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
@@ -46,17 +46,14 @@ const ADVANCE_NAME: &CStr = c"TOPK.ADVANCE";
 
 /// `TOPK.ADVANCE key ms`: what a primary's write that opened a slot sends ahead of itself.
 fn advance(call: &Call) -> CommandResult {
-    if !call.server.replayed() {
-        return Err(Failure::Message(errors::ADVANCE_FROM_CLIENT));
-    }
-    let now = advance_time(call.arg(2)).ok_or(Failure::Message(errors::BAD_TIME))?;
-    let mut key = call.open_for_write()?;
-    let Topk::Window(mut topk) = topk_to_write(&mut key)? else {
-        return Err(Failure::Message(errors::NOT_A_WINDOW));
+    let advance = |key: &mut WriteKey, now| match topk_to_write(key)? {
+        Topk::Window(mut topk) => {
+            topk.advance_to(now);
+            Ok(())
+        }
+        Topk::Classic(_) => Err(Failure::Message(errors::NOT_A_WINDOW)),
     };
-    topk.advance_to(now);
-    call.finish_write(c"topk.advance");
-    Ok(Reply::OK)
+    forgetting::advance(call, advance, c"topk.advance")
 }
 
 /// A new Top-K that forgets by `window`, cut into `slots`, stored under the empty key and

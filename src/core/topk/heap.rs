@@ -212,6 +212,32 @@ impl Heap {
         without_nul(stored.unwrap_or(NO_ITEM)) == item
     }
 
+    /// What `TopK_Add` does with an item whose largest count is now `count`: nothing below the
+    /// heap's minimum; the item's count updated if it is in the heap; otherwise the item (its
+    /// copy made here) in place of the minimum, which is returned if it held an item.
+    /// `OutOfMemory` if the copy cannot be made.
+    pub(super) fn admit(
+        &mut self,
+        fp: u32,
+        item: &[u8],
+        count: u32,
+    ) -> Result<Option<Expelled>, Error> {
+        if count < self.min_count() {
+            return Ok(None);
+        }
+        if let Some(slot) = self.find(fp, item) {
+            self.recount(slot, count);
+            return Ok(None);
+        }
+        let mut stored = Vec::new();
+        stored
+            .try_reserve_exact(item.len() + 1)
+            .map_err(|_| Error::OutOfMemory)?;
+        stored.extend_from_slice(item);
+        stored.push(0);
+        Ok(self.replace_min(fp, stored, count))
+    }
+
     /// Sets the count of the item in `slot` — it may go down, as the item's buckets may have
     /// decayed — and moves it down only (`TopK_Add` never moves an item up).
     pub(super) fn recount(&mut self, slot: usize, count: u32) {

@@ -25,7 +25,7 @@ use super::heap::Heap;
 use super::params::Params;
 use super::sketch::{memory_usage, TopK};
 use crate::core::rdb::{RdbRead, RdbWrite};
-use crate::core::{Error, Memory};
+use crate::core::{try_copy, Error, Memory};
 
 /// The only encoding version of `TopK-TYPE` (RedisBloom's `TOPK_ENC_VER`).
 pub const ENCODING_VERSION: i32 = 0;
@@ -38,10 +38,38 @@ pub fn save(topk: &TopK, out: &mut impl RdbWrite) {
     out.unsigned(u64::from(params.depth()));
     out.double(params.decay());
     out.bytes(topk.saved_buckets());
-    out.bytes(topk.heap().saved_slots());
-    for item in topk.heap().saved_items() {
+    save_heap(topk.heap(), out);
+}
+
+/// Saves a heap as `TopK-TYPE` does: its slots as one string, then each slot's item.
+pub(super) fn save_heap(heap: &Heap, out: &mut impl RdbWrite) {
+    out.bytes(heap.saved_slots());
+    for item in heap.saved_items() {
         out.bytes(item);
     }
+}
+
+/// Loads a heap of `k` slots that [`save_heap`] saved (or RedisBloom, pointers and all);
+/// `canonical` refuses (`BadEncoding`) any slot that `save_heap` would not write as read.
+pub(super) fn load_heap(input: &mut impl RdbRead, k: u32, canonical: bool) -> Result<Heap, Error> {
+    let slots = input.bytes()?;
+    let saved_slots = if canonical {
+        try_copy(&slots)?
+    } else {
+        Vec::new()
+    };
+    let mut items = Vec::new();
+    items
+        .try_reserve_exact(k as usize)
+        .map_err(|_| Error::OutOfMemory)?;
+    for _ in 0..k {
+        items.push(Some(input.bytes()?));
+    }
+    let heap = Heap::from_saved(slots, items)?;
+    if canonical && heap.saved_slots() != saved_slots.as_slice() {
+        return Err(Error::BadEncoding);
+    }
+    Ok(heap)
 }
 
 /// Loads a `TopK-TYPE` value of encoding version `encver`. `BadEncoding` for another
@@ -58,15 +86,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<To
     let params = Params::new(k, width, depth, input.double()?).map_err(|_| Error::BadEncoding)?;
     memory.check(memory_usage(&params).ok_or(Error::BadEncoding)?)?;
     let buckets = input.bytes()?;
-    let slots = input.bytes()?;
-    let mut items = Vec::new();
-    items
-        .try_reserve_exact(params.k() as usize)
-        .map_err(|_| Error::OutOfMemory)?;
-    for _ in 0..params.k() {
-        items.push(Some(input.bytes()?));
-    }
-    TopK::from_parts(params, buckets, Heap::from_saved(slots, items)?)
+    TopK::from_parts(params, buckets, load_heap(input, params.k(), false)?)
 }
 
 #[cfg(test)]

@@ -100,7 +100,6 @@ impl TopK {
     ) -> Result<Option<Expelled>, Error> {
         let positions = Positions::of(item, &self.params);
         let fp = positions.fp;
-        let heap_min = self.heap.min_count();
         let mut max_count = 0;
         let mut chances = None;
         for row in 0..self.params.depth {
@@ -126,20 +125,7 @@ impl TopK {
             }
             self.set_bucket(at, new_fp, new_count);
         }
-        if max_count < heap_min {
-            return Ok(None);
-        }
-        if let Some(slot) = self.heap.find(fp, item) {
-            self.heap.recount(slot, max_count);
-            return Ok(None);
-        }
-        let mut stored = Vec::new();
-        stored
-            .try_reserve_exact(item.len() + 1)
-            .map_err(|_| Error::OutOfMemory)?;
-        stored.extend_from_slice(item);
-        stored.push(0);
-        Ok(self.heap.replace_min(fp, stored, max_count))
+        self.heap.admit(fp, item, max_count)
     }
 
     /// Spends the increment of `attempt` on a bucket held by another fingerprint, one unit

@@ -10,26 +10,20 @@
 use super::{Shape, Window, WindowSketch};
 use crate::core::le::LeReader;
 use crate::core::rdb::{load_array, save_array, RdbRead, RdbWrite};
+use crate::core::window;
 use crate::core::{Error, Memory};
 
 /// The encoding version written and loaded.
 pub const ENCODING_VERSION: i32 = 0;
 
-const KIND_COUNT: u64 = 0;
-const KIND_TIME: u64 = 1;
 /// Rows hashed as the classic sketch's.
 const HASH_MURMUR2_ROWS: u64 = 0;
 
 /// Saves `sketch` as RDB fields.
 pub fn save(sketch: &WindowSketch, out: &mut impl RdbWrite) {
     let shape = sketch.shape;
-    let (kind, length) = match shape.window {
-        Window::Count(n) => (KIND_COUNT, n),
-        Window::Time(ms) => (KIND_TIME, ms),
-    };
+    window::save(shape.window, out);
     for field in [
-        kind,
-        length,
         shape.slots,
         shape.ticks_per_slot,
         shape.width,
@@ -52,13 +46,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     if encver != ENCODING_VERSION {
         return Err(Error::BadEncoding);
     }
-    let kind = input.unsigned()?;
-    let length = input.unsigned()?;
-    let window = match kind {
-        KIND_COUNT => Window::Count(length),
-        KIND_TIME => Window::Time(length),
-        _ => return Err(Error::BadEncoding),
-    };
+    let window = window::load(input)?;
     let shape = Shape {
         slots: input.unsigned()?,
         ticks_per_slot: input.unsigned()?,

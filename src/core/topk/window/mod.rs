@@ -234,7 +234,6 @@ impl WindowTopK {
         }
         let positions = Positions::of(item, &self.shape.params);
         let fp = positions.fp;
-        let heap_min = self.heap.min_count();
         let mut chances = None;
         let mut max_count = 0u64;
         for row in 0..self.shape.params.depth() {
@@ -254,20 +253,7 @@ impl WindowTopK {
             }
         }
         let max_count = u32::try_from(max_count).unwrap_or(u32::MAX);
-        if max_count < heap_min {
-            return Ok(None);
-        }
-        if let Some(heap_slot) = self.heap.find(fp, item) {
-            self.heap.recount(heap_slot, max_count);
-            return Ok(None);
-        }
-        let mut stored = Vec::new();
-        stored
-            .try_reserve_exact(item.len() + 1)
-            .map_err(|_| Error::OutOfMemory)?;
-        stored.extend_from_slice(item);
-        stored.push(0);
-        Ok(self.heap.replace_min(fp, stored, max_count))
+        self.heap.admit(fp, item, max_count)
     }
 
     /// `TOPK.QUERY` at time `now`: whether the item is in the heap with a window count above 0.

@@ -15,27 +15,20 @@
 use super::{zeroed_totals, Shape, Window, WindowTopK};
 use crate::core::le::LeReader;
 use crate::core::rdb::{load_array, save_array, RdbRead, RdbWrite};
-use crate::core::topk::heap::Heap;
 use crate::core::topk::params::Params;
-use crate::core::{try_copy, Error, Memory};
+use crate::core::topk::rdb::{load_heap, save_heap};
+use crate::core::window;
+use crate::core::{Error, Memory};
 
 /// The encoding version written and loaded.
 pub const ENCODING_VERSION: i32 = 0;
 
-const KIND_COUNT: u64 = 0;
-const KIND_TIME: u64 = 1;
-
 /// Saves a Top-K that forgets.
 pub fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
     let shape = topk.shape;
-    let (kind, length) = match shape.window {
-        Window::Count(n) => (KIND_COUNT, n),
-        Window::Time(ms) => (KIND_TIME, ms),
-    };
     let params = shape.params;
+    window::save(shape.window, out);
     for field in [
-        kind,
-        length,
         shape.slots,
         u64::from(params.k()),
         u64::from(params.width()),
@@ -49,10 +42,7 @@ pub fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
     let totals: Vec<u8> = topk.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
     out.bytes(&totals);
     save_array(&topk.buckets, out);
-    out.bytes(topk.heap.saved_slots());
-    for item in topk.heap.saved_items() {
-        out.bytes(item);
-    }
+    save_heap(&topk.heap, out);
 }
 
 /// Loads a value of encoding version `encver`. `BadEncoding` for another version or any
@@ -62,13 +52,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     if encver != ENCODING_VERSION {
         return Err(Error::BadEncoding);
     }
-    let kind = input.unsigned()?;
-    let length = input.unsigned()?;
-    let window = match kind {
-        KIND_COUNT => Window::Count(length),
-        KIND_TIME => Window::Time(length),
-        _ => return Err(Error::BadEncoding),
-    };
+    let window = window::load(input)?;
     let slots = input.unsigned()?;
     let mut dimension = || -> Result<i64, Error> {
         i64::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)
@@ -96,21 +80,9 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
         shape.buckets_bytes().ok_or(Error::BadEncoding)?,
         memory,
     )?;
-    let heap_slots = input.bytes()?;
-    let mut items = Vec::new();
-    items
-        .try_reserve_exact(params.k() as usize)
-        .map_err(|_| Error::OutOfMemory)?;
-    for _ in 0..params.k() {
-        items.push(Some(input.bytes()?));
-    }
     // Only the canonical form of each slot (no pointer, no pad, the item's own length, an
     // empty slot all zero), which is what `save` writes: this format is ours, unlike
     // `TopK-TYPE`'s, which must take RedisBloom's pointers.
-    let saved_slots = try_copy(&heap_slots)?;
-    let heap = Heap::from_saved(heap_slots, items)?;
-    if heap.saved_slots() != saved_slots.as_slice() {
-        return Err(Error::BadEncoding);
-    }
+    let heap = load_heap(input, params.k(), true)?;
     WindowTopK::from_parts(shape, slot, updates, totals, buckets, heap)
 }
