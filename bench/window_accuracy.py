@@ -15,7 +15,8 @@ the reported counts against the exact ones.
 
 Memory is the same for each sketch family's three structures: the windowed sketch's
 (SLOTS + 1 counters a cell), S + 1 classic sketches of the same shape, and one classic sketch
-S + 1 times as wide. The method and the latest figures are in bench/README.md.
+S + 1 times as wide. Last, the in-command time of a write that opens a tick, and of the first
+after an idle gap. The method and the latest figures are in bench/README.md.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import argparse
 import bisect
 import random
 import tempfile
+import time
 from collections import Counter, deque
 from pathlib import Path
 
@@ -174,6 +176,44 @@ def median(values) -> float:
     return values[len(values) // 2] if values else 0.0
 
 
+def tick_cost(module: Path, width: int, depth: int, calls: int = 2000) -> None:
+    """In-command time of a CMS.INCRBY that opens a tick (a sketch of 64 ticks a 64 ms window:
+    one a millisecond, a write every 2 ms) against one that never does (an hour's window),
+    and of the first write after an idle gap of more than a window, which clears the whole
+    array once; each from INFO commandstats, one call at a time."""
+    server = Server("ticks", Path(tempfile.mkdtemp(prefix="window-ticks-")), Module(module),
+                    prefix=[]).start()
+    c = server.client()
+    rows = []
+    for key, timespan, pause in (("steady", 3_600_000, 0.002), ("ticking", 64, 0.002)):
+        c.call("CMS.INITBYDIM", key, width, depth, "TIMESPAN", timespan, "SLOTS", SLOTS)
+        c.call("CONFIG", "RESETSTAT")
+        for n in range(calls):
+            c.call("CMS.INCRBY", key, f"item{n}", 1)
+            time.sleep(pause)
+        rows.append((key, commandstats_usec(c)))
+    idle = []
+    for _ in range(20):
+        time.sleep(0.2)  # more than the window and a slot
+        c.call("CONFIG", "RESETSTAT")
+        c.call("CMS.INCRBY", "ticking", "after-idle", 1)
+        idle.append(commandstats_usec(c))
+    c.close()
+    server.stop()
+    print(f"\n| CMS.INCRBY, {width}×{depth}, {SLOTS} slots | µs/call |")
+    print("|---|---|")
+    print(f"| in the newest tick (TIMESPAN 3600000) | {rows[0][1]:.2f} |")
+    print(f"| opening a tick each call (TIMESPAN 64, a write every 2 ms) | {rows[1][1]:.2f} |")
+    print(f"| first after an idle gap (whole array cleared), median of 20 | "
+          f"{median(idle):.2f} |")
+
+
+def commandstats_usec(c) -> float:
+    stats = c.info("commandstats").get("cmdstat_cms.incrby", "")
+    fields = dict(part.split("=") for part in stats.split(",") if "=" in part)
+    return float(fields.get("usec_per_call", "nan"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--module", type=Path, default=Path("target/release/libredis_bf.so"))
@@ -183,6 +223,7 @@ def main() -> None:
     args = parser.parse_args()
     log(f"window accuracy: window {args.window}, {args.width}×{args.depth}")
     run(args.module.resolve(), args.window, args.width, args.depth)
+    tick_cost(args.module.resolve(), args.width, 7)
 
 
 if __name__ == "__main__":

@@ -314,7 +314,7 @@ impl Positions<'_> {
 }
 
 /// An item's fingerprint: MurmurHash2 seeded with 1919.
-pub(super) fn fingerprint(item: &[u8]) -> u32 {
+fn fingerprint(item: &[u8]) -> u32 {
     murmur2_32(item, FINGERPRINT_SEED)
 }
 

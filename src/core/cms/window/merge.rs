@@ -39,7 +39,7 @@ impl WindowSketch {
                 }
             }
         }
-        self.tick = tick;
+        self.set_tick(tick);
         self.totals = totals;
         self.blank = !nonzero;
         Ok(())
@@ -108,7 +108,7 @@ impl WindowSketch {
         let mut sum = 0i64;
         for weighted in sources {
             let sketch = weighted.source.or(self);
-            let held = sketch.shape.sweep(sketch.tick).generation(cell);
+            let held = sketch.sweep.generation(cell);
             // The generation counter `index` holds: the newest at most `held` in its class
             // (none below 0: such a counter was never written).
             let alive = held

@@ -126,6 +126,17 @@ impl Shape {
         self.window.period_of(t, self.ticks_per_window())
     }
 
+    /// The first time (or update count) whose tick is after `tick`: `⌈(tick + 1) · window /
+    /// ticks⌉`, saturating.
+    fn next_tick_at(&self, tick: u64) -> u64 {
+        let (ticks, length) = (
+            u128::from(self.ticks_per_window()),
+            u128::from(self.window.length()),
+        );
+        let at = (u128::from(tick) + 1) * length;
+        u64::try_from(at.div_ceil(ticks)).unwrap_or(u64::MAX)
+    }
+
     /// Where the pointer stands at `tick`.
     fn sweep(&self, tick: u64) -> Sweep {
         let cells = u128::from(self.cells().unwrap_or(1).max(1));
@@ -141,7 +152,7 @@ impl Shape {
 
 /// The pointer's position: `passed` cells in all, `sweeps` whole sweeps and `into` cells into
 /// the current one.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Sweep {
     passed: u128,
     sweeps: u64,
@@ -171,6 +182,11 @@ pub struct WindowSketch {
     /// Whether every counter is known to be zero: moving the pointer of a sketch nothing was
     /// added to clears nothing (not saved; a loaded sketch is cleared as any other).
     blank: bool,
+    /// Where the pointer stands at `tick`, and the first time (or update count) of the next
+    /// tick: what every write and read would otherwise divide for (not saved: a function of
+    /// `tick`, set by [`WindowSketch::set_tick`]).
+    sweep: Sweep,
+    next_tick_at: u64,
 }
 
 /// Equal when they hold the same state; whether a sketch knows it is blank is bookkeeping.
@@ -201,14 +217,44 @@ impl WindowSketch {
             Window::Count(_) => 0,
             Window::Time(_) => shape.tick_of(now),
         };
-        Ok(WindowSketch {
+        Ok(WindowSketch::with_clock(
             shape,
             tick,
-            updates: 0,
-            totals: zeroed_totals(&shape)?,
+            0,
+            zeroed_totals(&shape)?,
             counters,
-            blank: true,
-        })
+            true,
+        ))
+    }
+
+    /// A sketch of these parts, its pointer placed at `tick`.
+    fn with_clock(
+        shape: Shape,
+        tick: u64,
+        updates: u64,
+        totals: Vec<u64>,
+        counters: Vec<u8>,
+        blank: bool,
+    ) -> WindowSketch {
+        let mut sketch = WindowSketch {
+            shape,
+            tick,
+            updates,
+            totals,
+            counters,
+            blank,
+            sweep: Sweep::default(),
+            next_tick_at: 0,
+        };
+        sketch.set_tick(tick);
+        sketch
+    }
+
+    /// Moves the clock to `tick`, the pointer with it (no counter is cleared here).
+    fn set_tick(&mut self, tick: u64) {
+        self.tick = tick;
+        self.sweep = self.shape.sweep(tick);
+        self.next_tick_at = self.shape.next_tick_at(tick);
     }
 
     /// The sketch's shape.
@@ -267,37 +313,39 @@ impl WindowSketch {
     ) -> Result<u64, IncrementError> {
         let tick = self.write_tick(now);
         self.advance(tick);
-        let sweep = self.shape.sweep(self.tick);
-        let f = self.shape.counters_per_cell();
+        let current = Current::of(&self.shape, &self.sweep);
+        let f = self.shape.counters_per_cell() as usize;
+        // Each row's counter, found and checked before any is written.
         let mut places = [0usize; MAX_DEPTH_ON_STACK];
-        let mut refused = false;
         let mut rows = 0;
-        cells_of(self.shape, item, |row, cell| {
-            let at = cell * f + sweep.generation(cell) % f;
-            let counter = usize::try_from(at).map_or(None, |at| self.counter(at).map(|c| (at, c)));
-            match counter {
-                Some((at, value)) if u64::from(value) + amount <= u64::from(u32::MAX) => {
-                    if let Some(place) = places.get_mut(row) {
-                        *place = at;
-                    }
+        let mut refused = false;
+        {
+            let counters = self.counters.as_chunks::<4>().0;
+            cells_of(self.shape, item, |row, cell| {
+                let at = cell as usize * f + current.index(cell);
+                let fits = counters.get(at).is_some_and(|c| {
+                    u64::from(u32::from_le_bytes(*c)) + amount <= u64::from(u32::MAX)
+                });
+                refused |= !fits;
+                if let Some(place) = places.get_mut(row) {
+                    *place = at;
                 }
-                _ => refused = true,
-            }
-            rows += 1;
-        });
+                rows += 1;
+            });
+        }
         if refused {
             return Err(IncrementError::Overflow);
         }
+        let mut estimate = u64::MAX;
         if rows <= MAX_DEPTH_ON_STACK {
             for &at in places.get(..rows).unwrap_or(&[]) {
-                self.add_to(at, amount);
+                estimate = estimate.min(self.add_and_sum(at, f, amount));
             }
         } else {
-            cells_of(self.shape, item, |_, cell| {
-                let at = cell * f + sweep.generation(cell) % f;
-                if let Ok(at) = usize::try_from(at) {
-                    self.add_to(at, amount);
-                }
+            let shape = self.shape;
+            cells_of(shape, item, |_, cell| {
+                let at = cell as usize * f + current.index(cell);
+                estimate = estimate.min(self.add_and_sum(at, f, amount));
             });
         }
         let len = self.totals.len() as u64;
@@ -308,7 +356,21 @@ impl WindowSketch {
             self.updates += 1;
         }
         self.blank &= amount == 0;
-        Ok(self.query_at(item, self.tick))
+        Ok(estimate)
+    }
+
+    /// Adds `amount`, checked to fit, to counter `at`, and returns the sum of its cell's `f`
+    /// counters: at the newest tick all of a cell's counters are in the window.
+    fn add_and_sum(&mut self, at: usize, f: usize, amount: u64) -> u64 {
+        let counters = self.counters.as_chunks_mut::<4>().0;
+        if let Some(counter) = counters.get_mut(at) {
+            let value = u64::from(u32::from_le_bytes(*counter)) + amount;
+            *counter = u32::try_from(value).unwrap_or(u32::MAX).to_le_bytes();
+        }
+        let first = at - at % f;
+        counters.get(first..first + f).map_or(0, |cell| {
+            cell.iter().map(|c| u64::from(u32::from_le_bytes(*c))).sum()
+        })
     }
 
     /// The item's estimate at time `now` (milliseconds; count windows read at their update
@@ -336,12 +398,18 @@ impl WindowSketch {
         self.tick
     }
 
-    /// The tick a write at `now` is made at.
+    /// The tick a write at `now` is made at: divided out only when `now` (or the update count)
+    /// has reached the next tick.
     fn write_tick(&self, now: Option<u64>) -> u64 {
-        match (self.shape.window, now) {
-            (Window::Count(_), _) => self.shape.tick_of(self.updates).max(self.tick),
-            (Window::Time(_), Some(now)) => self.shape.tick_of(now).max(self.tick),
-            (Window::Time(_), None) => self.tick,
+        let t = match (self.shape.window, now) {
+            (Window::Count(_), _) => self.updates,
+            (Window::Time(_), Some(now)) => now,
+            (Window::Time(_), None) => return self.tick,
+        };
+        if t < self.next_tick_at {
+            self.tick
+        } else {
+            self.shape.tick_of(t).max(self.tick)
         }
     }
 
@@ -351,22 +419,32 @@ impl WindowSketch {
     }
 
     fn query_at(&self, item: &[u8], tick: u64) -> u64 {
-        let stored = self.shape.sweep(self.tick);
-        let read = self.shape.sweep(tick);
         let f = self.shape.counters_per_cell();
+        let counters = self.counters.as_chunks::<4>().0;
+        let counter = |at: u64| {
+            usize::try_from(at)
+                .ok()
+                .and_then(|at| counters.get(at))
+                .map_or(0, |c| u64::from(u32::from_le_bytes(*c)))
+        };
         let mut estimate = u64::MAX;
+        if tick == self.tick {
+            // Every counter of a cell is in the window at the newest tick.
+            cells_of(self.shape, item, |_, cell| {
+                let sum = (cell * f..cell * f + f).map(counter).sum();
+                estimate = estimate.min(sum);
+            });
+            return estimate;
+        }
+        let stored = &self.sweep;
+        let read = self.shape.sweep(tick);
         cells_of(self.shape, item, |_, cell| {
             let held = stored.generation(cell);
             let passes = read.generation(cell) - held;
             let live = f.saturating_sub(passes);
-            let mut sum = 0u64;
-            for back in 0..live {
-                let at = cell * f + (held % f + f - back) % f;
-                sum += usize::try_from(at)
-                    .ok()
-                    .and_then(|at| self.counter(at))
-                    .map_or(0, u64::from);
-            }
+            let sum = (0..live)
+                .map(|back| counter(cell * f + (held % f + f - back) % f))
+                .sum();
             estimate = estimate.min(sum);
         });
         estimate
@@ -386,28 +464,23 @@ impl WindowSketch {
         }
     }
 
-    /// Adds `amount`, checked to fit, to counter `at`.
-    fn add_to(&mut self, at: usize, amount: u64) {
-        let value = self.counter(at).map_or(0, u64::from) + amount;
-        self.set_counter(at, u32::try_from(value).unwrap_or(u32::MAX));
-    }
-
     /// Moves the pointer to `tick` (never back), clearing the counter each passed cell makes
     /// current, and the totals of the ticks it opens.
     fn advance(&mut self, tick: u64) {
         if tick <= self.tick {
             return;
         }
-        let from = self.shape.sweep(self.tick);
-        let to = self.shape.sweep(tick);
-        let opened = tick - self.tick;
+        let from = self.sweep;
+        let previous = self.tick;
+        let opened = tick - previous;
         let len = self.totals.len() as u64;
         for step in 1..=opened.min(len) {
-            if let Some(total) = self.totals.get_mut(((self.tick + step) % len) as usize) {
+            if let Some(total) = self.totals.get_mut(((previous + step) % len) as usize) {
                 *total = 0;
             }
         }
-        self.tick = tick;
+        self.set_tick(tick);
+        let to = self.sweep;
         if self.blank {
             return;
         }
@@ -451,6 +524,35 @@ impl WindowSketch {
             .take(len as usize)
             .map(|tick| self.totals.get((tick % len) as usize).copied().unwrap_or(0))
             .fold(0, u64::saturating_add)
+    }
+}
+
+/// The counter of each cell that is current at a pointer: `sweeps mod f` for the cells not yet
+/// passed in this sweep, the next for those passed.
+#[derive(Clone, Copy)]
+struct Current {
+    into: u64,
+    behind: usize,
+    passed: usize,
+}
+
+impl Current {
+    fn of(shape: &Shape, sweep: &Sweep) -> Current {
+        let f = shape.counters_per_cell();
+        let behind = (sweep.sweeps % f) as usize;
+        Current {
+            into: sweep.into,
+            behind,
+            passed: (behind + 1) % f as usize,
+        }
+    }
+
+    fn index(&self, cell: u64) -> usize {
+        if cell < self.into {
+            self.passed
+        } else {
+            self.behind
+        }
     }
 }
 

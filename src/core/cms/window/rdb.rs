@@ -78,12 +78,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
         memory,
     )?;
     let blank = counters.iter().all(|&byte| byte == 0);
-    Ok(WindowSketch {
-        shape,
-        tick,
-        updates,
-        totals,
-        counters,
-        blank,
-    })
+    Ok(WindowSketch::with_clock(
+        shape, tick, updates, totals, counters, blank,
+    ))
 }

@@ -31,7 +31,7 @@ mod tests;
 use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
-use super::sketch::{fingerprint, Positions};
+use super::sketch::Positions;
 use crate::core::relocate::{Mover, Relocate};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::core::{try_copy, Error, Memory};
@@ -97,6 +97,13 @@ impl Shape {
     fn slot_of(&self, t: u64) -> u64 {
         self.window.period_of(t, self.slots)
     }
+
+    /// The first time (or update count) of the slot after `slot`: `⌈(slot + 1) · window /
+    /// slots⌉`, saturating.
+    fn next_slot_at(&self, slot: u64) -> u64 {
+        let at = (u128::from(slot) + 1) * u128::from(self.window.length());
+        u64::try_from(at.div_ceil(u128::from(self.slots))).unwrap_or(u64::MAX)
+    }
 }
 
 /// A Top-K that forgets. Not `Clone`: copies are fallible ([`WindowTopK::try_clone`]).
@@ -114,6 +121,9 @@ pub struct WindowTopK {
     buckets: Vec<u8>,
     heap: Heap,
     table: DecayTable,
+    /// The first time (or update count) of the slot after `slot` (a function of it, not
+    /// saved): a write before it needs no division to know its slot.
+    next_slot_at: u64,
 }
 
 impl Relocate for WindowTopK {
@@ -159,6 +169,7 @@ impl WindowTopK {
             buckets,
             heap,
             table: DecayTable::new(shape.params.decay())?,
+            next_slot_at: shape.next_slot_at(slot),
         })
     }
 
@@ -238,16 +249,15 @@ impl WindowTopK {
         let mut max_count = 0u64;
         for row in 0..self.shape.params.depth() {
             let bucket = positions.at(row);
-            self.age(bucket, slot);
-            let held = self.window_count(bucket, slot);
-            let (holder, _) = self.holder(bucket);
+            let (holder, held) = self.age(bucket, slot);
             if held == 0 || holder == fp {
                 self.take(bucket, fp, at, increment);
-            } else {
-                let chances = chances
-                    .get_or_insert_with(|| Chances::seeded(fp, self.digest_of(&positions, slot)));
-                self.decay(bucket, fp, at, held, increment, chances);
+                max_count = max_count.max(held + u64::from(increment));
+                continue;
             }
+            let chances = chances
+                .get_or_insert_with(|| Chances::seeded(fp, self.digest_of(&positions, slot)));
+            self.decay(bucket, fp, at, held, increment, chances);
             if self.holder(bucket).0 == fp {
                 max_count = max_count.max(self.window_count(bucket, slot));
             }
@@ -258,8 +268,9 @@ impl WindowTopK {
 
     /// `TOPK.QUERY` at time `now`: whether the item is in the heap with a window count above 0.
     pub fn query(&self, item: &[u8], now: u64) -> bool {
-        let fp = fingerprint(item);
-        self.heap.find(fp, item).is_some() && self.count(item, now) > 0
+        let positions = Positions::of(item, &self.shape.params);
+        self.heap.find(positions.fp, item).is_some()
+            && self.count_at(&positions, self.read_slot(now)) > 0
     }
 
     /// `TOPK.COUNT` at time `now`: the largest window count of the item's buckets that hold
@@ -297,10 +308,15 @@ impl WindowTopK {
 
     /// The slot a write at `now` is made in.
     fn write_slot(&self, now: Option<u64>) -> u64 {
-        match (self.shape.window, now) {
-            (Window::Count(_), _) => self.shape.slot_of(self.updates).max(self.slot),
-            (Window::Time(_), Some(now)) => self.shape.slot_of(now).max(self.slot),
-            (Window::Time(_), None) => self.slot,
+        let t = match (self.shape.window, now) {
+            (Window::Count(_), _) => self.updates,
+            (Window::Time(_), Some(now)) => now,
+            (Window::Time(_), None) => return self.slot,
+        };
+        if t < self.next_slot_at {
+            self.slot
+        } else {
+            self.shape.slot_of(t).max(self.slot)
         }
     }
 
@@ -327,6 +343,7 @@ impl WindowTopK {
             }
         }
         self.slot = slot;
+        self.next_slot_at = self.shape.next_slot_at(slot);
         let mut heap = std::mem::take(&mut self.heap);
         heap.recount_all(|_, item| self.item_count(item, slot));
         self.heap = heap;
@@ -334,7 +351,11 @@ impl WindowTopK {
 
     /// The largest window count at `slot` of the item's buckets that hold its fingerprint.
     fn item_count(&self, item: &[u8], slot: u64) -> u32 {
-        let positions = Positions::of(item, &self.shape.params);
+        self.count_at(&Positions::of(item, &self.shape.params), slot)
+    }
+
+    /// [`item_count`](Self::item_count) of an item of these positions.
+    fn count_at(&self, positions: &Positions, slot: u64) -> u32 {
         let count = (0..self.shape.params.depth())
             .map(|row| positions.at(row))
             .filter(|&bucket| self.holder(bucket).0 == positions.fp)
@@ -404,18 +425,38 @@ impl WindowTopK {
             .sum()
     }
 
-    /// Brings the bucket to `slot`: the counts of the slots since its tag are cleared.
-    fn age(&mut self, bucket: usize, slot: u64) {
-        let (fp, tag) = self.holder(bucket);
-        if tag >= slot {
-            return;
+    /// Brings the bucket to `slot` (the counts of the slots since its tag are cleared) and
+    /// returns its fingerprint and its window count there: the sum of all its counts.
+    fn age(&mut self, bucket: usize, slot: u64) -> (u32, u64) {
+        let counts = self.shape.counts();
+        let record = self.record_mut(bucket);
+        let field = |record: &[u8], at: usize| {
+            record
+                .get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u32::from_le_bytes)
+        };
+        let fp = field(record, 0);
+        let tag = record
+            .get(4..12)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_le_bytes);
+        if tag < slot {
+            let passed = (slot - tag).min(counts as u64);
+            for step in 1..=passed {
+                let at = ((tag + step) % counts as u64) as usize;
+                if let Some(count) = record.get_mut(12 + 4 * at..16 + 4 * at) {
+                    count.fill(0);
+                }
+            }
+            if let Some(bytes) = record.get_mut(4..12) {
+                bytes.copy_from_slice(&slot.to_le_bytes());
+            }
         }
-        let passed = (slot - tag).min(self.shape.counts() as u64);
-        for step in 1..=passed {
-            let at = self.slot_index(tag + step);
-            self.set_slot_count(bucket, at, 0);
-        }
-        self.set_holder(bucket, fp, slot);
+        let held = (0..counts)
+            .map(|at| u64::from(field(record, 12 + 4 * at)))
+            .sum();
+        (fp, held)
     }
 
     /// The item `fp` counts `increment` in its own (or an empty) aged bucket, at slot index
