@@ -249,12 +249,13 @@ impl WindowTopK {
         let mut max_count = 0u64;
         for row in 0..self.shape.params.depth() {
             let bucket = positions.at(row);
-            let (holder, held) = self.age(bucket, slot);
-            if held == 0 || holder == fp {
-                self.take(bucket, fp, at, increment);
-                max_count = max_count.max(held + u64::from(increment));
-                continue;
-            }
+            let held = match self.count_in(bucket, slot, fp, increment) {
+                Ok(count) => {
+                    max_count = max_count.max(count);
+                    continue;
+                }
+                Err(held) => held,
+            };
             let chances = chances
                 .get_or_insert_with(|| Chances::seeded(fp, self.digest_of(&positions, slot)));
             self.decay(bucket, fp, at, held, increment, chances);
@@ -425,38 +426,44 @@ impl WindowTopK {
             .sum()
     }
 
-    /// Brings the bucket to `slot` (the counts of the slots since its tag are cleared) and
-    /// returns its fingerprint and its window count there: the sum of all its counts.
-    fn age(&mut self, bucket: usize, slot: u64) -> (u32, u64) {
+    /// Brings the bucket to `slot` (the counts of the slots since its tag are cleared), then,
+    /// if it is empty there or the item's (`fp`), counts `increment` in it and returns its new
+    /// window count; else returns its window count, held by another, to decay. One pass over
+    /// the bucket's bytes: most writes end here.
+    fn count_in(&mut self, bucket: usize, slot: u64, fp: u32, increment: u32) -> Result<u64, u64> {
         let counts = self.shape.counts();
+        let at = self.slot_index(slot);
         let record = self.record_mut(bucket);
-        let field = |record: &[u8], at: usize| {
-            record
-                .get(at..at + 4)
-                .and_then(|b| b.try_into().ok())
-                .map_or(0, u32::from_le_bytes)
+        let Some((head, counted)) = record.split_at_mut_checked(12) else {
+            return Err(0);
         };
-        let fp = field(record, 0);
-        let tag = record
-            .get(4..12)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, u64::from_le_bytes);
-        if tag < slot {
-            let passed = (slot - tag).min(counts as u64);
+        let (counted, _) = counted.as_chunks_mut::<4>();
+        let (holder, tag) = head.split_at_mut(4);
+        let old_tag = tag.try_into().map_or(0, u64::from_le_bytes);
+        if old_tag < slot {
+            let passed = (slot - old_tag).min(counts as u64);
             for step in 1..=passed {
-                let at = ((tag + step) % counts as u64) as usize;
-                if let Some(count) = record.get_mut(12 + 4 * at..16 + 4 * at) {
-                    count.fill(0);
+                if let Some(count) = counted.get_mut(((old_tag + step) % counts as u64) as usize) {
+                    *count = [0; 4];
                 }
             }
-            if let Some(bytes) = record.get_mut(4..12) {
-                bytes.copy_from_slice(&slot.to_le_bytes());
-            }
+            tag.copy_from_slice(&slot.to_le_bytes());
         }
-        let held = (0..counts)
-            .map(|at| u64::from(field(record, 12 + 4 * at)))
+        let held: u64 = counted
+            .iter()
+            .map(|c| u64::from(u32::from_le_bytes(*c)))
             .sum();
-        (fp, held)
+        let holder_fp = (&*holder).try_into().map_or(0, u32::from_le_bytes);
+        if held != 0 && holder_fp != fp {
+            return Err(held);
+        }
+        holder.copy_from_slice(&fp.to_le_bytes());
+        if let Some(count) = counted.get_mut(at) {
+            *count = u32::from_le_bytes(*count)
+                .saturating_add(increment)
+                .to_le_bytes();
+        }
+        Ok(held + u64::from(increment))
     }
 
     /// The item `fp` counts `increment` in its own (or an empty) aged bucket, at slot index
