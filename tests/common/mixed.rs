@@ -1,7 +1,7 @@
 //! A random stream of writes of every family — Bloom filters that scale, filters that forget (by
 //! count, and by time where the stream may read the clock), Cuckoo filters that expand and
-//! delete, Count-Min sketches that merge, Top-Ks that decay, t-digests that merge and compress
-//! on reads — for the tests that check a stream leaves the same bytes everywhere: replicas, AOF
+//! delete, Count-Min sketches that merge, Top-Ks that decay, both also forgetting (likewise),
+//! t-digests that merge and compress on reads — for the tests that check a stream leaves the same bytes everywhere: replicas, AOF
 //! replays, restarts after a crash. [`Stream::send`] pipelines it and checks every reply.
 
 use std::collections::BTreeMap;
@@ -27,6 +27,8 @@ const EXPECTED_ERRORS: &[&str] = &[
     "ERR T-Digest: key already exists",
     "ERR T-Digest: overflow detected",
     "CMS: MERGE overflow",
+    "CMS: sketches of different windows cannot be merged",
+    "CMS: sketches that forget by count cannot be merged",
 ];
 
 /// Every key name a stream may write.
@@ -46,6 +48,18 @@ pub enum Clock {
     /// Nothing that depends on when a command runs: for streams run again from scratch on
     /// another server, whose clock differs.
     Ignored,
+}
+
+/// A creation's window options: in `sparing + 1` creations, one a count window, one a count
+/// window or (where the stream may read the clock) a time window of 400 ms, the others none.
+fn window_options(rng: &mut Rng, clock: Clock, sparing: u64) -> Vec<String> {
+    let options: &[&str] = match rng.below(sparing + 1) {
+        0 => &["WINDOW", "300", "SLOTS", "3"],
+        1 if clock == Clock::Read => &["TIMESPAN", "400", "SLOTS", "2"],
+        1 => &["WINDOW", "50"],
+        _ => &[],
+    };
+    options.iter().map(|w| w.to_string()).collect()
 }
 
 /// A seeded stream of writes.
@@ -81,7 +95,11 @@ impl Stream {
             37..=38 => words(&["CF.RESERVE", &key(rng, "cf"), "200", "EXPANSION", "2"]),
             39..=45 => words(&["CF.DEL", &key(rng, "cf"), &item(rng, 3000)]),
             46 => words(&["CF.COMPACT", &key(rng, "cf")]),
-            47..=48 => words(&["CMS.INITBYDIM", &key(rng, "cms"), "200", "5"]),
+            47..=48 => {
+                let mut c = words(&["CMS.INITBYDIM", &key(rng, "cms"), "200", "5"]);
+                c.extend(window_options(rng, self.clock, 3));
+                c
+            }
             49..=58 => {
                 let mut c = words(&["CMS.INCRBY", &key(rng, "cms")]);
                 for _ in 0..1 + rng.below(3) {
@@ -94,7 +112,11 @@ impl Stream {
                 let sources = [key(rng, "cms"), key(rng, "cms")];
                 words(&["CMS.MERGE", &key(rng, "cms"), "2", &sources[0], &sources[1]])
             }
-            60..=61 => words(&["TOPK.RESERVE", &key(rng, "topk"), "10", "50", "4", "0.9"]),
+            60..=61 => {
+                let mut c = words(&["TOPK.RESERVE", &key(rng, "topk"), "10", "50", "4", "0.9"]);
+                c.extend(window_options(rng, self.clock, 2));
+                c
+            }
             62..=73 => {
                 let mut c = words(&["TOPK.ADD", &key(rng, "topk")]);
                 c.extend((0..1 + rng.below(4)).map(|_| item(rng, 500)));
