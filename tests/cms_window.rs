@@ -308,6 +308,10 @@ const STREAM: forgetting::Forgetting = forgetting::Forgetting {
     write: |c, key| {
         c.call(&["CMS.INCRBY", key, "written", "1"]);
     },
+    small: &[
+        "CMS.INITBYDIM w 3 2 TIMESPAN 1000 SLOTS 1",
+        "CMS.INCRBY w a 5 b 7",
+    ],
 };
 
 #[test]
@@ -317,9 +321,5 @@ fn a_replica_and_the_aof_hold_the_primarys_bytes_through_a_moving_clock() {
 
 #[test]
 fn corrupt_payloads_are_refused_or_load_whole() {
-    let server = Server::start();
-    let mut c = server.conn();
-    c.cmd("CMS.INITBYDIM w 3 2 TIMESPAN 1000 SLOTS 1");
-    c.cmd("CMS.INCRBY w a 5 b 7");
-    forgetting::corrupt_payloads_are_refused_or_load_whole(&mut c, "w", STREAM.write, STREAM.read);
+    forgetting::corrupt_payloads_are_refused_or_load_whole(&STREAM);
 }

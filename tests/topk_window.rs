@@ -225,6 +225,10 @@ const STREAM: forgetting::Forgetting = forgetting::Forgetting {
     write: |c, key| {
         c.call(&["TOPK.INCRBY", key, "written", "3"]);
     },
+    small: &[
+        "TOPK.RESERVE w 2 3 2 0.9 TIMESPAN 1000 SLOTS 1",
+        "TOPK.INCRBY w a 5 b 7",
+    ],
 };
 
 #[test]
@@ -234,9 +238,5 @@ fn a_replica_and_the_aof_hold_the_primarys_bytes_through_a_moving_clock() {
 
 #[test]
 fn corrupt_payloads_are_refused_or_load_whole() {
-    let server = Server::start();
-    let mut c = server.conn();
-    c.cmd("TOPK.RESERVE w 2 3 2 0.9 TIMESPAN 1000 SLOTS 1");
-    c.cmd("TOPK.INCRBY w a 5 b 7");
-    forgetting::corrupt_payloads_are_refused_or_load_whole(&mut c, "w", STREAM.write, STREAM.read);
+    forgetting::corrupt_payloads_are_refused_or_load_whole(&STREAM);
 }

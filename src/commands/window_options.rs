@@ -2,6 +2,8 @@
 //! Count-Min sketch or a Top-K; `forgetting.rs`), read the same way by every family, each
 //! wording its own errors.
 
+use std::ffi::CStr;
+
 use super::args::integer_in;
 use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 
@@ -20,6 +22,30 @@ pub enum OptionError {
     OneWindow,
     /// Another keyword, or `SLOTS` twice.
     Unknown,
+}
+
+/// How a family words each [`OptionError`] (its texts live in its `errors.rs`).
+pub struct OptionTexts {
+    pub window_range: &'static CStr,
+    pub timespan_range: &'static CStr,
+    pub slots_range: &'static CStr,
+    pub slots_without_window: &'static CStr,
+    pub one_window: &'static CStr,
+    pub unknown: &'static CStr,
+}
+
+impl OptionError {
+    /// The error as the family of `texts` words it.
+    pub fn text(self, texts: &OptionTexts) -> &'static CStr {
+        match self {
+            OptionError::WindowRange => texts.window_range,
+            OptionError::TimespanRange => texts.timespan_range,
+            OptionError::SlotsRange => texts.slots_range,
+            OptionError::SlotsWithoutWindow => texts.slots_without_window,
+            OptionError::OneWindow => texts.one_window,
+            OptionError::Unknown => texts.unknown,
+        }
+    }
 }
 
 /// The window options read so far.

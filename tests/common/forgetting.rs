@@ -24,6 +24,8 @@ pub struct Forgetting {
     pub read: fn(&mut Conn, &str),
     /// A write of a key, on a primary and on a promoted replica alike.
     pub write: fn(&mut Conn, &str),
+    /// Commands that make a small value that forgets, written a little, under key `w`.
+    pub small: &'static [&'static str],
 }
 
 /// Writes spread over about a second to keys whose periods are a few milliseconds long, so
@@ -89,20 +91,21 @@ pub fn replica_and_aof_hold_the_primarys_bytes(family: &Forgetting) {
     same_bytes(&mut m, &mut r, family.keys);
 }
 
-/// Each byte of `key`'s DUMP payload flipped (its checksum made right, so the module reads
-/// it), and the payload cut short: RESTORE refuses it, or loads a value that takes `write`
-/// and `read` and saves again; the server lives. (Not on Redis 6.0, which exits on any
-/// refused RESTORE.)
-pub fn corrupt_payloads_are_refused_or_load_whole(
-    c: &mut Conn,
-    key: &str,
-    write: fn(&mut Conn, &str),
-    read: fn(&mut Conn, &str),
-) {
+/// Each byte of the family's small value's DUMP payload flipped (its checksum made right, so
+/// the module reads it), and the payload cut short: RESTORE refuses it, or loads a value that
+/// takes a write and a read and saves again; the server lives. (Not on Redis 6.0, which exits
+/// on any refused RESTORE.)
+pub fn corrupt_payloads_are_refused_or_load_whole(family: &Forgetting) {
     if !feature::survives_refused_restore() {
         return;
     }
-    let payload = c.call(&["DUMP", key]).bulk();
+    let server = Server::start();
+    let c = &mut server.conn();
+    for line in family.small {
+        assert!(!c.cmd(line).is_error(), "{line}");
+    }
+    let (write, read) = (family.write, family.read);
+    let payload = c.call(&["DUMP", "w"]).bulk();
     // Past the payload's type id and encoding, short of its RDB version and CRC.
     for at in 9..payload.len() - 10 {
         let mut corrupt = payload.clone();

@@ -5,7 +5,7 @@
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
-use crate::commands::window_options::OptionError;
+use crate::commands::window_options::{OptionError, OptionTexts};
 use crate::core;
 use crate::core::cms::{IncrementError, InitError, MergeError};
 
@@ -77,16 +77,19 @@ pub fn init(error: InitError) -> Failure {
     })
 }
 
-/// Why the window options of CMS.INITBYDIM or CMS.INITBYPROB were refused.
+/// How the window options' errors read in this family.
+const WINDOW_OPTIONS: OptionTexts = OptionTexts {
+    window_range: WINDOW_RANGE,
+    timespan_range: TIMESPAN_RANGE,
+    slots_range: SLOTS_RANGE,
+    slots_without_window: SLOTS_WITHOUT_WINDOW,
+    one_window: ONE_WINDOW,
+    unknown: UNKNOWN_ARGUMENT,
+};
+
+/// Why the window options were refused.
 pub fn window_option(error: OptionError) -> Failure {
-    Failure::Message(match error {
-        OptionError::WindowRange => WINDOW_RANGE,
-        OptionError::TimespanRange => TIMESPAN_RANGE,
-        OptionError::SlotsRange => SLOTS_RANGE,
-        OptionError::SlotsWithoutWindow => SLOTS_WITHOUT_WINDOW,
-        OptionError::OneWindow => ONE_WINDOW,
-        OptionError::Unknown => UNKNOWN_ARGUMENT,
-    })
+    Failure::Message(error.text(&WINDOW_OPTIONS))
 }
 
 /// Why CMS.MERGE refused its sources.
