@@ -125,7 +125,11 @@ pub fn cms_window(data: &[u8]) {
     let Ok(sketch) = window_rdb::load(&mut input, module.encver, &bounded()) else {
         return;
     };
-    assert_eq!(window_saved(&sketch), input.fields.0, "it saves other fields");
+    assert_eq!(
+        window_saved(&sketch),
+        input.fields.0,
+        "it saves other fields"
+    );
     assert_eq!(Some(sketch.memory_usage()), sketch.shape().memory_usage());
     assert!(sketch.memory_usage() <= LIMIT);
     check_window_sketch(sketch, data);

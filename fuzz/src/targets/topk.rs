@@ -124,7 +124,10 @@ fn check_window_topk(mut topk: WindowTopK, data: &[u8]) {
     for (i, item) in items.iter().enumerate() {
         let now = TIMES[i % TIMES.len()];
         let later = now.saturating_add(1 << 41);
-        assert!(topk.count(item, later) <= topk.count(item, now), "a later read found more");
+        assert!(
+            topk.count(item, later) <= topk.count(item, now),
+            "a later read found more"
+        );
         topk.query(item, now);
         let listed = topk.list(now).expect("a list");
         assert!(listed.len() <= topk.shape().params.k() as usize);
@@ -197,7 +200,7 @@ fn check_reserve(args: &[&[u8]]) {
     assert!(params.decay() > 0.0 && params.decay() <= 1.0);
     take_granted();
     if let Some((window, slots)) = window {
-        let first = if args.len() % 2 == 0 { 6 } else { 3 };
+        let first = if args.len().is_multiple_of(2) { 6 } else { 3 };
         let (keyword, length) = match window {
             Window::Count(n) => (&b"WINDOW"[..], n),
             Window::Time(ms) => (&b"TIMESPAN"[..], ms),
