@@ -141,6 +141,9 @@ fn window_saved(sketch: &WindowSketch) -> Vec<u8> {
     out.0
 }
 
+/// The largest sketch `cms_args` checks whole.
+const SMALL_SKETCH: u64 = 64 * 1024;
+
 /// Times a sketch is read and written at: the epoch, now-ish, far ahead, the end of time.
 const TIMES: [u64; 4] = [0, 1_700_000_000_000, 1 << 50, u64::MAX];
 
@@ -241,7 +244,12 @@ fn check_init(args: &[&[u8]]) {
             Some(Ok(sketch)) => {
                 assert!(sketch.memory_usage() <= LIMIT);
                 assert!(granted <= sketch.memory_usage());
-                check_window_sketch(sketch, args[1]);
+                // The whole check clears and copies the array many times: on the small
+                // sketches only, so that the parsers keep their pace (`cms_window` checks
+                // sketches of every size).
+                if sketch.memory_usage() <= SMALL_SKETCH {
+                    check_window_sketch(sketch, args[1]);
+                }
             }
             _ => assert_eq!(granted, 0, "a refused sketch was given memory"),
         }
