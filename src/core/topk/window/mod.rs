@@ -210,7 +210,8 @@ impl WindowTopK {
     /// Whether a write at `now` (milliseconds) would open a new slot of a time window: such
     /// a write must reach replicas with its time.
     pub fn opens_slot(&self, now: u64) -> bool {
-        matches!(self.shape.window, Window::Time(_)) && self.shape.slot_of(now) > self.slot
+        // `next_slot_at` is where the slot after the newest begins: no division per write.
+        matches!(self.shape.window, Window::Time(_)) && now >= self.next_slot_at
     }
 
     /// Moves a time window's clock to `now` (milliseconds): what a replica does before a write
