@@ -39,8 +39,8 @@ impl WindowSketch {
                 }
             }
         }
-        self.set_tick(tick);
         self.totals = totals;
+        self.set_tick(tick);
         self.blank = !nonzero;
         Ok(())
     }

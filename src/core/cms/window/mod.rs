@@ -183,10 +183,15 @@ pub struct WindowSketch {
     /// added to clears nothing (not saved; a loaded sketch is cleared as any other).
     blank: bool,
     /// Where the pointer stands at `tick`, and the first time (or update count) of the next
-    /// tick: what every write and read would otherwise divide for (not saved: a function of
-    /// `tick`, set by [`WindowSketch::set_tick`]).
+    /// tick, and the place of `tick`'s total: what every write and read would otherwise divide
+    /// for (not saved: a function of `tick`, set by [`WindowSketch::set_tick`]).
     sweep: Sweep,
     next_tick_at: u64,
+    newest_total: usize,
+    /// The sum of `totals`, exact (the metrics read it around every write): kept by
+    /// `increment`, summed again by [`WindowSketch::set_tick`], which every other change of
+    /// `totals` ends with.
+    kept: u128,
 }
 
 /// Equal when they hold the same state; whether a sketch knows it is blank is bookkeeping.
@@ -245,16 +250,22 @@ impl WindowSketch {
             blank,
             sweep: Sweep::default(),
             next_tick_at: 0,
+            newest_total: 0,
+            kept: 0,
         };
         sketch.set_tick(tick);
         sketch
     }
 
-    /// Moves the clock to `tick`, the pointer with it (no counter is cleared here).
+    /// Moves the clock to `tick`, the pointer with it (no counter is cleared here), once the
+    /// totals are those of `tick`.
     fn set_tick(&mut self, tick: u64) {
         self.tick = tick;
         self.sweep = self.shape.sweep(tick);
         self.next_tick_at = self.shape.next_tick_at(tick);
+        let place = tick.checked_rem(self.shape.totals_len()).unwrap_or(0);
+        self.newest_total = usize::try_from(place).unwrap_or(0);
+        self.kept = self.totals.iter().map(|&total| u128::from(total)).sum();
     }
 
     /// The sketch's shape.
@@ -349,9 +360,10 @@ impl WindowSketch {
                 estimate = estimate.min(self.add_and_sum(at, f, amount));
             });
         }
-        let len = self.totals.len() as u64;
-        if let Some(total) = self.totals.get_mut((self.tick % len) as usize) {
+        if let Some(total) = self.totals.get_mut(self.newest_total) {
+            let before = *total;
             *total = total.saturating_add(amount);
+            self.kept += u128::from(*total - before);
         }
         if let Window::Count(_) = self.shape.window {
             self.updates += 1;
@@ -386,6 +398,10 @@ impl WindowSketch {
             .read_tick(now)
             .saturating_sub(self.shape.ticks_per_window())
             .max(self.oldest_total_tick());
+        if from == self.oldest_total_tick() {
+            // Every total kept.
+            return u64::try_from(self.kept).unwrap_or(u64::MAX);
+        }
         self.totals_between(from, self.tick)
     }
 
@@ -518,13 +534,20 @@ impl WindowSketch {
         self.tick.saturating_sub(self.shape.ticks_per_window())
     }
 
-    /// The sum of the totals of ticks `from ..= to` (all kept).
+    /// The sum of the totals of ticks `from ..= to` (all kept): read around the ring from
+    /// `from`'s place, one division in all (the metrics read it twice a write).
     fn totals_between(&self, from: u64, to: u64) -> u64 {
+        let Some(ticks) = to.checked_sub(from).and_then(|span| span.checked_add(1)) else {
+            return 0;
+        };
         let len = self.totals.len() as u64;
-        (from..=to)
-            .take(len as usize)
-            .map(|tick| self.totals.get((tick % len) as usize).copied().unwrap_or(0))
-            .fold(0, u64::saturating_add)
+        let start = usize::try_from(from.checked_rem(len).unwrap_or(0)).unwrap_or(0);
+        let (before, after) = self.totals.split_at(start.min(self.totals.len()));
+        after
+            .iter()
+            .chain(before)
+            .take(usize::try_from(ticks).unwrap_or(usize::MAX))
+            .fold(0, |sum, &total| sum.saturating_add(total))
     }
 }
 

@@ -42,8 +42,15 @@ impl Model {
     }
 }
 
+/// The sum of the totals that the metrics read around every write is theirs.
+fn check_kept(sketch: &WindowSketch) {
+    let sum: u128 = sketch.totals.iter().map(|&total| u128::from(total)).sum();
+    assert_eq!(sketch.kept, sum);
+}
+
 /// `true ≤ estimate ≤ true over the window and one slot (and one tick, for rounding)`.
 fn check_bounds(sketch: &WindowSketch, model: &Model, now: u64, items: u32) {
+    check_kept(sketch);
     let shape = sketch.shape();
     let length = shape.window.length();
     let slack = length / shape.slots + length / (shape.slots * shape.ticks_per_slot) + 2;
@@ -273,6 +280,7 @@ fn time_windows_of_one_shape_merge_after_alignment() {
     assert_eq!(destination.query(b"y", 1300), 1);
     assert_eq!(destination.query(b"y", 3000), 0);
     assert_eq!(destination.window_count(1300), 11);
+    check_kept(&destination);
     // Refused whole: nothing changes.
     let before = destination.try_clone().unwrap();
     let negative = merge_sources(&sources, &[-1, 0]);
@@ -312,6 +320,7 @@ fn merging_a_sketch_into_itself_keeps_what_is_alive() {
         weight: 2,
     }];
     sketch.merge(&itself, 160).unwrap();
+    check_kept(&sketch);
     assert_eq!(sketch.query(b"a", 160), 0);
     assert_eq!(sketch.query(b"b", 160), 8);
 }
@@ -343,6 +352,7 @@ fn it_loads_what_it_saves_and_refuses_what_it_does_not() {
             let _ = corrupt.increment(b"a", 1, Some(now));
             corrupt.query(b"a", now + 100);
             corrupt.window_count(now);
+            check_kept(&corrupt);
             assert_eq!(load(&saved(&corrupt)).unwrap(), corrupt);
         });
         assert_eq!(
