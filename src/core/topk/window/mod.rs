@@ -93,6 +93,27 @@ impl Shape {
             .checked_add(STRUCT_BYTES)
     }
 
+    /// The index of `slot` in a ring of counts or totals.
+    fn index_of(&self, slot: u64) -> usize {
+        (slot % self.counts() as u64) as usize
+    }
+
+    /// The indices of the slots `first ..= last` (at most a ring's) in a ring of counts or
+    /// totals, oldest first: one division, where indexing each would take one apiece (a write
+    /// reads several buckets' rings).
+    fn ring_indices(&self, first: u64, last: u64) -> impl Iterator<Item = usize> {
+        let counts = self.counts();
+        let len = last
+            .checked_sub(first)
+            .map_or(0, |span| span.saturating_add(1).min(counts as u64) as usize);
+        let start = if len == counts {
+            0
+        } else {
+            self.index_of(first)
+        };
+        (start..counts).chain(0..start).take(len)
+    }
+
     /// The slot of time (or update count) `t`.
     fn slot_of(&self, t: u64) -> u64 {
         self.window.period_of(t, self.slots)
@@ -250,7 +271,7 @@ impl WindowTopK {
         let mut max_count = 0u64;
         for row in 0..self.shape.params.depth() {
             let bucket = positions.at(row);
-            let held = match self.count_in(bucket, slot, fp, increment) {
+            let held = match self.count_in(bucket, slot, at, fp, increment) {
                 Ok(count) => {
                     max_count = max_count.max(count);
                     continue;
@@ -303,8 +324,12 @@ impl WindowTopK {
     /// The increments of the window at time `now` (`TOPK.INFO`'s `window_count`).
     pub fn window_total(&self, now: u64) -> u64 {
         let oldest = self.read_slot(now).saturating_sub(self.shape.slots);
-        (oldest.max(self.slot.saturating_sub(self.shape.slots))..=self.slot)
-            .filter_map(|slot| self.totals.get(self.slot_index(slot)))
+        self.shape
+            .ring_indices(
+                oldest.max(self.slot.saturating_sub(self.shape.slots)),
+                self.slot,
+            )
+            .filter_map(|at| self.totals.get(at))
             .fold(0, |sum, &total| sum.saturating_add(total))
     }
 
@@ -328,7 +353,7 @@ impl WindowTopK {
     }
 
     fn slot_index(&self, slot: u64) -> usize {
-        (slot % self.shape.counts() as u64) as usize
+        self.shape.index_of(slot)
     }
 
     /// Opens `slot` (nothing if it is not newer): the totals of the slots passed are cleared,
@@ -337,9 +362,7 @@ impl WindowTopK {
         if slot <= self.slot {
             return;
         }
-        let passed = (slot - self.slot).min(self.shape.counts() as u64);
-        for step in 1..=passed {
-            let at = self.slot_index(self.slot + step);
+        for at in self.shape.ring_indices(self.slot + 1, slot) {
             if let Some(total) = self.totals.get_mut(at) {
                 *total = 0;
             }
@@ -421,9 +444,9 @@ impl WindowTopK {
     fn window_count(&self, bucket: usize, slot: u64) -> u64 {
         let (_, tag) = self.holder(bucket);
         let oldest = slot.saturating_sub(self.shape.slots);
-        (oldest.max(tag.saturating_sub(self.shape.slots))..=tag)
-            .take(self.shape.counts())
-            .map(|s| u64::from(self.slot_count(bucket, self.slot_index(s))))
+        self.shape
+            .ring_indices(oldest.max(tag.saturating_sub(self.shape.slots)), tag)
+            .map(|at| u64::from(self.slot_count(bucket, at)))
             .sum()
     }
 
@@ -431,9 +454,15 @@ impl WindowTopK {
     /// if it is empty there or the item's (`fp`), counts `increment` in it and returns its new
     /// window count; else returns its window count, held by another, to decay. One pass over
     /// the bucket's bytes: most writes end here.
-    fn count_in(&mut self, bucket: usize, slot: u64, fp: u32, increment: u32) -> Result<u64, u64> {
-        let counts = self.shape.counts();
-        let at = self.slot_index(slot);
+    fn count_in(
+        &mut self,
+        bucket: usize,
+        slot: u64,
+        at: usize,
+        fp: u32,
+        increment: u32,
+    ) -> Result<u64, u64> {
+        let shape = self.shape;
         let record = self.record_mut(bucket);
         let Some((head, counted)) = record.split_at_mut_checked(12) else {
             return Err(0);
@@ -442,9 +471,8 @@ impl WindowTopK {
         let (holder, tag) = head.split_at_mut(4);
         let old_tag = tag.try_into().map_or(0, u64::from_le_bytes);
         if old_tag < slot {
-            let passed = (slot - old_tag).min(counts as u64);
-            for step in 1..=passed {
-                if let Some(count) = counted.get_mut(((old_tag + step) % counts as u64) as usize) {
+            for passed in shape.ring_indices(old_tag + 1, slot) {
+                if let Some(count) = counted.get_mut(passed) {
                     *count = [0; 4];
                 }
             }
@@ -522,11 +550,11 @@ impl WindowTopK {
     /// oldest).
     fn decrement_oldest(&mut self, bucket: usize, at: usize, mut units: u64) {
         let counts = self.shape.counts();
-        for back in 1..=counts {
+        let oldest = if at + 1 >= counts { 0 } else { at + 1 };
+        for index in (oldest..counts).chain(0..oldest) {
             if units == 0 {
                 return;
             }
-            let index = (at + back) % counts;
             let count = self.slot_count(bucket, index);
             let taken = u64::from(count).min(units);
             self.set_slot_count(bucket, index, count - taken as u32);
