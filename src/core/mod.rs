@@ -6,6 +6,7 @@
 //!   that forget (the last N additions, or the last N milliseconds);
 //! * [`cf`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
 //! * [`cms`] — RedisBloom's Count-Min sketch, bit-exact;
+//! * [`divisor`] — remainders by a width fixed at creation, without a division instruction;
 //! * [`dump`] — a value as the `DUMP` payload `RESTORE` takes (an AOF rewrite's `RESTORE`);
 //! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
@@ -35,6 +36,7 @@
 pub mod bf;
 pub mod cf;
 pub mod cms;
+pub mod divisor;
 pub mod dump;
 mod error;
 pub mod hash;

@@ -1,6 +1,8 @@
 //! What `TOPK.RESERVE` and `TOPK.INCRBY` accept, checked as RedisBloom 8 checks it
 //! (`createTopK` and `TopK_Incrby_Cmd` in `src/rm_topk.c`), before anything is written.
 
+use crate::core::divisor::Divisor;
+
 /// Why `TOPK.RESERVE` arguments are refused, in the order RedisBloom checks them; each has
 /// its own error text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub struct Params {
     pub(super) width: u32,
     pub(super) depth: u32,
     pub(super) decay: f64,
+    /// The width, to take hashes modulo it (a function of it).
+    pub(super) columns: Divisor,
 }
 
 /// `TOPK.RESERVE key k` without the optional arguments: width 8, depth 7, decay 0.9
@@ -52,6 +56,7 @@ impl Params {
             width,
             depth,
             decay,
+            columns: Divisor::new(u64::from(width)),
         })
     }
 

@@ -8,6 +8,7 @@
 use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
+use crate::core::divisor::Divisor;
 use crate::core::hash::{murmur2_32, murmur2_32_rows, murmur2_32_seeds, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
@@ -249,13 +250,15 @@ impl TopK {
 /// was hoisted into `add` and paid on every call (about 25 instructions).
 #[cold]
 #[inline(never)]
-fn bucket_of(width: u32, item: &[u8], row: u32) -> usize {
-    bucket_at(width, row, murmur2_32(item, row))
+fn bucket_of(columns: Divisor, item: &[u8], row: u32) -> usize {
+    bucket_at(columns, row, murmur2_32(item, row))
 }
 
-/// The bucket in `row` of an item whose hash under that row's seed is `hash`.
-fn bucket_at(width: u32, row: u32, hash: u32) -> usize {
-    row.wrapping_mul(width) as usize + (hash % width) as usize
+/// The bucket in `row` of an item whose hash under that row's seed is `hash`, in a sketch
+/// `columns` wide (a Top-K's width fits 32 bits).
+fn bucket_at(columns: Divisor, row: u32, hash: u32) -> usize {
+    let width = columns.divisor() as u32;
+    row.wrapping_mul(width) as usize + columns.remainder(hash) as usize
 }
 
 /// The state of one decay attempt.
@@ -272,7 +275,7 @@ struct Attempt {
 /// past [`CACHED_ROWS`] each time they are asked for.
 pub(super) struct Positions<'a> {
     item: &'a [u8],
-    width: u32,
+    columns: Divisor,
     /// The item's fingerprint.
     pub(super) fp: u32,
     cached: [usize; CACHED_ROWS],
@@ -283,22 +286,22 @@ impl Positions<'_> {
     // stack (21 instructions a `TOPK.ADD`).
     #[inline(always)]
     pub(super) fn of<'a>(item: &'a [u8], params: &Params) -> Positions<'a> {
-        let width = params.width;
+        let columns = params.columns;
         let [fp, first_rows @ ..] = murmur2_32_seeds(item, FIRST_SEEDS);
         let mut cached = [0; CACHED_ROWS];
         let (first, next) = cached.split_at_mut(FIRST_ROWS);
         for ((row, at), hash) in (0..params.depth).zip(first).zip(first_rows) {
-            *at = bucket_at(width, row, hash);
+            *at = bucket_at(columns, row, hash);
         }
         if params.depth > FIRST_ROWS as u32 {
             let next_rows = murmur2_32_rows(item, FIRST_ROWS as u32);
             for ((row, at), hash) in (FIRST_ROWS as u32..params.depth).zip(next).zip(next_rows) {
-                *at = bucket_at(width, row, hash);
+                *at = bucket_at(columns, row, hash);
             }
         }
         Positions {
             item,
-            width,
+            columns,
             fp,
             cached,
         }
@@ -308,7 +311,7 @@ impl Positions<'_> {
     pub(super) fn at(&self, row: u32) -> usize {
         match self.cached.get(row as usize) {
             Some(&at) => at,
-            None => bucket_of(self.width, self.item, row),
+            None => bucket_of(self.columns, self.item, row),
         }
     }
 }

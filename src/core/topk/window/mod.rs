@@ -281,8 +281,9 @@ impl WindowTopK {
             let chances = chances
                 .get_or_insert_with(|| Chances::seeded(fp, self.digest_of(&positions, slot)));
             self.decay(bucket, fp, at, held, increment, chances);
-            if self.holder(bucket).0 == fp {
-                max_count = max_count.max(self.window_count(bucket, slot));
+            let bucket = self.bucket(bucket);
+            if bucket.fp == fp {
+                max_count = max_count.max(bucket.window_count(&self.shape, slot));
             }
         }
         let max_count = u32::try_from(max_count).unwrap_or(u32::MAX);
@@ -382,23 +383,25 @@ impl WindowTopK {
     /// [`item_count`](Self::item_count) of an item of these positions.
     fn count_at(&self, positions: &Positions, slot: u64) -> u32 {
         let count = (0..self.shape.params.depth())
-            .map(|row| positions.at(row))
-            .filter(|&bucket| self.holder(bucket).0 == positions.fp)
-            .map(|bucket| self.window_count(bucket, slot))
+            .map(|row| self.bucket(positions.at(row)))
+            .filter(|bucket| bucket.fp == positions.fp)
+            .map(|bucket| bucket.window_count(&self.shape, slot))
             .max()
             .unwrap_or(0);
         u32::try_from(count).unwrap_or(u32::MAX)
     }
 
-    /// The bucket's fingerprint and tag.
-    fn holder(&self, bucket: usize) -> (u32, u64) {
+    /// Bucket `bucket`, read in place.
+    fn bucket(&self, bucket: usize) -> Bucket<'_> {
         let record = self.record(bucket);
-        let fp = record.get(..4).and_then(|b| b.try_into().ok());
-        let tag = record.get(4..12).and_then(|b| b.try_into().ok());
-        (
-            fp.map_or(0, u32::from_le_bytes),
-            tag.map_or(0, u64::from_le_bytes),
-        )
+        let (head, counts) = record.split_at_checked(12).unwrap_or_default();
+        let fp = head.get(..4).and_then(|b| b.try_into().ok());
+        let tag = head.get(4..12).and_then(|b| b.try_into().ok());
+        Bucket {
+            fp: fp.map_or(0, u32::from_le_bytes),
+            tag: tag.map_or(0, u64::from_le_bytes),
+            counts: counts.as_chunks::<4>().0,
+        }
     }
 
     fn record(&self, bucket: usize) -> &[u8] {
@@ -437,17 +440,6 @@ impl WindowTopK {
         if let Some(bytes) = record.get_mut(4..12) {
             bytes.copy_from_slice(&tag.to_le_bytes());
         }
-    }
-
-    /// The bucket's window count at `slot` (not before its tag): its counts of the slots
-    /// `slot − slots ..= tag`.
-    fn window_count(&self, bucket: usize, slot: u64) -> u64 {
-        let (_, tag) = self.holder(bucket);
-        let oldest = slot.saturating_sub(self.shape.slots);
-        self.shape
-            .ring_indices(oldest.max(tag.saturating_sub(self.shape.slots)), tag)
-            .map(|at| u64::from(self.slot_count(bucket, at)))
-            .sum()
     }
 
     /// Brings the bucket to `slot` (the counts of the slots since its tag are cleared), then,
@@ -498,7 +490,7 @@ impl WindowTopK {
     /// The item `fp` counts `increment` in its own (or an empty) aged bucket, at slot index
     /// `at`.
     fn take(&mut self, bucket: usize, fp: u32, at: usize, increment: u32) {
-        let (_, tag) = self.holder(bucket);
+        let tag = self.bucket(bucket).tag;
         self.set_holder(bucket, fp, tag);
         let count = self.slot_count(bucket, at).saturating_add(increment);
         self.set_slot_count(bucket, at, count);
@@ -565,13 +557,39 @@ impl WindowTopK {
     /// A digest of the item's buckets at `slot`: fingerprints and window counts.
     fn digest_of(&self, positions: &Positions, slot: u64) -> u64 {
         decay::digest((0..self.shape.params.depth()).map(|row| {
-            let bucket = positions.at(row);
-            let count = self.window_count(bucket, slot);
-            (
-                self.holder(bucket).0,
-                u32::try_from(count).unwrap_or(u32::MAX),
-            )
+            let bucket = self.bucket(positions.at(row));
+            let count = bucket.window_count(&self.shape, slot);
+            (bucket.fp, u32::try_from(count).unwrap_or(u32::MAX))
         }))
+    }
+}
+
+/// A bucket, read in place: its holder's fingerprint, its tag (the slot of its newest count)
+/// and its counts, one per slot of `tag − slots ..= tag`.
+struct Bucket<'a> {
+    fp: u32,
+    tag: u64,
+    counts: &'a [[u8; 4]],
+}
+
+impl Bucket<'_> {
+    /// Its window count at `slot` (not before its tag): its counts of the slots `slot − slots
+    /// ..= tag`; at its tag, every count it holds (those of slots before 0 are never written).
+    fn window_count(&self, shape: &Shape, slot: u64) -> u64 {
+        if slot <= self.tag {
+            // Most reads, and every write once the bucket is aged: no ring to walk.
+            return self
+                .counts
+                .iter()
+                .map(|count| u64::from(u32::from_le_bytes(*count)))
+                .sum();
+        }
+        let oldest = slot.max(self.tag).saturating_sub(shape.slots);
+        shape
+            .ring_indices(oldest, self.tag)
+            .filter_map(|at| self.counts.get(at))
+            .map(|count| u64::from(u32::from_le_bytes(*count)))
+            .sum()
     }
 }
 
