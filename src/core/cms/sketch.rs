@@ -9,6 +9,7 @@
 
 use super::cell::{load_cell, store_cell, CellSize};
 use super::dimensions::{Dimensions, SKETCH_STRUCT_BYTES};
+use crate::core::divisor::Divisor;
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
@@ -106,6 +107,8 @@ pub struct CountMinSketch {
     /// commands leave, any `u64` in a file of RedisBloom before 8.12 (which wrapped it).
     count: u64,
     cell_size: CellSize,
+    /// The width, to take hashes modulo it (a function of it, not saved).
+    columns: Divisor,
     /// `width × depth` counters, little-endian cells of `cell_size` bytes, row `i` at
     /// `[i·width, (i+1)·width)`.
     counters: Vec<u8>,
@@ -128,6 +131,7 @@ impl CountMinSketch {
             depth: dimensions.depth,
             count: 0,
             cell_size: dimensions.cell_size,
+            columns: Divisor::new(dimensions.width),
             counters: memory.array(bytes)?,
         })
     }
@@ -155,6 +159,7 @@ impl CountMinSketch {
             depth,
             count,
             cell_size,
+            columns: Divisor::new(width),
             counters,
         };
         // Only eight-byte cells can hold more than their maximum.
@@ -245,7 +250,7 @@ impl CountMinSketch {
             .as_chunks_mut::<N>()
             .0
             .chunks_exact_mut(row_len);
-        for_each_row(rows, depth, item, |row, column| {
+        for_each_row(rows, self.columns, depth, item, |row, column| {
             let Some(bytes) = row.get_mut(column).filter(|_| !refused) else {
                 return;
             };
@@ -273,7 +278,7 @@ impl CountMinSketch {
             .as_chunks_mut::<N>()
             .0
             .chunks_exact_mut(row_len);
-        for_each_row(rows, depth, item, |row, column| {
+        for_each_row(rows, self.columns, depth, item, |row, column| {
             if let Some(bytes) = row.get_mut(column).filter(|_| row_index < changed) {
                 let counter = load_cell(bytes);
                 let restored = if amount > 0 {
@@ -306,7 +311,7 @@ impl CountMinSketch {
             .as_chunks::<N>()
             .0
             .chunks_exact(self.row_len());
-        for_each_row(rows, self.depth, item, |row, column| {
+        for_each_row(rows, self.columns, self.depth, item, |row, column| {
             let counter = row.get(column).map_or(ABOVE_EVERY_COUNTER, load_cell);
             estimate = smaller(counter, estimate);
         });
@@ -468,6 +473,7 @@ impl CountMinSketch {
 #[inline]
 fn for_each_row<const N: usize, R: AsRef<[[u8; N]]>>(
     mut rows: impl Iterator<Item = R>,
+    columns: Divisor,
     depth: u64,
     item: &[u8],
     mut f: impl FnMut(R, usize),
@@ -479,8 +485,7 @@ fn for_each_row<const N: usize, R: AsRef<[[u8; N]]>>(
             .into_iter()
             .zip(rows.by_ref())
         {
-            let width = row.as_ref().len();
-            f(row, hash as usize % width);
+            f(row, columns.remainder(hash) as usize);
         }
         first += MURMUR2_ROWS as u64;
     }

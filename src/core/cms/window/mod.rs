@@ -34,6 +34,7 @@ pub mod rdb;
 mod tests;
 
 use super::IncrementError;
+use crate::core::divisor::Divisor;
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
@@ -188,6 +189,8 @@ pub struct WindowSketch {
     sweep: Sweep,
     next_tick_at: u64,
     newest_total: usize,
+    /// The width, to take hashes modulo it (a function of it, not saved).
+    columns: Divisor,
     /// The sum of `totals`, exact (the metrics read it around every write): kept by
     /// `increment`, summed again by [`WindowSketch::set_tick`], which every other change of
     /// `totals` ends with.
@@ -251,6 +254,7 @@ impl WindowSketch {
             sweep: Sweep::default(),
             next_tick_at: 0,
             newest_total: 0,
+            columns: Divisor::new(shape.width),
             kept: 0,
         };
         sketch.set_tick(tick);
@@ -333,7 +337,7 @@ impl WindowSketch {
         let mut refused = false;
         {
             let counters = self.counters.as_chunks::<4>().0;
-            cells_of(self.shape, item, |row, cell| {
+            cells_of(self.shape, self.columns, item, |row, cell| {
                 let at = cell as usize * f + current.index(cell);
                 let fits = counters.get(at).is_some_and(|c| {
                     u64::from(u32::from_le_bytes(*c)) + amount <= u64::from(u32::MAX)
@@ -354,8 +358,8 @@ impl WindowSketch {
                 estimate = estimate.min(self.add_and_sum(at, f, amount));
             }
         } else {
-            let shape = self.shape;
-            cells_of(shape, item, |_, cell| {
+            let (shape, columns) = (self.shape, self.columns);
+            cells_of(shape, columns, item, |_, cell| {
                 let at = cell as usize * f + current.index(cell);
                 estimate = estimate.min(self.add_and_sum(at, f, amount));
             });
@@ -447,7 +451,7 @@ impl WindowSketch {
         let mut estimate = u64::MAX;
         if tick == self.tick {
             // Every counter of a cell is in the window at the newest tick.
-            cells_of(self.shape, item, |_, cell| {
+            cells_of(self.shape, self.columns, item, |_, cell| {
                 let sum = (cell * f..cell * f + f).map(counter).sum();
                 estimate = estimate.min(sum);
             });
@@ -455,7 +459,7 @@ impl WindowSketch {
         }
         let stored = &self.sweep;
         let read = self.shape.sweep(tick);
-        cells_of(self.shape, item, |_, cell| {
+        cells_of(self.shape, self.columns, item, |_, cell| {
             let held = stored.generation(cell);
             let passes = read.generation(cell) - held;
             let live = f.saturating_sub(passes);
@@ -582,7 +586,7 @@ impl Current {
 
 /// Calls `f` with each row of a sketch of `shape` and the item's cell in it: the classic
 /// sketch's rows (MurmurHash2 seeded with the row, modulo the width).
-fn cells_of(shape: Shape, item: &[u8], mut f: impl FnMut(usize, u64)) {
+fn cells_of(shape: Shape, columns: Divisor, item: &[u8], mut f: impl FnMut(usize, u64)) {
     let Shape { width, depth, .. } = shape;
     let mut first = 0u64;
     while first < depth {
@@ -591,7 +595,7 @@ fn cells_of(shape: Shape, item: &[u8], mut f: impl FnMut(usize, u64)) {
             if row >= depth {
                 return;
             }
-            f(row as usize, row * width + u64::from(hash) % width);
+            f(row as usize, row * width + columns.remainder(hash));
         }
         first += MURMUR2_ROWS as u64;
     }
