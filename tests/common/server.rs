@@ -282,6 +282,10 @@ impl ServerBuilder {
                 "server.log".into(),
                 "--save".into(),
                 "".into(),
+                // A primary otherwise waits 5 s for more replicas before a diskless full sync
+                // (the default from Redis 7.0): every replica test would sit through it.
+                "--repl-diskless-sync-delay".into(),
+                "0".into(),
             ]);
             // Servers before Redis 7.0 allow DEBUG and MODULE always and know no such options.
             if version_of(&self.binary).is_none_or(|v| v >= (7, 0, 0)) {
