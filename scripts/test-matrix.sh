@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the portable integration suites against every server scripts/fetch-servers.sh
-# provides, one server after another: a verdict line per server as it finishes, then a
-# summary table. A server that fails (or hangs until the time limit) does not stop the
-# later ones; each server's full cargo output is kept in target/matrix/<name>.log.
+# provides, MATRIX_JOBS servers at a time: a verdict line per server as it finishes, then a
+# summary table in the matrix's order. A server that fails (or hangs until the time limit)
+# does not stop the others; each server's full test output is kept in target/matrix/<name>.log.
 #
 # Usage: scripts/test-matrix.sh [NAME…]        (no NAME: the default matrix)
 # Environment:
@@ -10,48 +10,57 @@
 #   MATRIX_REQUIRED  servers that must pass: the exit status is non-zero if one of them
 #                    fails; the others are reported only. Unset: every server run must pass.
 #   MATRIX_TIMEOUT   seconds allowed per server (default 900)
-# The module and the test binaries are built once, before the first server.
+#   MATRIX_JOBS      servers tested at once (default 2). The suites mostly wait on their
+#                    servers, so a second server's run costs little of the first one's pace.
+# The module and the test binaries are built once, before the first server; each server then
+# runs the test binaries themselves, one after another (no cargo, whose lock on the build
+# directory would make the servers take turns).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 suites=${MATRIX_SUITES:?set MATRIX_SUITES (make test-matrix sets it from PORTABLE_SUITES)}
 limit=${MATRIX_TIMEOUT:-900}
+parallel=${MATRIX_JOBS:-2}
 logs=target/matrix
 mkdir -p "$logs"
 
 # shellcheck disable=SC2086
-cargo build --release --quiet && cargo test --release --quiet --no-run $suites ||
-  { echo "matrix: the build failed" >&2; exit 2; }
+built=$(cargo build --release --quiet && cargo test --release --no-run $suites 2>&1) ||
+  { echo "$built" >&2; echo "matrix: the build failed" >&2; exit 2; }
+# cargo names each test binary it built: "Executable tests/x.rs (target/release/deps/x-…)".
+mapfile -t binaries < <(sed -n 's/^ *Executable .*(\(.*\))$/\1/p' <<<"$built")
+((${#binaries[@]})) || { echo "matrix: cargo named no test binary" >&2; exit 2; }
 
 servers=$(scripts/fetch-servers.sh "$@") || echo "matrix: some servers could not be fetched (see above)" >&2
 [[ -n $servers ]] || { echo "matrix: no server to test" >&2; exit 2; }
 
-results=()
-failed_required=()
 required=" ${MATRIX_REQUIRED-__all__} "
-# A required server that could not be fetched fails the run too.
-for name in ${MATRIX_REQUIRED-}; do
-  if ! grep -q "^$name " <<<"$servers"; then
-    results+=("$(printf '%-7s %-20s' MISSING "$name")")
-    failed_required+=("$name")
-  fi
-done
-while read -r name launcher; do
+
+# Every test binary on server `name` (`launcher`): the log, then one result line in
+# $logs/<name>.result, also printed as the verdict.
+test_server() {
+  local name=$1 launcher=$2 version started code=0 seconds passed failed verdict must line
   version=$("$launcher" --version 2>/dev/null | grep -oE 'v=[0-9.]+' | head -n1)
   version=${version#v=}
   started=$(date +%s)
-  # shellcheck disable=SC2086
-  BF_TEST_SERVER=$launcher timeout --kill-after=30 "$limit" \
-    cargo test --release --no-fail-fast $suites >"$logs/$name.log" 2>&1
-  code=$?
+  : >"$logs/$name.log"
+  for binary in "${binaries[@]}"; do
+    local left=$((limit - ($(date +%s) - started)))
+    if ((left <= 0)); then code=124; break; fi
+    echo "     Running $binary" >>"$logs/$name.log"
+    BF_TEST_SERVER=$launcher timeout --kill-after=30 "$left" "$binary" >>"$logs/$name.log" 2>&1
+    local status=$?
+    if ((status == 124 || status == 137)); then code=124; break; fi
+    ((status == 0)) || code=1
+  done
   seconds=$(($(date +%s) - started))
-  # cargo prints one "test result:" line per test binary.
+  # Each test binary prints one "test result:" line.
   read -r passed failed < <(awk '/^test result:/ {
       for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
       END { print p + 0, f + 0 }' "$logs/$name.log")
   if ((code == 0)); then
     verdict=PASS
-  elif ((code == 124 || code == 137)); then
+  elif ((code == 124)); then
     verdict=TIMEOUT
   else
     verdict=FAIL
@@ -62,13 +71,38 @@ while read -r name launcher; do
   if [[ $required == " __all__ " || $required == *" $name "* ]]; then must=yes; fi
   line=$(printf '%-7s %-20s %-8s %4d passed %3d failed %5ds' "$verdict" "$name" "${version:-?}" "$passed" "$failed" "$seconds")
   [[ $must == yes ]] || line+="  (report only)"
+  echo "$line" >"$logs/$name.result"
   echo "matrix: $line"
-  results+=("$line")
-  if [[ $verdict != PASS && $must == yes ]]; then failed_required+=("$name"); fi
+}
+
+names=()
+while read -r name launcher; do
+  names+=("$name")
+  rm -f "$logs/$name.result"
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n; done
+  test_server "$name" "$launcher" &
 done <<<"$servers"
+wait
+
+results=()
+failed_required=()
+# A required server that could not be fetched fails the run too.
+for name in ${MATRIX_REQUIRED-}; do
+  if ! grep -q "^$name " <<<"$servers"; then
+    results+=("$(printf '%-7s %-20s' MISSING "$name")")
+    failed_required+=("$name")
+  fi
+done
+for name in "${names[@]}"; do
+  line=$(cat "$logs/$name.result" 2>/dev/null) || line=$(printf '%-7s %-20s' FAIL "$name")
+  results+=("$line")
+  if [[ $line != PASS* && ($required == " __all__ " || $required == *" $name "*) ]]; then
+    failed_required+=("$name")
+  fi
+done
 
 echo
-echo "== version matrix: $(wc -l <<<"$servers") servers; logs in $logs/"
+echo "== version matrix: ${#names[@]} servers, $parallel at a time; logs in $logs/"
 printf '%s\n' "${results[@]}"
 passed_servers=$(printf '%s\n' "${results[@]}" | grep -c '^PASS')
 failed_servers=$((${#results[@]} - passed_servers))
