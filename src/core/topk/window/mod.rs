@@ -25,107 +25,17 @@
 
 /// The RDB and DUMP format of `tk-window`.
 pub mod rdb;
+mod shape;
 #[cfg(test)]
 mod tests;
 
 use super::decay::{self, Chances, DecayTable};
-use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
-use super::params::Params;
+use super::heap::{Expelled, Heap, Listed};
 use super::sketch::Positions;
 use crate::core::relocate::{Mover, Relocate};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::core::{try_copy, Error, Memory};
-
-/// What `MEMORY USAGE` counts besides the buckets, the heap and the per-slot totals: the
-/// struct, its decay table included (as the classic Top-K's 2088).
-const STRUCT_BYTES: u64 = 2120;
-
-/// A Top-K's shape and window, fixed at creation and saved.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Shape {
-    /// k, width, depth and decay, as `TOPK.RESERVE` takes them.
-    pub params: Params,
-    /// What it forgets by, and after how long.
-    pub window: Window,
-    /// Slots per window, 1 to [`MAX_SLOTS`].
-    pub slots: u64,
-}
-
-impl Shape {
-    /// `TOPK.RESERVE key k width depth decay WINDOW|TIMESPAN n SLOTS slots`, or `None` for a
-    /// window or slots out of range (the parameters are checked already).
-    pub fn new(params: Params, window: Window, slots: u64) -> Option<Shape> {
-        let shape = Shape {
-            params,
-            window,
-            slots,
-        };
-        shape.is_valid().then_some(shape)
-    }
-
-    fn is_valid(&self) -> bool {
-        self.window.is_valid() && (1..=MAX_SLOTS).contains(&self.slots)
-    }
-
-    /// Counts per bucket: one per slot and the one straddling the window's start.
-    fn counts(&self) -> usize {
-        self.slots as usize + 1
-    }
-
-    /// Bytes of one bucket: fingerprint, tag, counts.
-    fn bucket_bytes(&self) -> usize {
-        4 + 8 + 4 * self.counts()
-    }
-
-    /// Bytes of every bucket.
-    fn buckets_bytes(&self) -> Option<u64> {
-        u64::from(self.params.width())
-            .checked_mul(u64::from(self.params.depth()))?
-            .checked_mul(self.bucket_bytes() as u64)
-    }
-
-    /// What a Top-K of this shape takes (`MEMORY USAGE`; its items are not counted, as
-    /// RedisBloom counts none).
-    pub fn memory_usage(&self) -> Option<u64> {
-        self.buckets_bytes()?
-            .checked_add(u64::from(self.params.k()) * SLOT_BYTES)?
-            .checked_add(8 * self.counts() as u64)?
-            .checked_add(STRUCT_BYTES)
-    }
-
-    /// The index of `slot` in a ring of counts or totals.
-    fn index_of(&self, slot: u64) -> usize {
-        (slot % self.counts() as u64) as usize
-    }
-
-    /// The indices of the slots `first ..= last` (at most a ring's) in a ring of counts or
-    /// totals, oldest first: one division, where indexing each would take one apiece (a write
-    /// reads several buckets' rings).
-    fn ring_indices(&self, first: u64, last: u64) -> impl Iterator<Item = usize> {
-        let counts = self.counts();
-        let len = last
-            .checked_sub(first)
-            .map_or(0, |span| span.saturating_add(1).min(counts as u64) as usize);
-        let start = if len == counts {
-            0
-        } else {
-            self.index_of(first)
-        };
-        (start..counts).chain(0..start).take(len)
-    }
-
-    /// The slot of time (or update count) `t`.
-    fn slot_of(&self, t: u64) -> u64 {
-        self.window.period_of(t, self.slots)
-    }
-
-    /// The first time (or update count) of the slot after `slot`: `⌈(slot + 1) · window /
-    /// slots⌉`, saturating.
-    fn next_slot_at(&self, slot: u64) -> u64 {
-        let at = (u128::from(slot) + 1) * u128::from(self.window.length());
-        u64::try_from(at.div_ceil(u128::from(self.slots))).unwrap_or(u64::MAX)
-    }
-}
+pub use shape::Shape;
 
 /// A Top-K that forgets. Not `Clone`: copies are fallible ([`WindowTopK::try_clone`]).
 #[derive(Debug, PartialEq)]

@@ -9,6 +9,7 @@ use super::*;
 use crate::core::le::LeReader;
 use crate::core::rdb::FieldWriter;
 use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
+use crate::core::topk::params::Params;
 use crate::core::EAGER;
 
 fn topk(k: i64, width: i64, window: Window, slots: u64, now: u64) -> WindowTopK {
