@@ -68,8 +68,9 @@ impl Shape {
     }
 
     /// The indices of the slots `first ..= last` (at most a ring's) in a ring of counts or
-    /// totals, oldest first: one division, where indexing each would take one apiece (a write
-    /// reads several buckets' rings).
+    /// totals, for sums and clearing: oldest first, or the whole ring from index 0. One
+    /// division at most, where indexing each would take one apiece (a write reads several
+    /// buckets' rings).
     pub(super) fn ring_indices(&self, first: u64, last: u64) -> impl Iterator<Item = usize> {
         let counts = self.counts();
         let len = last
