@@ -34,6 +34,7 @@ impl CuckooFilter {
         let sub = SubFilter::zeroed(num_buckets, self.bucket_size, memory)
             .map_err(|_| Error::CannotGrow)?;
         self.subs.try_reserve(1).map_err(|_| Error::CannotGrow)?;
+        self.slots += sub.bytes().len() as u64;
         self.subs.push(sub);
         Ok(())
     }
@@ -48,7 +49,9 @@ impl CuckooFilter {
         for i in (1..self.subs.len()).rev() {
             if self.relocate_from(i, bucket_size) {
                 if i + 1 == self.subs.len() {
-                    self.subs.pop();
+                    if let Some(freed) = self.subs.pop() {
+                        self.slots -= freed.bytes().len() as u64;
+                    }
                 }
             } else if !keep_going {
                 break;

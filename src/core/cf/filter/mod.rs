@@ -56,6 +56,9 @@ pub struct CuckooFilter {
     expansion: u16,
     /// Oldest first.
     subs: Vec<SubFilter>,
+    /// The slots of all of them (a function of `subs`, kept as they come and go): the INFO
+    /// totals read it around every write, which would otherwise walk every sub-filter.
+    slots: u64,
 }
 
 impl Relocate for CuckooFilter {
@@ -84,6 +87,7 @@ impl CuckooFilter {
             bucket_size: params.bucket_size,
             max_iterations: params.max_iterations,
             expansion: params.stored_expansion(),
+            slots: first.bytes().len() as u64,
             subs: vec![first],
         })
     }
@@ -169,6 +173,7 @@ impl CuckooFilter {
             bucket_size: u64_to_u16(header.bucket_size)?,
             max_iterations: u64_to_u16(header.max_iterations)?,
             expansion: u64_to_u16(header.expansion)?,
+            slots: subs.iter().map(|sub| sub.bytes().len() as u64).sum(),
             subs,
         })
     }
@@ -327,7 +332,7 @@ impl CuckooFilter {
 
     /// Slots of all sub-filters: one byte each, so also the bytes of their arrays.
     pub fn slots(&self) -> u64 {
-        self.subs.iter().map(|sub| sub.bytes().len() as u64).sum()
+        self.slots
     }
 
     /// The RDB fields in save order (`CFRdbSave`); the sub-filters follow from

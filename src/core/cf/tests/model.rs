@@ -197,6 +197,12 @@ impl Model {
                 .eq(sub.iter().map(Vec::as_slice));
             assert!(same, "{context}: sub-filter {i} bytes");
         }
+        let slots: usize = self
+            .subs
+            .iter()
+            .map(|sub| sub.len() * self.bucket_size)
+            .sum();
+        assert_eq!(f.slots(), slots as u64, "{context}: slots kept");
     }
 }
 
