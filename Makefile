@@ -31,9 +31,8 @@ PREFIX ?= /usr/local
 MODULEDIR ?= $(PREFIX)/lib/redis/modules
 # The integration suites that run on every supported server: every suite in tests/ but those
 # that say `// matrix: no — <why>` (the compat suites and the soak pin redis-server, where
-# RedisBloom loads; allocations and huge_pages test the module on this machine; the Cuckoo
-# sub-filter limit is a minute of the module's own work), so a new suite joins the matrix
-# unless it says otherwise.
+# RedisBloom loads; allocations and huge_pages test the module on this machine), so a new
+# suite joins the matrix unless it says otherwise.
 NONPORTABLE_SUITES := $(basename $(notdir $(shell grep -l '^// matrix: no' tests/*.rs)))
 PORTABLE_SUITES := $(foreach suite,$(sort $(filter-out $(NONPORTABLE_SUITES),$(basename $(notdir $(wildcard tests/*.rs))))),--test $(suite))
 # redis-py and node-redis for tests/clients, installed into the build directory, not the system.

@@ -1,7 +1,7 @@
 //! How Cuckoo filters are sized, grow, compact and count their memory, as RedisBloom's do
 //! (RedisBloom 8's `src/cuckoo.c` and its `tests/flow/test_cuckoo.py`), and the limits on
-//! growth: the expansion limit and a 4 GiB header that costs nothing until used (the limit of
-//! 65535 sub-filters is `cf_sub_filter_limit.rs`).
+//! growth: the expansion limit, 65535 sub-filters, a 4 GiB header that costs nothing until
+//! used.
 
 mod common;
 
@@ -273,6 +273,46 @@ fn a_four_gib_header_costs_nothing_until_used() {
         "RSS grew by {grown} bytes for {filters} sub-filters of 4 GiB"
     );
     assert_eq!(c.cmd("UNLINK cf"), int(1));
+}
+
+#[test]
+fn growth_stops_at_65535_sub_filters() {
+    // The limit may not stop the growth first (a module argument: every server takes it).
+    let server = Server::with(Module::RedisBf)
+        .setting("cf-max-expansions", "65536")
+        .start();
+    let mut c = server.conn();
+    // RedisBloom's test_counter_overflow_with_large_number_of_items grows a filter one
+    // sub-filter at a time until RedisBloom 8 refuses a 65536th; here a SCANDUMP stream
+    // builds the 65534 full one-slot sub-filters it would reach (pipelined, it is quick).
+    let filters = 65534u64;
+    let mut header = Vec::new();
+    for field in [filters, 1, 0, filters] {
+        header.extend_from_slice(&field.to_le_bytes());
+    }
+    header.extend_from_slice(&[1, 0, 20, 0, 1, 0]);
+    assert_eq!(c.call_bytes(&[b"CF.LOADCHUNK", b"cf", b"1", &header]), ok());
+    for i in 0..filters {
+        let iter = (i + 2).to_string();
+        c.send(&[
+            b"CF.LOADCHUNK",
+            b"cf",
+            iter.as_bytes(),
+            &[(i % 255 + 1) as u8],
+        ]);
+    }
+    for _ in 0..filters {
+        assert_eq!(c.read(), ok());
+    }
+    // The first item gets the 65535th sub-filter, the rest find no room and may not grow.
+    assert_eq!(c.cmd("CF.INSERT cf ITEMS a b c"), ints(&[1, -1, -1]));
+    assert_eq!(c.cmd("CF.ADD cf d"), err("ERR Insufficient memory"));
+    assert_eq!(
+        c.cmd("CF.DEBUG cf"),
+        bulk(b"bktsize:1 buckets:1 items:65535 deletes:0 filters:65535 max_iterations:20 expansion:1")
+    );
+    assert_eq!(c.cmd("CF.EXISTS cf a"), int(1));
+    assert_eq!(c.cmd("CF.DEL cf a"), int(1));
 }
 
 #[test]
