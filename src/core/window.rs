@@ -2,6 +2,8 @@
 //! and how its window is cut into periods, shared by the families whose values can forget
 //! (Count-Min sketches, Top-K; the Bloom filters' windows are sized by their capacity).
 
+use std::ops::Range;
+
 use super::rdb::{RdbRead, RdbWrite};
 use super::Error;
 
@@ -44,6 +46,50 @@ impl Window {
     }
 }
 
+/// The place of period `period` in a ring of `len` places that holds one value per period
+/// (period `p` at `p mod len`): a sketch's per-tick totals, a Top-K bucket's per-slot counts.
+pub fn ring_place(len: usize, period: u64) -> usize {
+    match usize::try_from(period) {
+        // A young value's periods: no 64-bit division.
+        Ok(place) if place < len => place,
+        _ => period.checked_rem(len as u64).unwrap_or(0) as usize,
+    }
+}
+
+/// The places of periods `first ..= last` in such a ring, as at most two runs of places: oldest
+/// first, or, when they cover the whole ring, the whole ring from place 0 (what sums and
+/// clearing want). One division, none for a whole ring: walking it period by period took one
+/// a place, and a write walks several rings.
+pub fn ring_runs(len: usize, first: u64, last: u64) -> [Range<usize>; 2] {
+    let Some(span) = last.checked_sub(first) else {
+        return [0..0, 0..0];
+    };
+    if span.saturating_add(1) >= len as u64 {
+        return [0..len, 0..0];
+    }
+    let (start, count) = (ring_place(len, first), span as usize + 1);
+    match (start + count).checked_sub(len) {
+        Some(wrapped) if wrapped > 0 => [start..len, 0..wrapped],
+        _ => [start..start + count, 0..0],
+    }
+}
+
+/// The values of periods `first ..= last` in `ring` ([`ring_runs`]).
+pub fn in_ring<T>(ring: &[T], first: u64, last: u64) -> impl Iterator<Item = &T> {
+    let [older, newer] = ring_runs(ring.len(), first, last);
+    let run = |range: Range<usize>| ring.get(range).unwrap_or_default();
+    run(older).iter().chain(run(newer))
+}
+
+/// Sets the values of periods `first ..= last` in `ring` to `value` ([`ring_runs`]).
+pub fn fill_ring<T: Copy>(ring: &mut [T], first: u64, last: u64, value: T) {
+    for range in ring_runs(ring.len(), first, last) {
+        if let Some(run) = ring.get_mut(range) {
+            run.fill(value);
+        }
+    }
+}
+
 /// A window's kind in saved values: count windows.
 const KIND_COUNT: u64 = 0;
 /// A window's kind in saved values: time windows.
@@ -72,5 +118,39 @@ pub fn load(input: &mut impl RdbRead) -> Result<Window, Error> {
         Ok(window)
     } else {
         Err(Error::BadEncoding)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The runs hold the places of the periods, each once; oldest first unless they are the
+    /// whole ring.
+    #[test]
+    fn ring_runs_are_the_places_of_the_periods() {
+        for len in 1..=9usize {
+            for first in 0..30u64 {
+                for last in first.saturating_sub(2)..first + 12 {
+                    let places: Vec<usize> =
+                        ring_runs(len, first, last).into_iter().flatten().collect();
+                    let periods: Vec<usize> = (first..=last)
+                        .take(len)
+                        .map(|p| ring_place(len, p))
+                        .collect();
+                    if periods.len() == len {
+                        assert_eq!(places, (0..len).collect::<Vec<_>>(), "{len} {first} {last}");
+                    } else {
+                        assert_eq!(places, periods, "{len} {first} {last}");
+                    }
+                }
+            }
+        }
+        assert_eq!(ring_runs(0, 0, 5), [0..0, 0..0]);
+        assert_eq!(ring_runs(4, u64::MAX - 1, u64::MAX), [2..4, 0..0]);
+        let mut ring = [1, 2, 3, 4];
+        fill_ring(&mut ring, 7, 8, 0);
+        assert_eq!(ring, [0, 2, 3, 0]);
+        assert_eq!(in_ring(&ring, 5, 6).copied().collect::<Vec<_>>(), [2, 3]);
     }
 }

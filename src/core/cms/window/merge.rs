@@ -4,6 +4,7 @@
 
 use super::{zeroed_totals, Sweep, Window, WindowSketch};
 use crate::core::cms::sketch::{MergeError, MergeSource, Weighted};
+use crate::core::window::ring_place;
 
 impl WindowSketch {
     /// Checks a merge of `sources` into this sketch at time `now` without changing anything:
@@ -74,7 +75,7 @@ impl WindowSketch {
                 self.merged_counter(sources, cell, index, &read)?;
             }
         }
-        let len = self.totals.len() as u64;
+        let len = self.totals.len();
         let mut totals = zeroed_totals(&self.shape).map_err(|_| MergeError::Overflow)?;
         let oldest = tick.saturating_sub(self.shape.ticks_per_window());
         for at in oldest..=tick {
@@ -82,12 +83,12 @@ impl WindowSketch {
             for weighted in sources {
                 let sketch = weighted.source.or(self);
                 if at <= sketch.tick && at >= sketch.oldest_total_tick() {
-                    let total = sketch.totals.get((at % len) as usize).copied().unwrap_or(0);
+                    let total = sketch.totals.get(ring_place(len, at)).copied().unwrap_or(0);
                     sum += i128::from(total) * i128::from(weighted.weight);
                 }
             }
             let sum = u64::try_from(sum).map_err(|_| MergeError::Overflow)?;
-            if let Some(slot) = totals.get_mut((at % len) as usize) {
+            if let Some(slot) = totals.get_mut(ring_place(len, at)) {
                 *slot = sum;
             }
         }

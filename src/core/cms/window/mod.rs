@@ -38,6 +38,7 @@ use super::IncrementError;
 use crate::core::divisor::Divisor;
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
+use crate::core::window::{fill_ring, in_ring, ring_place};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 use crate::core::{try_copy, Error, Memory};
 use shape::{Current, Sweep};
@@ -143,8 +144,7 @@ impl WindowSketch {
         self.tick = tick;
         self.sweep = self.shape.sweep(tick);
         self.next_tick_at = self.shape.next_tick_at(tick);
-        let place = tick.checked_rem(self.shape.totals_len()).unwrap_or(0);
-        self.newest_total = usize::try_from(place).unwrap_or(0);
+        self.newest_total = ring_place(self.totals.len(), tick);
         self.kept = self.totals.iter().map(|&total| u128::from(total)).sum();
     }
 
@@ -274,15 +274,18 @@ impl WindowSketch {
 
     /// The increments of the window at time `now`, at tick granularity (`CMS.INFO count`).
     pub fn window_count(&self, now: u64) -> u64 {
+        let oldest = self.oldest_total_tick();
         let from = self
             .read_tick(now)
             .saturating_sub(self.shape.ticks_per_window())
-            .max(self.oldest_total_tick());
-        if from == self.oldest_total_tick() {
-            // Every total kept.
-            return u64::try_from(self.kept).unwrap_or(u64::MAX);
-        }
-        self.totals_between(from, self.tick)
+            .max(oldest);
+        // Every total kept, less those of the ticks expired by `now` (none at the newest tick).
+        let expired: u128 = from.checked_sub(1).map_or(0, |last| {
+            in_ring(&self.totals, oldest, last)
+                .map(|&total| u128::from(total))
+                .sum()
+        });
+        u64::try_from(self.kept.saturating_sub(expired)).unwrap_or(u64::MAX)
     }
 
     /// Updates applied (count windows), or 0.
@@ -368,14 +371,7 @@ impl WindowSketch {
             return;
         }
         let from = self.sweep;
-        let previous = self.tick;
-        let opened = tick - previous;
-        let len = self.totals.len() as u64;
-        for step in 1..=opened.min(len) {
-            if let Some(total) = self.totals.get_mut(((previous + step) % len) as usize) {
-                *total = 0;
-            }
-        }
+        fill_ring(&mut self.totals, self.tick + 1, tick, 0);
         self.set_tick(tick);
         let to = self.sweep;
         if self.blank {
@@ -412,22 +408,6 @@ impl WindowSketch {
     /// The oldest tick whose total is kept.
     fn oldest_total_tick(&self) -> u64 {
         self.tick.saturating_sub(self.shape.ticks_per_window())
-    }
-
-    /// The sum of the totals of ticks `from ..= to` (all kept): read around the ring from
-    /// `from`'s place, one division in all (the metrics read it twice a write).
-    fn totals_between(&self, from: u64, to: u64) -> u64 {
-        let Some(ticks) = to.checked_sub(from).and_then(|span| span.checked_add(1)) else {
-            return 0;
-        };
-        let len = self.totals.len() as u64;
-        let start = usize::try_from(from.checked_rem(len).unwrap_or(0)).unwrap_or(0);
-        let (before, after) = self.totals.split_at(start.min(self.totals.len()));
-        after
-            .iter()
-            .chain(before)
-            .take(usize::try_from(ticks).unwrap_or(usize::MAX))
-            .fold(0, |sum, &total| sum.saturating_add(total))
     }
 }
 

@@ -11,7 +11,7 @@ const MAX_TICKS_PER_SLOT: u64 = 64;
 /// What `MEMORY USAGE` counts besides the arrays: the value's struct.
 const STRUCT_BYTES: u64 = 96;
 /// Bytes per counter.
-pub(super) const COUNTER_BYTES: u64 = 4;
+const COUNTER_BYTES: u64 = 4;
 
 /// A windowed sketch's shape, fixed at creation and saved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

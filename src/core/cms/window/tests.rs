@@ -48,9 +48,25 @@ fn check_kept(sketch: &WindowSketch) {
     assert_eq!(sketch.kept, sum);
 }
 
+/// The window's count at `now` is the totals of the ticks a reader then still sees, taken one
+/// by one.
+fn check_window_count(sketch: &WindowSketch, now: u64) {
+    let len = sketch.totals.len() as u64;
+    let from = sketch
+        .read_tick(now)
+        .saturating_sub(sketch.shape().ticks_per_window())
+        .max(sketch.oldest_total_tick());
+    let seen = (from..=sketch.tick())
+        .take(len as usize)
+        .map(|tick| sketch.totals[(tick % len) as usize])
+        .fold(0, u64::saturating_add);
+    assert_eq!(sketch.window_count(now), seen, "at {now}");
+}
+
 /// `true ≤ estimate ≤ true over the window and one slot (and one tick, for rounding)`.
 fn check_bounds(sketch: &WindowSketch, model: &Model, now: u64, items: u32) {
     check_kept(sketch);
+    check_window_count(sketch, now);
     let shape = sketch.shape();
     let length = shape.window.length();
     let slack = length / shape.slots + length / (shape.slots * shape.ticks_per_slot) + 2;

@@ -33,6 +33,7 @@ use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed};
 use super::sketch::Positions;
 use crate::core::relocate::{Mover, Relocate};
+use crate::core::window::{fill_ring, in_ring, ring_place};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::core::{try_copy, Error, Memory};
 pub use shape::Shape;
@@ -171,7 +172,7 @@ impl WindowTopK {
         if let Window::Count(_) = self.shape.window {
             self.updates += 1;
         }
-        let at = self.slot_index(slot);
+        let at = ring_place(self.shape.counts(), slot);
         if let Some(total) = self.totals.get_mut(at) {
             *total = total.saturating_add(u64::from(increment));
         }
@@ -235,13 +236,8 @@ impl WindowTopK {
     /// The increments of the window at time `now` (`TOPK.INFO`'s `window_count`).
     pub fn window_total(&self, now: u64) -> u64 {
         let oldest = self.read_slot(now).saturating_sub(self.shape.slots);
-        self.shape
-            .ring_indices(
-                oldest.max(self.slot.saturating_sub(self.shape.slots)),
-                self.slot,
-            )
-            .filter_map(|at| self.totals.get(at))
-            .fold(0, |sum, &total| sum.saturating_add(total))
+        let first = oldest.max(self.slot.saturating_sub(self.shape.slots));
+        in_ring(&self.totals, first, self.slot).fold(0, |sum, &total| sum.saturating_add(total))
     }
 
     /// The slot a write at `now` is made in.
@@ -263,21 +259,13 @@ impl WindowTopK {
         self.write_slot(Some(now))
     }
 
-    fn slot_index(&self, slot: u64) -> usize {
-        self.shape.index_of(slot)
-    }
-
     /// Opens `slot` (nothing if it is not newer): the totals of the slots passed are cleared,
     /// and every item of the heap counted again at it.
     fn open(&mut self, slot: u64) {
         if slot <= self.slot {
             return;
         }
-        for at in self.shape.ring_indices(self.slot + 1, slot) {
-            if let Some(total) = self.totals.get_mut(at) {
-                *total = 0;
-            }
-        }
+        fill_ring(&mut self.totals, self.slot + 1, slot, 0);
         self.slot = slot;
         self.next_slot_at = self.shape.next_slot_at(slot);
         let mut heap = std::mem::take(&mut self.heap);
@@ -364,7 +352,6 @@ impl WindowTopK {
         fp: u32,
         increment: u32,
     ) -> Result<u64, u64> {
-        let shape = self.shape;
         let record = self.record_mut(bucket);
         let Some((head, counted)) = record.split_at_mut_checked(12) else {
             return Err(0);
@@ -373,11 +360,7 @@ impl WindowTopK {
         let (holder, tag) = head.split_at_mut(4);
         let old_tag = tag.try_into().map_or(0, u64::from_le_bytes);
         if old_tag < slot {
-            for passed in shape.ring_indices(old_tag + 1, slot) {
-                if let Some(count) = counted.get_mut(passed) {
-                    *count = [0; 4];
-                }
-            }
+            fill_ring(counted, old_tag + 1, slot, [0; 4]);
             tag.copy_from_slice(&slot.to_le_bytes());
         }
         let held: u64 = counted
@@ -486,20 +469,14 @@ impl Bucket<'_> {
     /// Its window count at `slot` (not before its tag): its counts of the slots `slot − slots
     /// ..= tag`; at its tag, every count it holds (those of slots before 0 are never written).
     fn window_count(&self, shape: &Shape, slot: u64) -> u64 {
+        let value = |count: &[u8; 4]| u64::from(u32::from_le_bytes(*count));
         if slot <= self.tag {
-            // Most reads, and every write once the bucket is aged: no ring to walk.
-            return self
-                .counts
-                .iter()
-                .map(|count| u64::from(u32::from_le_bytes(*count)))
-                .sum();
+            // Most reads, and every write once the bucket is aged: one slice summed, where
+            // `in_ring` made `TOPK.LIST` a tenth (a young bucket's, a third) slower.
+            return self.counts.iter().map(value).sum();
         }
         let oldest = slot.max(self.tag).saturating_sub(shape.slots);
-        shape
-            .ring_indices(oldest, self.tag)
-            .filter_map(|at| self.counts.get(at))
-            .map(|count| u64::from(u32::from_le_bytes(*count)))
-            .sum()
+        in_ring(self.counts, oldest, self.tag).map(value).sum()
     }
 }
 

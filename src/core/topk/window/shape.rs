@@ -62,28 +62,6 @@ impl Shape {
             .checked_add(STRUCT_BYTES)
     }
 
-    /// The index of `slot` in a ring of counts or totals.
-    pub(super) fn index_of(&self, slot: u64) -> usize {
-        (slot % self.counts() as u64) as usize
-    }
-
-    /// The indices of the slots `first ..= last` (at most a ring's) in a ring of counts or
-    /// totals, for sums and clearing: oldest first, or the whole ring from index 0. One
-    /// division at most, where indexing each would take one apiece (a write reads several
-    /// buckets' rings).
-    pub(super) fn ring_indices(&self, first: u64, last: u64) -> impl Iterator<Item = usize> {
-        let counts = self.counts();
-        let len = last
-            .checked_sub(first)
-            .map_or(0, |span| span.saturating_add(1).min(counts as u64) as usize);
-        let start = if len == counts {
-            0
-        } else {
-            self.index_of(first)
-        };
-        (start..counts).chain(0..start).take(len)
-    }
-
     /// The slot of time (or update count) `t`.
     pub(super) fn slot_of(&self, t: u64) -> u64 {
         self.window.period_of(t, self.slots)
