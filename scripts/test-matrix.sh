@@ -37,11 +37,13 @@ servers=$(scripts/fetch-servers.sh "$@") || echo "matrix: some servers could not
 [[ -n $servers ]] || { echo "matrix: no server to test" >&2; exit 2; }
 
 required=" ${MATRIX_REQUIRED-__all__} "
+# Whether server $1 must pass.
+must_pass() { [[ $required == " __all__ " || $required == *" $1 "* ]]; }
 
 # Every test binary on server `name` (`launcher`): the log, then one result line in
 # $logs/<name>.result, also printed as the verdict.
 test_server() {
-  local name=$1 launcher=$2 version started code=0 seconds passed failed verdict must line
+  local name=$1 launcher=$2 version started code=0 seconds passed failed verdict line
   version=$("$launcher" --version 2>/dev/null | grep -oE 'v=[0-9.]+' | head -n1)
   version=${version#v=}
   started=$(date +%s)
@@ -69,10 +71,8 @@ test_server() {
   fi
   # A suite binary that crashed or never ran shows as a failure even with no failed test.
   if [[ $verdict != PASS ]] && ((failed == 0)); then failed=1; fi
-  must=no
-  if [[ $required == " __all__ " || $required == *" $name "* ]]; then must=yes; fi
   line=$(printf '%-7s %-20s %-8s %4d passed %3d failed %5ds' "$verdict" "$name" "${version:-?}" "$passed" "$failed" "$seconds")
-  [[ $must == yes ]] || line+="  (report only)"
+  must_pass "$name" || line+="  (report only)"
   echo "$line" >"$logs/$name.result"
   echo "matrix: $line"
 }
@@ -98,9 +98,7 @@ done
 for name in "${names[@]}"; do
   line=$(cat "$logs/$name.result" 2>/dev/null) || line=$(printf '%-7s %-20s' FAIL "$name")
   results+=("$line")
-  if [[ $line != PASS* && ($required == " __all__ " || $required == *" $name "*) ]]; then
-    failed_required+=("$name")
-  fi
+  if [[ $line != PASS* ]] && must_pass "$name"; then failed_required+=("$name"); fi
 done
 
 echo
