@@ -29,6 +29,21 @@ pub struct Footprint {
     pub counts: [u64; COUNTS],
 }
 
+impl Footprint {
+    /// `bytes`, and each count at its position (the family's constant that its INFO field
+    /// names); counts not given are 0.
+    pub fn new<const N: usize>(bytes: u64, counts: [(usize, u64); N]) -> Footprint {
+        let mut footprint = Footprint {
+            bytes,
+            counts: [0; COUNTS],
+        };
+        for (position, count) in counts {
+            footprint.counts[position] = count;
+        }
+        footprint
+    }
+}
+
 /// A stored value the totals count: its footprint, and its family's totals.
 pub trait Measured {
     /// Whether a write can change a stored value's footprint. A family whose footprint is

@@ -41,7 +41,7 @@ use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
 use super::lookup::Lookup;
-use super::metrics::{Footprint, Measured, Totals, COUNTS};
+use super::metrics::{Footprint, Measured, Totals};
 use super::spec::{ArgKind, ArgSpec};
 use super::tracked::Tracked;
 use crate::core::bf::chain::{Chain, Params};
@@ -92,14 +92,14 @@ static INFO_FIELDS: [InfoField; 5] = [
 
 impl Measured for Chain {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; COUNTS];
-        counts[SUB_FILTERS] = self.links().len() as u64;
-        counts[ITEMS] = self.items();
-        counts[CAPACITY_COUNT] = self.capacity();
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        Footprint::new(
+            self.memory_usage(),
+            [
+                (SUB_FILTERS, self.links().len() as u64),
+                (ITEMS, self.items()),
+                (CAPACITY_COUNT, self.capacity()),
+            ],
+        )
     }
 
     fn totals() -> &'static Totals {
@@ -111,14 +111,14 @@ impl Measured for Chain {
 /// `BF.CARD` counts them) at the newest time it holds, so its totals change only with writes.
 impl Measured for WindowFilter {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; COUNTS];
-        counts[SUB_FILTERS] = 1;
-        counts[ITEMS] = self.card(self.newest_ms());
-        counts[CAPACITY_COUNT] = self.shape().capacity;
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        Footprint::new(
+            self.memory_usage(),
+            [
+                (SUB_FILTERS, 1),
+                (ITEMS, self.card(self.newest_ms())),
+                (CAPACITY_COUNT, self.shape().capacity),
+            ],
+        )
     }
 
     fn totals() -> &'static Totals {
@@ -129,14 +129,14 @@ impl Measured for WindowFilter {
 /// A valkey-bloom filter counts its sub-filters, items and capacity as BF.INFO shows them.
 impl Measured for ValkeyBloom {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; COUNTS];
-        counts[SUB_FILTERS] = self.filters().len() as u64;
-        counts[ITEMS] = self.items().max(0) as u64;
-        counts[CAPACITY_COUNT] = self.capacity().max(0) as u64;
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        Footprint::new(
+            self.memory_usage(),
+            [
+                (SUB_FILTERS, self.filters().len() as u64),
+                (ITEMS, self.items().max(0) as u64),
+                (CAPACITY_COUNT, self.capacity().max(0) as u64),
+            ],
+        )
     }
 
     fn totals() -> &'static Totals {

@@ -35,7 +35,7 @@ use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
 use super::lookup::Lookup;
-use super::metrics::{Footprint, Measured, Totals, COUNTS};
+use super::metrics::{Footprint, Measured, Totals};
 use super::tracked::Tracked;
 use crate::core::cf::{CuckooFilter, Params};
 use rules::Defaults as CuckooDefaults;
@@ -82,15 +82,15 @@ static INFO_FIELDS: [InfoField; 6] = [
 
 impl Measured for CuckooFilter {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; COUNTS];
-        counts[SUB_FILTERS] = u64::from(self.num_filters());
-        counts[ITEMS] = self.items();
-        counts[SLOTS] = self.slots();
-        counts[DELETES] = self.deletes();
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        Footprint::new(
+            self.memory_usage(),
+            [
+                (SUB_FILTERS, u64::from(self.num_filters())),
+                (ITEMS, self.items()),
+                (SLOTS, self.slots()),
+                (DELETES, self.deletes()),
+            ],
+        )
     }
 
     fn totals() -> &'static Totals {

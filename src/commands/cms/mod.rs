@@ -32,7 +32,7 @@ pub use {
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
-use super::metrics::{Footprint, Measured, Totals, COUNTS};
+use super::metrics::{Footprint, Measured, Totals};
 use super::tracked::Tracked;
 use crate::core::cms::{CountMinSketch, WindowSketch};
 
@@ -75,13 +75,13 @@ static INFO_FIELDS: [InfoField; 4] = [
 
 impl Measured for CountMinSketch {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; COUNTS];
-        counts[COUNTERS] = self.width().wrapping_mul(self.depth());
-        counts[INCREMENTS] = self.count();
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        Footprint::new(
+            self.memory_usage(),
+            [
+                (COUNTERS, self.width().wrapping_mul(self.depth())),
+                (INCREMENTS, self.count()),
+            ],
+        )
     }
 
     fn totals() -> &'static Totals {
@@ -121,14 +121,14 @@ fn sketch_to_write<'k>(key: &'k mut WriteKey) -> Result<Writing<'k>, Failure> {
 /// A sketch that forgets counts as one of its shape; its increments are its window's.
 impl Measured for WindowSketch {
     fn footprint(&self) -> Footprint {
-        let mut counts = [0; COUNTS];
         let shape = self.shape();
-        counts[COUNTERS] = shape.width.wrapping_mul(shape.depth);
-        counts[INCREMENTS] = self.window_count(0);
-        Footprint {
-            bytes: self.memory_usage(),
-            counts,
-        }
+        Footprint::new(
+            self.memory_usage(),
+            [
+                (COUNTERS, shape.width.wrapping_mul(shape.depth)),
+                (INCREMENTS, self.window_count(0)),
+            ],
+        )
     }
 
     fn totals() -> &'static Totals {

@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::{CAPACITY, OBSERVATIONS, TOTALS};
-use crate::commands::metrics::{Footprint, Measured, Totals, COUNTS};
+use crate::commands::metrics::{Footprint, Measured, Totals};
 #[cfg(doc)]
 use crate::commands::server::Server;
 use crate::core::rdb::RdbWrite;
@@ -130,13 +130,13 @@ impl StoredDigest {
 impl Measured for StoredDigest {
     fn footprint(&self) -> Footprint {
         self.read(|digest| {
-            let mut counts = [0; COUNTS];
-            counts[OBSERVATIONS] = digest.size() as u64;
-            counts[CAPACITY] = digest.info().capacity as u64;
-            Footprint {
-                bytes: digest.memory_usage(),
-                counts,
-            }
+            Footprint::new(
+                digest.memory_usage(),
+                [
+                    (OBSERVATIONS, digest.size() as u64),
+                    (CAPACITY, digest.info().capacity as u64),
+                ],
+            )
         })
         .unwrap_or_default()
     }

@@ -35,7 +35,7 @@ pub use {
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
-use super::metrics::{Footprint, Measured, Totals, COUNTS};
+use super::metrics::{Footprint, Measured, Totals};
 use super::tracked::Tracked;
 use crate::core::topk::{Params, TopK, WindowTopK};
 
@@ -89,10 +89,16 @@ impl Measured for TopK {
 
 /// The footprint of a Top-K of `params` taking `bytes`: its k and its buckets.
 fn footprint_of(params: &Params, bytes: u64) -> Footprint {
-    let mut counts = [0; COUNTS];
-    counts[K] = u64::from(params.k());
-    counts[BUCKETS] = u64::from(params.width()) * u64::from(params.depth());
-    Footprint { bytes, counts }
+    Footprint::new(
+        bytes,
+        [
+            (K, u64::from(params.k())),
+            (
+                BUCKETS,
+                u64::from(params.width()) * u64::from(params.depth()),
+            ),
+        ],
+    )
 }
 
 /// A Top-K that forgets counts as one of its parameters, which no write changes either.
