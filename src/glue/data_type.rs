@@ -200,7 +200,7 @@ unsafe extern "C" fn free<T: Measured>(value: *mut c_void) {
 
 unsafe extern "C" fn mem_usage<T: StoredValue>(value: *const c_void) -> usize {
     // SAFETY: Redis passes a live value of this type.
-    usize::try_from(unsafe { value_ref::<T>(value) }.memory_usage()).unwrap_or(usize::MAX)
+    usize::try_from(unsafe { value_ref::<T>(value) }.footprint().bytes).unwrap_or(usize::MAX)
 }
 
 /// The `free_effort` callback: bigger values are freed by the lazy-free thread (UNLINK,
@@ -212,7 +212,7 @@ unsafe extern "C" fn free_effort<T: StoredValue>(
 ) -> usize {
     // SAFETY: Redis passes a live value of this type.
     let value = unsafe { value_ref::<T>(value) };
-    let chunks = usize::try_from(value.memory_usage() >> 16).unwrap_or(usize::MAX);
+    let chunks = usize::try_from(value.footprint().bytes >> 16).unwrap_or(usize::MAX);
     value.arrays().saturating_add(chunks)
 }
 

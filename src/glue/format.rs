@@ -12,10 +12,9 @@ use crate::core::rdb::RdbWrite;
 use crate::core::relocate::Relocate;
 use crate::core::Error;
 
-/// What the shared callbacks need to know of a stored value, besides its footprint.
+/// What the shared callbacks need to know of a stored value, besides its footprint (whose
+/// bytes are what `MEMORY USAGE` reports).
 pub trait StoredValue: Sized + Measured + Relocate + Any {
-    /// Bytes it holds as `MEMORY USAGE` reports them (RedisBloom's count, to the byte).
-    fn memory_usage(&self) -> u64;
     /// Separately allocated arrays it holds (sub-filters): each costs a free.
     fn arrays(&self) -> usize;
     /// An independent copy for `COPY`, or an error instead of aborting the server.

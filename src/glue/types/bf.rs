@@ -135,10 +135,6 @@ impl Format for Window {
 }
 
 impl StoredValue for WindowFilter {
-    fn memory_usage(&self) -> u64 {
-        WindowFilter::memory_usage(self)
-    }
-
     /// The bits, and the per-generation counts and times.
     fn arrays(&self) -> usize {
         3
@@ -150,10 +146,6 @@ impl StoredValue for WindowFilter {
 }
 
 impl StoredValue for Chain {
-    fn memory_usage(&self) -> u64 {
-        Chain::memory_usage(self)
-    }
-
     fn arrays(&self) -> usize {
         self.links().len()
     }
@@ -207,10 +199,6 @@ impl Format for ValkeyType {
 }
 
 impl StoredValue for ValkeyBloom {
-    fn memory_usage(&self) -> u64 {
-        ValkeyBloom::memory_usage(self)
-    }
-
     /// Each sub-filter's blob.
     fn arrays(&self) -> usize {
         self.filters().len()

@@ -57,11 +57,6 @@ impl Format for Cuckoo {
 }
 
 impl StoredValue for CuckooFilter {
-    /// `40 + 16 × sub-filters + their bytes`: RedisBloom's `CFMemUsage`, to the byte.
-    fn memory_usage(&self) -> u64 {
-        CuckooFilter::memory_usage(self)
-    }
-
     fn arrays(&self) -> usize {
         usize::from(self.num_filters())
     }

@@ -45,10 +45,6 @@ impl Format for Window {
 }
 
 impl StoredValue for WindowSketch {
-    fn memory_usage(&self) -> u64 {
-        WindowSketch::memory_usage(self)
-    }
-
     /// The counters and the per-tick totals.
     fn arrays(&self) -> usize {
         2
@@ -88,11 +84,6 @@ impl Format for Sketch {
 }
 
 impl StoredValue for CountMinSketch {
-    /// `40 + cell size × width × depth`: RedisBloom 8.12's `CMSMemUsage`, to the byte.
-    fn memory_usage(&self) -> u64 {
-        CountMinSketch::memory_usage(self)
-    }
-
     fn arrays(&self) -> usize {
         1
     }

@@ -75,11 +75,6 @@ impl Format for TDigestType {
 }
 
 impl StoredValue for StoredDigest {
-    /// `80 + 16 × capacity`: RedisBloom 8's `TDigestMemUsage`, to the byte.
-    fn memory_usage(&self) -> u64 {
-        StoredDigest::memory_usage(self)
-    }
-
     fn arrays(&self) -> usize {
         2
     }

@@ -47,10 +47,6 @@ impl Format for Window {
 }
 
 impl StoredValue for WindowTopK {
-    fn memory_usage(&self) -> u64 {
-        WindowTopK::memory_usage(self)
-    }
-
     /// The buckets, the totals, the heap, its list of items and each item.
     fn arrays(&self) -> usize {
         (self.shape().params.k() as usize).saturating_add(4)
@@ -79,12 +75,6 @@ impl Format for HeavyKeeper {
 }
 
 impl StoredValue for TopK {
-    /// `2088 + 8 × width × depth + 24 × k`: RedisBloom's `TopKMemUsage`, to the byte (its
-    /// items are not counted).
-    fn memory_usage(&self) -> u64 {
-        TopK::memory_usage(self)
-    }
-
     /// The buckets, the heap, its list of items and each item.
     fn arrays(&self) -> usize {
         (self.params().k() as usize).saturating_add(3)
