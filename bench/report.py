@@ -177,7 +177,6 @@ def incommand_lines(results: list[CellResult]) -> list[list[str] | None]:
               "RedisBloom", "median", "max÷min", "÷RB", "÷RB med", "above floor ÷RB", "CPU bf",
               "CPU RB", "CPU ÷RB", "target", "verdict"]
     lines: list[list[str] | None] = [header]
-    floor = next((r for r in results if r.cell.floor), None)
     def group(r: CellResult) -> str:
         return TWINS[r.cell.twin][1] if r.cell.twin else r.cell.command.split(".")[0].split()[0]
 
@@ -191,7 +190,7 @@ def incommand_lines(results: list[CellResult]) -> list[list[str] | None]:
                     else ["n/a", "", ""])
         bf, rb = r.stats["redis-bf"], r.stats["RedisBloom"]
         ratio, median_ratio, cpu_ratio = r.ratio(), r.ratio("median"), r.ratio("min", "cpu")
-        above = r.above_floor_ratio(floor)
+        above = r.above_floor_ratio()
         lines.append([
             r.cell.title, "item" if r.cell.items > 1 else "call", *own,
             "n/a" if ratio is None else f"{ratio:.2f}",
@@ -211,11 +210,12 @@ def render_incommand(results: list[CellResult]) -> str:
         "commands); CPU: the server's",
         "user+sys time from INFO cpu over the same run (parsing and replying included), per "
         "call or item. ÷RB: redis-bf's minimum",
-        "÷ RedisBloom's minimum; the target applies to it. Above floor ÷RB: the same ratio of "
-        "each server's time above its own",
+        "÷ RedisBloom's minimum; the first target applies to it. Above floor ÷RB: the same "
+        "ratio of each server's time above its own",
         "BF.CARD (the module-call floor), per call, or per item less the floor ÷ 100 for ×100 "
-        "cells. FAST rows: redis-bf's LAYOUT FAST filter",
-        "against RedisBloom's.",
+        "cells; the target \"above\" applies to it.",
+        "FAST rows: redis-bf's LAYOUT FAST filter against RedisBloom's; WINDOW and TIMESPAN "
+        "rows: a filter or sketch that forgets against RedisBloom's classic one.",
     ]
     get = next((r for r in results if r.cell.sanity), None)
     if get and get.verdict() == "MISS":
@@ -256,7 +256,6 @@ def csv_records(rows: list[Row]):
 def incommand_records(results: list[CellResult]):
     """Per cell and server: min, median and max of the in-command time, of the server CPU
     and of the main thread's CPU, and the calls of one run; then the ratios."""
-    floor = next((r for r in results if r.cell.floor), None)
     for r in results:
         cell, unit = r.cell, r.cell.unit.replace("µs", "usec")
         bf_name = f"redis-bf {TWINS[cell.twin][1]}" if cell.twin else "redis-bf"
@@ -284,10 +283,12 @@ def incommand_records(results: list[CellResult]):
             yield ["in-command", cell.title, f"{bf_name}/RedisBloom", PIPELINE, label,
                    "n/a" if value is None else value, "ratio",
                    r.target_text() if judged else "", r.verdict() if judged else ""]
-        above = r.above_floor_ratio(floor)
+        above = r.above_floor_ratio()
         if above is not None:
+            target = f"≤{cell.above_target:.2f}" if cell.above_target else ""
             yield ["in-command", cell.title, f"{bf_name}/RedisBloom", PIPELINE,
-                   "in-command min above the BF.CARD floor", above, "ratio", "", ""]
+                   "in-command min above the BF.CARD floor", above, "ratio", target,
+                   ("PASS" if above <= cell.above_target else "MISS") if target else ""]
 
 
 def write_csv(results: list[CellResult], rows: list[Row], path: Path) -> None:
