@@ -201,12 +201,13 @@ def sections(text: str) -> list[str]:
 
 def chosen_cells(text: str) -> list[Cell]:
     """The in-command cells whose titles contain one of the comma-separated texts (any case),
-    and the GET sanity cell, which every run needs to be judged."""
+    the GET sanity cell, which every run needs to be judged, and the module-call floor
+    (BF.CARD), which every cell's target above the floor needs."""
     wanted = [t.strip().lower() for t in text.split(",") if t.strip()]
-    cells = [c for c in CELLS if c.sanity or any(w in c.title.lower() for w in wanted)]
-    if not wanted or all(c.sanity for c in cells):
+    chosen = [c for c in CELLS if any(w in c.title.lower() for w in wanted)]
+    if not chosen:
         raise argparse.ArgumentTypeError(f"no in-command cell's title contains {text!r}")
-    return cells
+    return [c for c in CELLS if c.sanity or c.floor or c in chosen]
 
 
 def main() -> int:

@@ -32,6 +32,7 @@ from harness import (MODULE_SO, REDIS_BENCHMARK, TMP_ROOT, BenchError, Module, S
 from incommand import CELLS, FIXTURES, SERVERS, TWINS, Cell
 
 CALLS = 5_000  # calls of a single-item probe (×100 probes: a tenth of it)
+SLOW_UNDER_CALLGRIND = {"tdeq"}  # fixtures left out unless a cell of theirs is named
 CONTROL_TIMEOUT = 120  # seconds for callgrind_control to be answered
 
 
@@ -85,8 +86,11 @@ def main() -> int:
               file=sys.stderr)
         return 2
     wanted = [t.strip().lower() for t in args.cells.split(",") if t.strip()]
+    # The equal-values t-digest is built by RedisBloom in quadratic time: minutes natively,
+    # hours under callgrind. It is counted only when asked for by name.
     cells = [c for c in CELLS if not c.sanity and not FIXTURES[c.key].big
-             and (not wanted or any(w in c.title.lower() for w in wanted))]
+             and (any(w in c.title.lower() for w in wanted)
+                  or not wanted and c.key not in SLOW_UNDER_CALLGRIND)]
     workdir = TMP_ROOT / "instructions"
     shutil.rmtree(workdir, ignore_errors=True)
     other = args.rb_module or fetch_redisbloom()
