@@ -149,7 +149,9 @@ unsafe extern "C" fn rdb_load<F: Format>(
 ) -> *mut c_void {
     // A null return fails the load: RESTORE answers `ERR Bad data format`.
     guarded(ptr::null_mut(), || {
-        F::load(&mut Io::new(rdb), encver).map_or(ptr::null_mut(), into_value)
+        let mut io = Io::new(rdb);
+        let memory = io.memory();
+        F::load(&mut io, encver, &memory).map_or(ptr::null_mut(), into_value)
     })
 }
 

@@ -11,6 +11,7 @@ use crate::core::dump::{self, DumpWriter};
 use crate::core::rdb::RdbWrite;
 use crate::core::relocate::Relocate;
 use crate::core::Error;
+use crate::core::Memory;
 
 /// What the shared callbacks need to know of a stored value, besides its footprint (whose
 /// bytes are what `MEMORY USAGE` reports).
@@ -43,8 +44,10 @@ pub trait Format: 'static {
     fn defragged() -> bool {
         true
     }
-    /// A value from its RDB fields written with encoding version `encver`.
-    fn load(io: &mut Io, encver: i32) -> Result<Self::Value, Error>;
+    /// A value from its RDB fields written with encoding version `encver`, within `memory`
+    /// (the load's bounds: what a payload announces is checked against them before its arrays
+    /// are read, so that RESTORE obeys the limits a command would).
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<Self::Value, Error>;
     /// Writes the value's RDB fields (to the RDB, a DUMP payload or a digest).
     fn save(value: &Self::Value, out: &mut impl RdbWrite);
     /// Writes the value as the commands that rebuild it (an AOF rewrite without preamble):

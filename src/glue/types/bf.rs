@@ -24,7 +24,7 @@ use crate::core::bf::valkey::{payload, rdb as valkey_rdb, ValkeyBloom};
 use crate::core::bf::window::{encoding as window_encoding, WindowFilter};
 use crate::core::bf::{encoding, rdb};
 use crate::core::rdb::RdbWrite;
-use crate::core::Error;
+use crate::core::{Error, Memory};
 
 /// The Bloom-filter family and its data types.
 pub static REGISTERED: Registered = Registered {
@@ -60,12 +60,11 @@ impl<const FAST: bool> Format for Bloom<FAST> {
         (chain.layout() == LayoutKind::Fast) == FAST
     }
 
-    fn load(io: &mut Io, encver: i32) -> Result<Chain, Error> {
-        let memory = io.memory();
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<Chain, Error> {
         if FAST {
-            rdb::load_fast(io, encver, &memory)
+            rdb::load_fast(io, encver, memory)
         } else {
-            rdb::load_classic(io, encver, &memory)
+            rdb::load_classic(io, encver, memory)
         }
     }
 
@@ -109,9 +108,8 @@ impl Format for Window {
     const NAME: &'static str = "bf-window";
     const ENCODING_VERSION: i32 = window_encoding::ENCODING_VERSION;
 
-    fn load(io: &mut Io, encver: i32) -> Result<WindowFilter, Error> {
-        let memory = io.memory();
-        window_encoding::load(io, encver, &memory)
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<WindowFilter, Error> {
+        window_encoding::load(io, encver, memory)
     }
 
     fn save(filter: &WindowFilter, out: &mut impl RdbWrite) {
@@ -174,9 +172,8 @@ impl Format for ValkeyType {
     const NAME: &'static str = "bloomfltr";
     const ENCODING_VERSION: i32 = valkey_rdb::ENCODING_VERSION;
 
-    fn load(io: &mut Io, encver: i32) -> Result<ValkeyBloom, Error> {
-        let memory = io.memory();
-        valkey_rdb::load(io, encver, &memory)
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<ValkeyBloom, Error> {
+        valkey_rdb::load(io, encver, memory)
     }
 
     /// Its digest is every field it saves (the default).

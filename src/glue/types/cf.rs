@@ -8,7 +8,7 @@ use super::super::memory;
 use crate::commands::cf;
 use crate::core::cf::{encoding, rdb, CuckooFilter};
 use crate::core::rdb::RdbWrite;
-use crate::core::Error;
+use crate::core::{Error, Memory};
 
 /// The Cuckoo-filter family and its data type.
 pub static REGISTERED: Registered = Registered {
@@ -27,9 +27,8 @@ impl Format for Cuckoo {
 
     /// Values saved before encoding version 4 take today's `cf-*` configs for what they
     /// lack, as RedisBloom 8 does.
-    fn load(io: &mut Io, encver: i32) -> Result<CuckooFilter, Error> {
-        let memory = io.memory();
-        rdb::load(io, encver, cf::config::defaults().legacy(), &memory)
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<CuckooFilter, Error> {
+        rdb::load(io, encver, cf::config::defaults().legacy(), memory)
     }
 
     fn save(filter: &CuckooFilter, out: &mut impl RdbWrite) {

@@ -11,7 +11,7 @@ use crate::commands::cms::{self, config};
 use crate::core::cms::window::rdb as window_rdb;
 use crate::core::cms::{rdb, CountMinSketch, WindowSketch};
 use crate::core::rdb::RdbWrite;
-use crate::core::Error;
+use crate::core::{Error, Memory};
 
 /// The Count-Min sketch family and its data type.
 pub static REGISTERED: Registered = Registered {
@@ -33,9 +33,8 @@ impl Format for Window {
     const NAME: &'static str = "cm-window";
     const ENCODING_VERSION: i32 = window_rdb::ENCODING_VERSION;
 
-    fn load(io: &mut Io, encver: i32) -> Result<WindowSketch, Error> {
-        let memory = io.memory();
-        window_rdb::load(io, encver, &memory)
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<WindowSketch, Error> {
+        window_rdb::load(io, encver, memory)
     }
 
     /// Rewritten as `RESTORE` (the default), as the classic sketch.
@@ -66,11 +65,10 @@ impl Format for Sketch {
 
     /// Sketches of other cell sizes widen to four bytes while the older encoding is written,
     /// so that what is held is what is saved, on every replica alike.
-    fn load(io: &mut Io, encver: i32) -> Result<CountMinSketch, Error> {
-        let memory = io.memory();
-        let sketch = rdb::load(io, encver, &memory)?;
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<CountMinSketch, Error> {
+        let sketch = rdb::load(io, encver, memory)?;
         if config::legacy_cells() {
-            sketch.with_four_byte_cells(&memory)
+            sketch.with_four_byte_cells(memory)
         } else {
             Ok(sketch)
         }

@@ -22,7 +22,7 @@ use super::super::forks;
 use crate::commands::tdigest::{self, StoredDigest};
 use crate::core::rdb::RdbWrite;
 use crate::core::tdigest::rdb;
-use crate::core::Error;
+use crate::core::{Error, Memory};
 
 /// The t-digest family and its data type.
 pub static REGISTERED: Registered = Registered {
@@ -39,9 +39,8 @@ impl Format for TDigestType {
     const NAME: &'static str = "TDIS-TYPE";
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
-    fn load(io: &mut Io, encver: i32) -> Result<StoredDigest, Error> {
-        let memory = io.memory();
-        let digest = rdb::load(io, encver, &memory)?;
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<StoredDigest, Error> {
+        let digest = rdb::load(io, encver, memory)?;
         Ok(StoredDigest::loaded(digest, forks::count()))
     }
 

@@ -13,7 +13,7 @@ use crate::commands::topk;
 use crate::core::rdb::RdbWrite;
 use crate::core::topk::window::rdb as window_rdb;
 use crate::core::topk::{rdb, TopK, WindowTopK};
-use crate::core::Error;
+use crate::core::{Error, Memory};
 
 /// The Top-K family and its data type.
 pub static REGISTERED: Registered = Registered {
@@ -35,9 +35,8 @@ impl Format for Window {
     const NAME: &'static str = "tk-window";
     const ENCODING_VERSION: i32 = window_rdb::ENCODING_VERSION;
 
-    fn load(io: &mut Io, encver: i32) -> Result<WindowTopK, Error> {
-        let memory = io.memory();
-        window_rdb::load(io, encver, &memory)
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<WindowTopK, Error> {
+        window_rdb::load(io, encver, memory)
     }
 
     /// Rewritten as `RESTORE` (the default), as the classic Top-K.
@@ -62,9 +61,8 @@ impl Format for HeavyKeeper {
     const NAME: &'static str = "TopK-TYPE";
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
 
-    fn load(io: &mut Io, encver: i32) -> Result<TopK, Error> {
-        let memory = io.memory();
-        rdb::load(io, encver, &memory)
+    fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<TopK, Error> {
+        rdb::load(io, encver, memory)
     }
 
     /// Rewritten as `RESTORE` (the default): no sequence of TOPK commands sets arbitrary
