@@ -232,10 +232,7 @@ fn filters_move_both_ways_by_dump_and_restore() {
 
 #[test]
 fn rdb_and_aof_files_move_both_ways() {
-    for how in ["rdb", "aof"] {
-        BLOOM.files_move(Module::RedisBf, Module::RedisBloom, how);
-        BLOOM.files_move(Module::RedisBloom, Module::RedisBf, how);
-    }
+    BLOOM.files_move_both_ways();
 }
 
 #[test]

@@ -290,10 +290,7 @@ fn filters_move_both_ways_by_dump_and_restore() {
 
 #[test]
 fn rdb_and_aof_files_move_both_ways() {
-    for how in ["rdb", "aof"] {
-        CUCKOO.files_move(Module::RedisBf, Module::RedisBloom, how);
-        CUCKOO.files_move(Module::RedisBloom, Module::RedisBf, how);
-    }
+    CUCKOO.files_move_both_ways();
 }
 
 /// A master of one module and a replica of the other: after a full sync and a stream of every

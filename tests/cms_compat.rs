@@ -249,10 +249,7 @@ const SKETCHES: Fixture = Fixture {
 
 #[test]
 fn rdb_and_aof_files_move_both_ways() {
-    for how in ["rdb", "aof"] {
-        SKETCHES.files_move(Module::RedisBf, Module::RedisBloom, how);
-        SKETCHES.files_move(Module::RedisBloom, Module::RedisBf, how);
-    }
+    SKETCHES.files_move_both_ways();
 }
 
 /// A master of one module and a replica of the other: after a full sync and a stream of every

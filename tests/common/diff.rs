@@ -83,6 +83,15 @@ impl Fixture {
         self.files_move_between(peer(writer), peer(reader), how);
     }
 
+    /// [`files_move`](Fixture::files_move) as RDB and as AOF, from redis-bf to RedisBloom and
+    /// back.
+    pub fn files_move_both_ways(&self) {
+        for how in ["rdb", "aof"] {
+            self.files_move(Module::RedisBf, Module::RedisBloom, how);
+            self.files_move(Module::RedisBloom, Module::RedisBf, how);
+        }
+    }
+
     /// [`files_move`](Fixture::files_move) between servers `writer` and `reader` builds.
     pub fn files_move_between(&self, writer: ServerBuilder, reader: ServerBuilder, how: &str) {
         let persisted = |builder: ServerBuilder| match how {
