@@ -5,6 +5,7 @@
 use std::ffi::CStr;
 
 use super::args::integer_in;
+use super::errors::Failure;
 use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 
 /// Why `[WINDOW n | TIMESPAN ms] [SLOTS s]` was refused; each family words it.
@@ -34,17 +35,17 @@ pub struct OptionTexts {
     pub unknown: &'static CStr,
 }
 
-impl OptionError {
-    /// The error as the family of `texts` words it.
-    pub fn text(self, texts: &OptionTexts) -> &'static CStr {
-        match self {
-            OptionError::WindowRange => texts.window_range,
-            OptionError::TimespanRange => texts.timespan_range,
-            OptionError::SlotsRange => texts.slots_range,
-            OptionError::SlotsWithoutWindow => texts.slots_without_window,
-            OptionError::OneWindow => texts.one_window,
-            OptionError::Unknown => texts.unknown,
-        }
+impl OptionTexts {
+    /// `error` as this family words it.
+    pub fn refuse(&self, error: OptionError) -> Failure {
+        Failure::Message(match error {
+            OptionError::WindowRange => self.window_range,
+            OptionError::TimespanRange => self.timespan_range,
+            OptionError::SlotsRange => self.slots_range,
+            OptionError::SlotsWithoutWindow => self.slots_without_window,
+            OptionError::OneWindow => self.one_window,
+            OptionError::Unknown => self.unknown,
+        })
     }
 }
 

@@ -5,7 +5,7 @@
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
-use crate::commands::window_options::{OptionError, OptionTexts};
+use crate::commands::window_options::OptionTexts;
 use crate::core;
 use crate::core::cms::{IncrementError, InitError, MergeError};
 
@@ -23,13 +23,6 @@ pub const CELL_SIZE_LEGACY: &CStr =
     c"CMS: CELL_SIZE must be 4 while cms-rdb-encoding is 0 (RedisBloom before Redis 8.12)";
 /// What CONFIG SET or a module argument answers for a bad `cms-rdb-encoding`.
 pub const CONFIG_RDB_ENCODING: &CStr = c"Value for `cms-rdb-encoding` must be 0 or 1";
-/// Ours: the options of sketches that forget (`window.rs`).
-const WINDOW_RANGE: &CStr = c"CMS: WINDOW must be an integer in the range [1, 1099511627776]";
-const TIMESPAN_RANGE: &CStr =
-    c"CMS: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]";
-const SLOTS_RANGE: &CStr = c"CMS: SLOTS must be an integer in the range [1, 8]";
-const SLOTS_WITHOUT_WINDOW: &CStr = c"CMS: SLOTS needs WINDOW or TIMESPAN before it";
-const ONE_WINDOW: &CStr = c"CMS: a sketch forgets by one of WINDOW or TIMESPAN, given once";
 pub const CELL_SIZE_WITH_WINDOW: &CStr =
     c"CMS: CELL_SIZE cannot be combined with WINDOW or TIMESPAN (their counters have 4 bytes)";
 /// Ours: the error element of a negative increment to a sketch that forgets.
@@ -77,20 +70,16 @@ pub fn init(error: InitError) -> Failure {
     })
 }
 
-/// How the window options' errors read in this family.
-const WINDOW_OPTIONS: OptionTexts = OptionTexts {
-    window_range: WINDOW_RANGE,
-    timespan_range: TIMESPAN_RANGE,
-    slots_range: SLOTS_RANGE,
-    slots_without_window: SLOTS_WITHOUT_WINDOW,
-    one_window: ONE_WINDOW,
+/// Ours: how the options of a sketchs that forget (`window.rs`) are refused.
+pub const WINDOW_OPTIONS: OptionTexts = OptionTexts {
+    window_range: c"CMS: WINDOW must be an integer in the range [1, 1099511627776]",
+    timespan_range:
+        c"CMS: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]",
+    slots_range: c"CMS: SLOTS must be an integer in the range [1, 8]",
+    slots_without_window: c"CMS: SLOTS needs WINDOW or TIMESPAN before it",
+    one_window: c"CMS: a sketch forgets by one of WINDOW or TIMESPAN, given once",
     unknown: UNKNOWN_ARGUMENT,
 };
-
-/// Why the window options were refused.
-pub fn window_option(error: OptionError) -> Failure {
-    Failure::Message(error.text(&WINDOW_OPTIONS))
-}
 
 /// Why CMS.MERGE refused its sources.
 pub fn merge(error: MergeError) -> Failure {

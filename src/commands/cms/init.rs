@@ -172,7 +172,7 @@ pub fn parse(args: &[&[u8]]) -> Result<InitArgs, Failure> {
         return Err(Failure::Message(errors::UNKNOWN_ARGUMENT));
     }
     let window = WindowOptions::parse(options)
-        .map_err(errors::window_option)?
+        .map_err(|error| errors::WINDOW_OPTIONS.refuse(error))?
         .window();
     if window.is_some() && options.len() < pairs.len() {
         return Err(Failure::Message(errors::CELL_SIZE_WITH_WINDOW));

@@ -5,7 +5,7 @@
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
-use crate::commands::window_options::{OptionError, OptionTexts};
+use crate::commands::window_options::OptionTexts;
 use crate::core;
 use crate::core::topk::ReserveError;
 
@@ -20,13 +20,6 @@ const INVALID_WIDTH: &CStr = c"TopK: invalid width";
 const INVALID_DEPTH: &CStr = c"TopK: invalid depth";
 const INVALID_DECAY: &CStr = c"TopK: invalid decay value. must be '<= 1' & '> 0'";
 
-/// Ours: the options of Top-Ks that forget (`window.rs`).
-const WINDOW_RANGE: &CStr = c"TopK: WINDOW must be an integer in the range [1, 1099511627776]";
-const TIMESPAN_RANGE: &CStr =
-    c"TopK: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]";
-const SLOTS_RANGE: &CStr = c"TopK: SLOTS must be an integer in the range [1, 8]";
-const SLOTS_WITHOUT_WINDOW: &CStr = c"TopK: SLOTS needs WINDOW or TIMESPAN before it";
-const ONE_WINDOW: &CStr = c"TopK: a Top-K forgets by one of WINDOW or TIMESPAN, given once";
 const UNKNOWN_ARGUMENT: &CStr = c"TopK: unknown argument";
 /// Ours: TOPK.ADVANCE on a Top-K that does not forget.
 pub const NOT_A_WINDOW: &CStr = c"TopK: the key holds no Top-K that forgets";
@@ -59,20 +52,16 @@ pub fn reserve(error: ReserveError) -> Failure {
     })
 }
 
-/// How the window options' errors read in this family.
-const WINDOW_OPTIONS: OptionTexts = OptionTexts {
-    window_range: WINDOW_RANGE,
-    timespan_range: TIMESPAN_RANGE,
-    slots_range: SLOTS_RANGE,
-    slots_without_window: SLOTS_WITHOUT_WINDOW,
-    one_window: ONE_WINDOW,
+/// Ours: how the options of a Top-Ks that forget (`window.rs`) are refused.
+pub const WINDOW_OPTIONS: OptionTexts = OptionTexts {
+    window_range: c"TopK: WINDOW must be an integer in the range [1, 1099511627776]",
+    timespan_range:
+        c"TopK: TIMESPAN must be an integer number of milliseconds in the range [1, 1099511627776]",
+    slots_range: c"TopK: SLOTS must be an integer in the range [1, 8]",
+    slots_without_window: c"TopK: SLOTS needs WINDOW or TIMESPAN before it",
+    one_window: c"TopK: a Top-K forgets by one of WINDOW or TIMESPAN, given once",
     unknown: UNKNOWN_ARGUMENT,
 };
-
-/// Why the window options were refused.
-pub fn window_option(error: OptionError) -> Failure {
-    Failure::Message(error.text(&WINDOW_OPTIONS))
-}
 
 #[cfg(test)]
 mod tests {

@@ -121,7 +121,7 @@ pub fn parse(args: &[&[u8]]) -> Result<ReserveArgs, Failure> {
     };
     let params = params.map_err(errors::reserve)?;
     let window = WindowOptions::parse(options(args, args.len()))
-        .map_err(errors::window_option)?
+        .map_err(|error| errors::WINDOW_OPTIONS.refuse(error))?
         .window();
     Ok(ReserveArgs { params, window })
 }
