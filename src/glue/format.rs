@@ -10,8 +10,7 @@ use crate::commands::metrics::Measured;
 use crate::core::dump::{self, DumpWriter};
 use crate::core::rdb::RdbWrite;
 use crate::core::relocate::Relocate;
-use crate::core::Error;
-use crate::core::Memory;
+use crate::core::{Error, Memory};
 
 /// What the shared callbacks need to know of a stored value, besides its footprint (whose
 /// bytes are what `MEMORY USAGE` reports).
@@ -44,9 +43,8 @@ pub trait Format: 'static {
     fn defragged() -> bool {
         true
     }
-    /// A value from its RDB fields written with encoding version `encver`, within `memory`
-    /// (the load's bounds: what a payload announces is checked against them before its arrays
-    /// are read, so that RESTORE obeys the limits a command would).
+    /// A value from its RDB fields written with encoding version `encver`, within the load's
+    /// bounds ([`Io::memory`]).
     fn load(io: &mut Io, encver: i32, memory: &Memory) -> Result<Self::Value, Error>;
     /// Writes the value's RDB fields (to the RDB, a DUMP payload or a digest).
     fn save(value: &Self::Value, out: &mut impl RdbWrite);
