@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import harness
@@ -35,7 +36,8 @@ from harness import (BENCHMARK_PIN, MIB, MODULE_SO, REDIS_BENCHMARK, RESULTS,
                      SERVER_PIN, TMP_ROOT, BenchError, Client, Module, RespError, Server,
                      command_output, fast_layout_available, fetch_redisbloom, kill_all_servers,
                      START, log, module_version)
-from incommand import CELLS, CLIENTS, PIPELINE, Cell, CellResult, measure_incommand, requests_for
+from incommand import (CELLS, CLIENTS, FIXTURES, PIPELINE, Cell, CellResult, measure_incommand,
+                       requests_for)
 from oneoff import measure_main_thread, measure_memory, measure_rdb, measure_sparse_walks
 from report import Row, render_incommand, render_table, write_chart, write_csv
 from throughput import load_data, measure_throughput, throughput_rows, workloads
@@ -95,19 +97,31 @@ def describe(servers: dict[str, Server], bf: Client, rb: Client, facts: dict[str
 
 def run_incommand(args: argparse.Namespace, workdir: Path, module: Module, redisbloom: Module,
                   facts: dict[str, str]) -> list[CellResult]:
-    servers = start_servers(workdir, "incommand", module, redisbloom)
-    bf, rb = servers["redis-bf"].client(), servers["RedisBloom"].client()
-    try:
-        fast = describe(servers, bf, rb, facts)
-    finally:
-        bf.close()
-        rb.close()
+    """The cells on one pair of servers, and the 1 GiB cells on a pair of their own, each
+    pair with its GET sanity cell and its BF.CARD floor: a server holding a 1 GiB filter
+    answers even GET more slowly (RedisBloom's filter lies in 4 KiB pages, so the TLB misses
+    more), which would skew the ratio of every other cell."""
     facts["in-command"] = (f"{args.rounds} rounds after a warm-up, redis-benchmark -c {CLIENTS} "
                            f"-P {PIPELINE} --threads 1, -n {requests_for(1, args.quick):,} "
                            f"(×100 commands: {requests_for(100, args.quick):,}) per run")
-    results = measure_incommand(servers, fast, args.big, args.rounds, args.quick, args.cells)
-    for server in servers.values():
-        server.stop()
+    small = [c for c in args.cells if not FIXTURES[c.key].big]
+    big = [c for c in args.cells if FIXTURES[c.key].big] if args.big else []
+    judges = [replace(c, title=f"{c.title}, 1 GiB servers") for c in small
+              if c.sanity or c.floor]
+    results = []
+    for section, cells in (("incommand", small), ("incommand-big", judges + big)):
+        if not any(not (c.sanity or c.floor) for c in cells):
+            continue
+        servers = start_servers(workdir, section, module, redisbloom)
+        bf, rb = servers["redis-bf"].client(), servers["RedisBloom"].client()
+        try:
+            fast = describe(servers, bf, rb, facts)
+        finally:
+            bf.close()
+            rb.close()
+        results += measure_incommand(servers, fast, bool(big), args.rounds, args.quick, cells)
+        for server in servers.values():
+            server.stop()
     return results
 
 

@@ -217,11 +217,10 @@ def render_incommand(results: list[CellResult]) -> str:
         "FAST rows: redis-bf's LAYOUT FAST filter against RedisBloom's; WINDOW and TIMESPAN "
         "rows: a filter or sketch that forgets against RedisBloom's classic one.",
     ]
-    get = next((r for r in results if r.cell.sanity), None)
-    if get and get.verdict() == "MISS":
-        notes.insert(0, f"WARNING: GET ÷ GET = {get.ratio():.3f} is more than "
+    for get in (r for r in results if r.cell.sanity and r.verdict() == "MISS"):
+        notes.insert(0, f"WARNING: {get.cell.title}: GET ÷ GET = {get.ratio():.3f} is more than "
                         f"{GET_SANITY:.0%} off 1.00: the servers were not equally placed; "
-                        "every ratio of this run is suspect.")
+                        "every ratio measured on them is suspect.")
     return table + "\n" + "\n".join(notes)
 
 
