@@ -8,10 +8,9 @@ use redis_bf::core::cms::window::{rdb as window_rdb, Shape, Window};
 use redis_bf::core::cms::{
     rdb as cms_rdb, CellSize, CountMinSketch, MergeSource, Weighted, WindowSketch,
 };
-use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 
-use super::probe_items;
+use super::{loaded_back, probe_items};
 use crate::dump::{self, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 
@@ -63,12 +62,7 @@ fn saved(sketch: &CountMinSketch) -> Vec<u8> {
 fn check_sketch(mut sketch: CountMinSketch, data: &[u8], whole: bool) {
     if whole {
         let fields = saved(&sketch);
-        let again = cms_rdb::load(
-            &mut LeReader(&fields),
-            cms_rdb::ENCODING_VERSION,
-            &bounded(),
-        )
-        .expect("a sketch does not load from what it saves");
+        let again = loaded_back(&fields, cms_rdb::ENCODING_VERSION, cms_rdb::load);
         assert_eq!(again, sketch);
         assert_eq!(sketch.try_clone().as_ref(), Ok(&sketch));
     }
@@ -182,12 +176,11 @@ fn check_window_sketch(mut sketch: WindowSketch, data: &[u8]) {
             assert!(estimate >= amount, "an increment is not in its estimate");
         }
     }
-    let again = window_rdb::load(
-        &mut LeReader(&window_saved(&sketch)),
+    let again = loaded_back(
+        &window_saved(&sketch),
         window_rdb::ENCODING_VERSION,
-        &bounded(),
-    )
-    .expect("a sketch does not load from what it saves");
+        window_rdb::load,
+    );
     assert_eq!(again, sketch);
     for weight in [1, 2, -1] {
         let sources = [

@@ -38,7 +38,21 @@ pub use cms::{cms_args, cms_rdb, cms_window};
 pub use tdigest::{tdigest_args, tdigest_rdb};
 pub use topk::{topk_args, topk_rdb, topk_window};
 
-use crate::memory::LIMIT;
+use redis_bf::core::le::LeReader;
+use redis_bf::core::{Error, Memory};
+
+use crate::memory::{bounded, LIMIT};
+
+/// `fields`, the RDB fields a value saved, loaded back by `load` at encoding `encver` within the
+/// fuzzing bounds: every value must load from what it saves.
+fn loaded_back<'a, T>(
+    fields: &'a [u8],
+    encver: i32,
+    load: impl FnOnce(&mut LeReader<'a>, i32, &Memory) -> Result<T, Error>,
+) -> T {
+    load(&mut LeReader(fields), encver, &bounded())
+        .expect("a value does not load from what it saves")
+}
 
 /// The pieces one after another. Whole slices are copied, not byte by byte: under the
 /// fuzzer's instrumentation a per-byte loop over a filter costs more than the decoding.

@@ -3,12 +3,11 @@
 
 use redis_bf::commands::args::parse_integer;
 use redis_bf::commands::topk::{self, ReserveArgs};
-use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::topk::window::{rdb as window_rdb, Shape, Window};
 use redis_bf::core::topk::{rdb as topk_rdb, TopK, WindowTopK};
 
-use super::probe_items;
+use super::{loaded_back, probe_items};
 use crate::dump::{self, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 
@@ -51,12 +50,7 @@ fn saved(topk: &TopK) -> Vec<u8> {
 /// or hold it twice — listed items are found and expelled ones are gone.
 fn check_topk(mut topk: TopK, data: &[u8], made: bool) {
     let fields = saved(&topk);
-    let again = topk_rdb::load(
-        &mut LeReader(&fields),
-        topk_rdb::ENCODING_VERSION,
-        &bounded(),
-    )
-    .expect("a Top-K does not load from what it saves");
+    let again = loaded_back(&fields, topk_rdb::ENCODING_VERSION, topk_rdb::load);
     assert_eq!(again, topk);
     assert_eq!(saved(&again), fields);
     assert_eq!(topk.try_clone().as_ref(), Ok(&topk));
@@ -143,12 +137,11 @@ fn check_window_topk(mut topk: WindowTopK, data: &[u8]) {
         topk.add(item, increment, now).expect("an item's copy");
     }
     assert_eq!(topk.memory_usage(), usage, "adding items changed the size");
-    let again = window_rdb::load(
-        &mut LeReader(&window_saved(&topk)),
+    let again = loaded_back(
+        &window_saved(&topk),
         window_rdb::ENCODING_VERSION,
-        &bounded(),
-    )
-    .expect("a Top-K does not load from what it saves");
+        window_rdb::load,
+    );
     assert_eq!(again, topk);
 }
 
