@@ -99,8 +99,8 @@ def run_incommand(args: argparse.Namespace, workdir: Path, module: Module, redis
                   facts: dict[str, str]) -> list[CellResult]:
     """The cells on one pair of servers, and the 1 GiB cells on a pair of their own, each
     pair with its GET sanity cell and its BF.CARD floor: a server holding a 1 GiB filter
-    answers even GET more slowly (RedisBloom's filter lies in 4 KiB pages, so the TLB misses
-    more), which would skew the ratio of every other cell."""
+    answered even GET 7–16% more slowly (RedisBloom's, whose filter lies in 4 KiB pages), which
+    voided every other cell of the run."""
     facts["in-command"] = (f"{args.rounds} rounds after a warm-up, redis-benchmark -c {CLIENTS} "
                            f"-P {PIPELINE} --threads 1, -n {requests_for(1, args.quick):,} "
                            f"(×100 commands: {requests_for(100, args.quick):,}) per run")
@@ -119,7 +119,7 @@ def run_incommand(args: argparse.Namespace, workdir: Path, module: Module, redis
         finally:
             bf.close()
             rb.close()
-        results += measure_incommand(servers, fast, bool(big), args.rounds, args.quick, cells)
+        results += measure_incommand(servers, fast, args.rounds, args.quick, cells)
         for server in servers.values():
             server.stop()
     return results

@@ -444,6 +444,12 @@ class CellResult:
         above = self.cell.above_target
         return f"≤{self.cell.target:.2f}" + (f", ≤{above:.2f} above" if above else "")
 
+    def above_floor_met(self) -> bool | None:
+        """Whether the time above the floor meets the cell's target for it; None where it is
+        not judged (no such target, or no floor measured)."""
+        above = self.above_floor_ratio() if self.cell.above_target else None
+        return None if above is None else above <= self.cell.above_target
+
     def verdict(self) -> str:
         """PASS when the ratio meets the target and, where the cell has one, the ratio above
         the floor meets its own."""
@@ -454,8 +460,7 @@ class CellResult:
             return "n/a"
         if self.cell.sanity:
             return "PASS" if abs(measured - 1) <= GET_SANITY else "MISS"
-        above = self.above_floor_ratio() if self.cell.above_target else None
-        met = measured <= self.cell.target and (above is None or above <= self.cell.above_target)
+        met = measured <= self.cell.target and self.above_floor_met() is not False
         return "PASS" if met else "MISS"
 
 
@@ -492,15 +497,13 @@ def run_probe(server: Server, control: Client, probe: Probe, requests: int) -> S
                   int(delta["calls"]))
 
 
-def available_probes(cells: list[Cell], clients: dict[str, Client], fast: bool,
-                     big: bool) -> dict[tuple[Cell, str], Probe | None]:
+def available_probes(cells: list[Cell], clients: dict[str, Client],
+                     fast: bool) -> dict[tuple[Cell, str], Probe | None]:
     """Every cell's probe on each server; None where the server lacks the command, or (on
     redis-bf) the fast layout is unavailable."""
     known: dict[tuple[str, str], bool] = {}
     probes = {}
     for cell in cells:
-        if FIXTURES[cell.key].big and not big:
-            continue
         for server in SERVERS:
             args = cell.args(server)
             if (server, args[0]) not in known:
@@ -535,13 +538,14 @@ def check_fill(cells: list[Cell], quick: bool, rounds: int) -> None:
                                  f"(capacity {FRESH_CAPACITY:,}): use fewer rounds")
 
 
-def measure_incommand(servers: dict[str, Server], fast: bool, big: bool, rounds: int,
-                      quick: bool, cells: list[Cell] = CELLS) -> list[CellResult]:
-    cells = [c for c in cells if big or not FIXTURES[c.key].big]
+def measure_incommand(servers: dict[str, Server], fast: bool, rounds: int, quick: bool,
+                      cells: list[Cell]) -> list[CellResult]:
+    """The in-command time of each of `cells` on both servers (bench.py chooses the cells, and
+    gives the 1 GiB ones servers of their own)."""
     check_fill(cells, quick, rounds)
     clients = {name: server.client() for name, server in servers.items()}
     try:
-        probes = available_probes(cells, clients, fast, big)
+        probes = available_probes(cells, clients, fast)
         runnable = list(dict.fromkeys(p for p in probes.values() if p is not None))
         for (cell, server), probe in probes.items():
             if probe is None:
