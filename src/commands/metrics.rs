@@ -37,8 +37,12 @@ impl Footprint {
             bytes,
             counts: [0; COUNTS],
         };
+        // The positions are those the family's INFO fields name, which `glue/families.rs`
+        // checks against COUNTS at compile time; a write still never panics on one.
         for (position, count) in counts {
-            footprint.counts[position] = count;
+            if let Some(slot) = footprint.counts.get_mut(position) {
+                *slot = count;
+            }
         }
         footprint
     }
