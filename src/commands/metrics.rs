@@ -33,18 +33,15 @@ impl Footprint {
     /// `bytes`, and each count at its position (the family's constant that its INFO field
     /// names); counts not given are 0.
     pub fn new<const N: usize>(bytes: u64, counts: [(usize, u64); N]) -> Footprint {
-        let mut footprint = Footprint {
-            bytes,
-            counts: [0; COUNTS],
-        };
-        // The positions are those the family's INFO fields name, which `glue/families.rs`
-        // checks against COUNTS at compile time; a write still never panics on one.
+        let mut at = [0; COUNTS];
+        // The positions are those its INFO fields name (checked against COUNTS at compile
+        // time, `glue/families.rs`); a write still never panics on one.
         for (position, count) in counts {
-            if let Some(slot) = footprint.counts.get_mut(position) {
+            if let Some(slot) = at.get_mut(position) {
                 *slot = count;
             }
         }
-        footprint
+        Footprint { bytes, counts: at }
     }
 }
 
