@@ -31,12 +31,12 @@ pub const CONFIG_BAD_HUGE_PAGES: &CStr = c"Value for `bf-huge-pages` must be yes
 pub const CONFIG_MEMORY_LIMIT: &CStr =
     c"Value for `bf-memory-usage-limit` must be a size in bytes such as 134217728 or 128mb, 0 for no limit";
 
-/// Ours: a command panicked (a bug) and the guard caught it; the server log has the details.
 /// Ours: a family's ADVANCE (which moves the clock of a value that forgets) from a client.
 pub const REPLICATION_ONLY: &CStr =
     c"ERR this command is accepted only from a primary's replication stream or an AOF";
 /// Ours: an ADVANCE's time that is no time.
 pub const BAD_TIME: &CStr = c"ERR the time must be milliseconds since the Unix epoch";
+/// Ours: a command panicked (a bug) and the guard caught it; the server log has the details.
 pub const INTERNAL_ERROR: &CStr = c"ERR internal error in redis-bf, see the server log";
 
 /// A value could not be allocated (RedisBloom's wording, in every family).
