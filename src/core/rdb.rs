@@ -5,12 +5,24 @@
 //! I/O, and [`LeReader`]/[`FieldWriter`] over plain bytes, so tests and fuzzers run the
 //! very code that loads a server's RDB file.
 
+use std::ops::RangeInclusive;
+
 use super::le::LeReader;
 use super::{Error, Memory};
 
 /// The longest string a large array is saved in: saving never needs a compression buffer the
 /// size of the whole array.
 pub const MAX_STRING: usize = 16 * 1024 * 1024;
+
+/// `BadEncoding` unless `encver` is one of `versions`: a value of a version this build does
+/// not know is refused before any of its fields is read.
+pub fn known_version(encver: i32, versions: RangeInclusive<i32>) -> Result<(), Error> {
+    if versions.contains(&encver) {
+        Ok(())
+    } else {
+        Err(Error::BadEncoding)
+    }
+}
 
 /// Reads the next field of a value. A missing or unreadable field is `BadEncoding`.
 pub trait RdbRead {

@@ -17,7 +17,7 @@ use super::blocked::BLOCK_BYTES;
 use super::chain::{self, Chain};
 use super::filter::Link;
 use super::shape::{Shape, StoredShape};
-use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
 /// The encoding version of `MBbloom--` written, RedisBloom's `BF_MIN_GROWTH_ENC`.
@@ -72,9 +72,7 @@ pub fn load_classic(
     encver: i32,
     memory: &Memory,
 ) -> Result<Chain, Error> {
-    if !(OLDEST_ENCODING_VERSION..=ENCODING_VERSION).contains(&encver) {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, OLDEST_ENCODING_VERSION..=ENCODING_VERSION)?;
     let items = input.unsigned()?;
     let nfilters = input.unsigned()?;
     let options = if encver >= OPTIONS_SINCE {
@@ -107,9 +105,7 @@ pub fn load_classic(
 /// Loads a `bfblocked` value of encoding version `encver`, with the checks of
 /// [`load_classic`].
 pub fn load_fast(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Chain, Error> {
-    if encver != FAST_ENCODING_VERSION {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, FAST_ENCODING_VERSION..=FAST_ENCODING_VERSION)?;
     let items = input.unsigned()?;
     let nfilters = input.unsigned()?;
     let options = narrow(input.unsigned()?)?;

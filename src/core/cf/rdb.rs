@@ -17,7 +17,7 @@
 
 use super::filter::{memory_usage, CuckooFilter};
 use super::header::SavedHeader;
-use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
 /// The encoding version written (RedisBloom's `CF_MIN_EXPANSION_VERSION`).
@@ -55,9 +55,7 @@ pub fn load(
     legacy: LegacyDefaults,
     memory: &Memory,
 ) -> Result<CuckooFilter, Error> {
-    if !(OLDEST_ENCODING_VERSION..=ENCODING_VERSION).contains(&encver) {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, OLDEST_ENCODING_VERSION..=ENCODING_VERSION)?;
     let num_filters = input.unsigned()?;
     let num_buckets = input.unsigned()?;
     let items = input.unsigned()?;

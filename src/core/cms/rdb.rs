@@ -14,7 +14,7 @@
 use super::cell::CellSize;
 use super::dimensions::Dimensions;
 use super::sketch::CountMinSketch;
-use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
 /// The encoding RedisBloom 8.12 writes (its `CMS_ENC_VER`): the cell size saved.
@@ -44,9 +44,7 @@ pub fn load(
     encver: i32,
     memory: &Memory,
 ) -> Result<CountMinSketch, Error> {
-    if !(LEGACY_ENCODING_VERSION..=ENCODING_VERSION).contains(&encver) {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, LEGACY_ENCODING_VERSION..=ENCODING_VERSION)?;
     let width = input.unsigned()?;
     let depth = input.unsigned()?;
     let count = input.unsigned()?;

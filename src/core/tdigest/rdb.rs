@@ -24,7 +24,7 @@
 
 use super::digest::{capacity, memory_usage, node_arrays, MAX_COMPRESSION, TWO_POW_63};
 use super::TDigest;
-use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
 /// Where a double stops holding every integer.
@@ -90,9 +90,7 @@ fn weight(input: &mut impl RdbRead) -> Result<i64, Error> {
 
 /// Loads a `TDIS-TYPE` value of encoding version `encver`.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<TDigest, Error> {
-    if encver != ENCODING_VERSION {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, ENCODING_VERSION..=ENCODING_VERSION)?;
     let compression = finite(input)?;
     let min = finite(input)?;
     let max = finite(input)?;

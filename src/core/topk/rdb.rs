@@ -24,7 +24,7 @@
 use super::heap::Heap;
 use super::params::Params;
 use super::sketch::{memory_usage, TopK};
-use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{try_copy, Error, Memory};
 
 /// The only encoding version of `TopK-TYPE` (RedisBloom's `TOPK_ENC_VER`).
@@ -76,9 +76,7 @@ pub(super) fn load_heap(input: &mut impl RdbRead, k: u32, canonical: bool) -> Re
 /// version, a missing field or an inconsistent one; `OverLimit`/`OutOfMemory` when `memory`
 /// refuses the size the header announces.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<TopK, Error> {
-    if encver != ENCODING_VERSION {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, ENCODING_VERSION..=ENCODING_VERSION)?;
     let mut dimension = || -> Result<i64, Error> {
         i64::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)
     };

@@ -6,7 +6,7 @@
 
 use super::filter::SubFilter;
 use super::object::ValkeyBloom;
-use crate::core::rdb::{RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
 /// The encoding version of `bloomfltr` (valkey-bloom 1.0's; 0 was a pre-release layout).
@@ -33,9 +33,7 @@ pub fn save(object: &ValkeyBloom, out: &mut impl RdbWrite) {
 /// missing field or an inconsistent object. The blobs are read as the server hands them over
 /// (each as long as the file says), and their sum checked against `memory` as they come.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<ValkeyBloom, Error> {
-    if encver != ENCODING_VERSION {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, ENCODING_VERSION..=ENCODING_VERSION)?;
     let count = input.unsigned()?;
     let expansion = u32::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)?;
     let fp_rate = input.double()?;

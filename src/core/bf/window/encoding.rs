@@ -20,7 +20,9 @@
 use super::filter::{memory_usage, slot_end, zeroed_counters, WindowFilter};
 use super::params::{Shape, Window};
 use crate::core::le::LeReader;
-use crate::core::rdb::{load_array, save_array, FieldWriter, RdbRead, RdbWrite, MAX_STRING};
+use crate::core::rdb::{
+    known_version, load_array, save_array, FieldWriter, RdbRead, RdbWrite, MAX_STRING,
+};
 use crate::core::{Error, Memory};
 
 /// The encoding version written and loaded.
@@ -52,9 +54,7 @@ pub fn save(filter: &WindowFilter, out: &mut impl RdbWrite) {
 /// Loads a value of encoding version `encver`: its state checked, its size checked against
 /// `memory`, then its bits read from the saved strings.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<WindowFilter, Error> {
-    if encver != ENCODING_VERSION {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, ENCODING_VERSION..=ENCODING_VERSION)?;
     let mut filter = load_state(input, memory)?;
     let bytes = filter.shape.bit_bytes().ok_or(Error::BadEncoding)?;
     filter.bits = load_array(input, bytes, memory)?;

@@ -9,7 +9,7 @@
 
 use super::{Shape, Window, WindowSketch};
 use crate::core::le::LeReader;
-use crate::core::rdb::{load_array, save_array, RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, load_array, save_array, RdbRead, RdbWrite};
 use crate::core::window;
 use crate::core::{Error, Memory};
 
@@ -43,9 +43,7 @@ pub fn save(sketch: &WindowSketch, out: &mut impl RdbWrite) {
 /// out of range or strings of the wrong length; `OverLimit`/`OutOfMemory` when `memory`
 /// refuses the size the fields announce, before the counters are read.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<WindowSketch, Error> {
-    if encver != ENCODING_VERSION {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, ENCODING_VERSION..=ENCODING_VERSION)?;
     let window = window::load(input)?;
     let shape = Shape {
         slots: input.unsigned()?,

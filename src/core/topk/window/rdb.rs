@@ -14,7 +14,7 @@
 
 use super::{zeroed_totals, Shape, Window, WindowTopK};
 use crate::core::le::LeReader;
-use crate::core::rdb::{load_array, save_array, RdbRead, RdbWrite};
+use crate::core::rdb::{known_version, load_array, save_array, RdbRead, RdbWrite};
 use crate::core::topk::params::Params;
 use crate::core::topk::rdb::{load_heap, save_heap};
 use crate::core::window;
@@ -49,9 +49,7 @@ pub fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
 /// field out of range; `OverLimit`/`OutOfMemory` when `memory` refuses the size the fields
 /// announce, before the buckets are read.
 pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<WindowTopK, Error> {
-    if encver != ENCODING_VERSION {
-        return Err(Error::BadEncoding);
-    }
+    known_version(encver, ENCODING_VERSION..=ENCODING_VERSION)?;
     let window = window::load(input)?;
     let slots = input.unsigned()?;
     let mut dimension = || -> Result<i64, Error> {
