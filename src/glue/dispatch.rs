@@ -9,7 +9,7 @@ use std::os::raw::c_int;
 use redis_module::{raw, RedisString};
 
 use super::context::CommandContext;
-use super::families::FAMILIES;
+use super::families::{count_across_families, gather_across_families};
 use super::guard::guarded;
 use super::reply;
 use crate::commands::call::Call;
@@ -24,31 +24,11 @@ pub type Handler = unsafe extern "C" fn(
 ) -> c_int;
 
 /// Every command of every family, in registration order.
-pub static ALL: [&CommandSpec; COMMAND_COUNT] = {
-    let mut all: [&CommandSpec; COMMAND_COUNT] = [&PLACEHOLDER; COMMAND_COUNT];
-    let (mut at, mut f) = (0, 0);
-    while f < FAMILIES.len() {
-        let commands = FAMILIES[f].family.commands;
-        let mut c = 0;
-        while c < commands.len() {
-            all[at] = commands[c];
-            at += 1;
-            c += 1;
-        }
-        f += 1;
-    }
-    all
-};
+pub static ALL: [&CommandSpec; COMMAND_COUNT] =
+    gather_across_families!(family.commands, COMMAND_COUNT, &PLACEHOLDER);
 
 /// How many commands the families have.
-const COMMAND_COUNT: usize = {
-    let (mut count, mut f) = (0, 0);
-    while f < FAMILIES.len() {
-        count += FAMILIES[f].family.commands.len();
-        f += 1;
-    }
-    count
-};
+const COMMAND_COUNT: usize = count_across_families!(family.commands);
 
 /// What fills [`ALL`] before the families' commands are copied in.
 static PLACEHOLDER: CommandSpec = CommandSpec {

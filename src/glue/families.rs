@@ -18,23 +18,45 @@ pub static FAMILIES: &[&Registered] = &[
     &types::tdigest::REGISTERED,
 ];
 
+/// How many items one list of every family holds in all (`$list` names it within a
+/// [`Registered`]). Constant evaluation calls no closures, so the walk over the families is
+/// written once, as a macro.
+macro_rules! count_across_families {
+    ($($list:ident).+) => {{
+        let (mut count, mut f) = (0, 0);
+        while f < $crate::glue::families::FAMILIES.len() {
+            count += $crate::glue::families::FAMILIES[f].$($list).+.len();
+            f += 1;
+        }
+        count
+    }};
+}
+
+/// One list of every family in one array of `$count` (filled with `$fill` first), in
+/// registration order.
+macro_rules! gather_across_families {
+    ($($list:ident).+, $count:expr, $fill:expr) => {{
+        let mut all = [$fill; $count];
+        let (mut at, mut f) = (0, 0);
+        while f < $crate::glue::families::FAMILIES.len() {
+            let list = $crate::glue::families::FAMILIES[f].$($list).+;
+            let mut i = 0;
+            while i < list.len() {
+                all[at] = list[i];
+                at += 1;
+                i += 1;
+            }
+            f += 1;
+        }
+        all
+    }};
+}
+pub(super) use {count_across_families, gather_across_families};
+
 /// Every data type of every family, in one table: a command finds the type of its key's value
 /// in it.
-pub static DATA_TYPES: [&DataType; TYPE_COUNT] = {
-    let mut all: [&DataType; TYPE_COUNT] = [FAMILIES[0].types[0]; TYPE_COUNT];
-    let (mut at, mut f) = (0, 0);
-    while f < FAMILIES.len() {
-        let types = FAMILIES[f].types;
-        let mut t = 0;
-        while t < types.len() {
-            all[at] = types[t];
-            at += 1;
-            t += 1;
-        }
-        f += 1;
-    }
-    all
-};
+pub static DATA_TYPES: [&DataType; TYPE_COUNT] =
+    gather_across_families!(types, TYPE_COUNT, FAMILIES[0].types[0]);
 
 /// Registers the data types (OnLoad, after the settings); fails if the server lacks the API or
 /// has the names already.
@@ -50,14 +72,7 @@ pub fn register_data_types(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> 
 }
 
 /// How many data types the families have.
-const TYPE_COUNT: usize = {
-    let (mut count, mut f) = (0, 0);
-    while f < FAMILIES.len() {
-        count += FAMILIES[f].types.len();
-        f += 1;
-    }
-    count
-};
+const TYPE_COUNT: usize = count_across_families!(types);
 
 /// A footprint has room for [`COUNTS`] counts: as many as the family that names most of them in
 /// its `INFO` section, no fewer (a count out of range) and no more (room no family uses).
