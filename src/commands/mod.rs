@@ -9,7 +9,8 @@
 //! `digits` — numbers as Redis parses them;
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
 //! `metrics` — the totals of the module's `INFO` sections; `forgetting` — what the families whose
-//! values forget share (their time, how it reaches replicas); `window_options` — their options.
+//! values forget share (their time, how it reaches replicas); `window_options` — their options;
+//! `classic_or_window` — their values, found at a key.
 //!
 //! One folder per family (a wing): `bf/` (Bloom filters), `cf/` (Cuckoo filters), `cms/`
 //! (Count-Min sketches), `topk/` (Top-K), `tdigest/` (t-digests). Each has a file per command
@@ -29,6 +30,7 @@ pub mod args;
 pub mod bf;
 pub mod call;
 pub mod cf;
+pub mod classic_or_window;
 pub mod cms;
 mod digits;
 pub mod double;

@@ -29,6 +29,8 @@ pub use {
     merge::{parse as parse_merge, weight as merge_weight, MergeArgs},
 };
 
+/// A Count-Min sketch: RedisBloom's, or one that forgets (`window.rs`).
+use super::classic_or_window::ClassicOrWindow as Sketch;
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
@@ -89,12 +91,6 @@ impl Measured for CountMinSketch {
     }
 }
 
-/// A Count-Min sketch: RedisBloom's, or one that forgets (`window.rs`).
-enum Sketch<C, W> {
-    Classic(C),
-    Window(W),
-}
-
 /// A sketch opened for writing.
 type Writing<'k> = Sketch<Tracked<'k, CountMinSketch>, Tracked<'k, WindowSketch>>;
 
@@ -104,18 +100,7 @@ type Reading<'k> = Sketch<&'k CountMinSketch, &'k WindowSketch>;
 /// The sketch at a key opened for writing, or RedisBloom's `CMS: key does not exist` /
 /// `WRONGTYPE`.
 fn sketch_to_write<'k>(key: &'k mut WriteKey) -> Result<Writing<'k>, Failure> {
-    key.lookup_as(|value| {
-        if value.is::<CountMinSketch>() {
-            value
-                .downcast_mut()
-                .map(|sketch| Sketch::Classic(Tracked::new(sketch)))
-        } else {
-            value
-                .downcast_mut()
-                .map(|sketch| Sketch::Window(Tracked::new(sketch)))
-        }
-    })
-    .or_missing(errors::NOT_FOUND)
+    Writing::to_write(key, errors::NOT_FOUND)
 }
 
 /// A sketch that forgets counts as one of its shape; its increments are its window's.
@@ -138,12 +123,5 @@ impl Measured for WindowSketch {
 
 /// The sketch at a key opened for reading (as [`sketch_to_write`]).
 fn sketch_to_read<'k>(key: &'k ReadKey) -> Result<Reading<'k>, Failure> {
-    key.lookup_as(|value| {
-        if let Some(sketch) = value.downcast_ref() {
-            Some(Sketch::Classic(sketch))
-        } else {
-            value.downcast_ref().map(Sketch::Window)
-        }
-    })
-    .or_missing(errors::NOT_FOUND)
+    Reading::to_read(key, errors::NOT_FOUND)
 }

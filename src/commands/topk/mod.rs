@@ -32,6 +32,8 @@ pub use {
     reserve::{parse as parse_reserve, ReserveArgs},
 };
 
+/// A Top-K: RedisBloom's, or one that forgets (`window.rs`).
+use super::classic_or_window::ClassicOrWindow as Topk;
 use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
 use super::keys::{ReadKey, WriteKey};
@@ -116,42 +118,21 @@ impl Measured for WindowTopK {
     }
 }
 
-/// A Top-K: RedisBloom's, or one that forgets (`window.rs`).
-#[derive(Clone, Copy)]
-enum Topk<C, W> {
-    Classic(C),
-    Window(W),
-}
+/// A Top-K opened for writing.
+type Writing<'k> = Topk<Tracked<'k, TopK>, Tracked<'k, WindowTopK>>;
+
+/// A Top-K opened for reading.
+type Reading<'k> = Topk<&'k TopK, &'k WindowTopK>;
 
 /// The Top-K at a key opened for writing, or RedisBloom's `TopK: key does not exist` /
 /// `WRONGTYPE`.
-fn topk_to_write<'k>(
-    key: &'k mut WriteKey,
-) -> Result<Topk<Tracked<'k, TopK>, Tracked<'k, WindowTopK>>, Failure> {
-    key.lookup_as(|value| {
-        if value.is::<TopK>() {
-            value
-                .downcast_mut()
-                .map(|topk| Topk::Classic(Tracked::new(topk)))
-        } else {
-            value
-                .downcast_mut()
-                .map(|topk| Topk::Window(Tracked::new(topk)))
-        }
-    })
-    .or_missing(errors::NOT_FOUND)
+fn topk_to_write<'k>(key: &'k mut WriteKey) -> Result<Writing<'k>, Failure> {
+    Writing::to_write(key, errors::NOT_FOUND)
 }
 
 /// The Top-K at a key opened for reading (as [`topk_to_write`]).
-fn topk_to_read<'k>(key: &'k ReadKey) -> Result<Topk<&'k TopK, &'k WindowTopK>, Failure> {
-    key.lookup_as(|value| {
-        if let Some(topk) = value.downcast_ref() {
-            Some(Topk::Classic(topk))
-        } else {
-            value.downcast_ref().map(Topk::Window)
-        }
-    })
-    .or_missing(errors::NOT_FOUND)
+fn topk_to_read<'k>(key: &'k ReadKey) -> Result<Reading<'k>, Failure> {
+    Reading::to_read(key, errors::NOT_FOUND)
 }
 
 #[cfg(test)]
