@@ -17,6 +17,7 @@ use super::errors::{self, CommandResult, Failure};
 use super::keys::WriteKey;
 use super::reply::Reply;
 use super::server::{Arg, Replicated};
+use super::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::window::Window;
 
 /// The time a write to a value of `window` is made at: the clock, read once, on a primary; on
@@ -40,6 +41,30 @@ pub fn read_time(call: &Call, window: Window) -> u64 {
 /// when replayed, the `advance` that follows it setting the primary's.
 pub fn creation_time(call: &Call, window: Window) -> u64 {
     write_time(call, window).unwrap_or(0)
+}
+
+/// The spec of a family's `ADVANCE key <ms>` (`name`), which only a primary's replication
+/// stream and the AOF send.
+pub const fn advance_spec(
+    name: &'static str,
+    summary: &'static str,
+    complexity: &'static str,
+    run: fn(&Call) -> CommandResult,
+) -> CommandSpec {
+    const ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("milliseconds", ArgKind::Integer)];
+    CommandSpec {
+        name,
+        flags: "write fast",
+        arity: 3,
+        keys: Keys::One(KeyAccess::Write),
+        acl_categories: "write fast",
+        summary,
+        complexity,
+        since: "1.1.0",
+        tips: None,
+        args: ARGS,
+        run,
+    }
 }
 
 /// A family's `ADVANCE key <ms>`, what a primary's write that opened a period sends ahead of

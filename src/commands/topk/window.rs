@@ -22,24 +22,17 @@ use crate::commands::forgetting::{self, window_words};
 use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
+use crate::commands::spec::CommandSpec;
 use crate::core::topk::window::{Shape, Window};
 use crate::core::topk::{Params, WindowTopK};
 use crate::core::Error;
 
-pub static ADVANCE: CommandSpec = CommandSpec {
-    name: "topk.advance",
-    flags: "write fast",
-    arity: 3,
-    keys: Keys::One(KeyAccess::Write),
-    acl_categories: "write fast",
-    summary: "Moves the clock of a Top-K that forgets by time (replication and AOF only)",
-    complexity: "O(k × depth × slots) when a slot opens",
-    since: "1.1.0",
-    tips: None,
-    args: &[KEY_ARG, ArgSpec::new("milliseconds", ArgKind::Integer)],
-    run: advance,
-};
+pub static ADVANCE: CommandSpec = forgetting::advance_spec(
+    "topk.advance",
+    "Moves the clock of a Top-K that forgets by time (replication and AOF only)",
+    "O(k × depth × slots) when a slot opens",
+    advance,
+);
 
 /// This family's ADVANCE, as replicated.
 const ADVANCE_NAME: &CStr = c"TOPK.ADVANCE";
