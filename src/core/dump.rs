@@ -16,6 +16,7 @@
 
 use super::rdb::RdbWrite;
 use super::Error;
+use crate::core::try_vec;
 
 /// `RDB_TYPE_MODULE_2`: a module value whose fields carry opcodes.
 const TYPE_MODULE_2: u8 = 7;
@@ -112,10 +113,7 @@ pub fn payload(
     // Type byte, id prefix and id, the fields, EOF, version and CRC.
     let total =
         usize::try_from(sizing.len + 1 + 1 + 8 + 1 + 2 + 8).map_err(|_| Error::OutOfMemory)?;
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(total)
-        .map_err(|_| Error::OutOfMemory)?;
+    let mut bytes = try_vec(total)?;
     bytes.push(TYPE_MODULE_2);
     bytes.push(LENGTH_64);
     bytes.extend_from_slice(&type_id.to_be_bytes());

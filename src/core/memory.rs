@@ -94,12 +94,25 @@ pub fn eager_zeroed(len: usize) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// A copy of `bytes`, or `OutOfMemory` instead of aborting the server.
-pub fn try_copy(bytes: &[u8]) -> Result<Vec<u8>, Error> {
-    let mut copy = Vec::new();
-    copy.try_reserve_exact(bytes.len())
-        .map_err(|_| Error::OutOfMemory)?;
-    copy.extend_from_slice(bytes);
+/// An empty vector with room for exactly `len` elements, or `OutOfMemory` instead of aborting
+/// the server: how the core allocates every vector whose length comes from input.
+pub fn try_vec<T>(len: usize) -> Result<Vec<T>, Error> {
+    let mut vec = Vec::new();
+    vec.try_reserve_exact(len).map_err(|_| Error::OutOfMemory)?;
+    Ok(vec)
+}
+
+/// `len` copies of `value` ([`try_vec`]).
+pub fn try_filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, Error> {
+    let mut vec = try_vec(len)?;
+    vec.resize(len, value);
+    Ok(vec)
+}
+
+/// A copy of `items` ([`try_vec`]).
+pub fn try_copy<T: Copy>(items: &[T]) -> Result<Vec<T>, Error> {
+    let mut copy = try_vec(items.len())?;
+    copy.extend_from_slice(items);
     Ok(copy)
 }
 

@@ -5,6 +5,7 @@
 use std::ops::Deref;
 
 use super::Error;
+use crate::core::try_vec;
 
 /// How many elements a [`ShortList`] holds without allocating (its place).
 const IN_PLACE: usize = 8;
@@ -33,11 +34,7 @@ impl<T: Copy + Default> ShortList<T> {
                 len: 0,
             }));
         }
-        let mut items = Vec::new();
-        items
-            .try_reserve_exact(len)
-            .map_err(|_| Error::OutOfMemory)?;
-        Ok(ShortList(Held::Spilled(items)))
+        Ok(ShortList(Held::Spilled(try_vec(len)?)))
     }
 
     /// Appends `item`, moving the elements to a vector when the place is full.

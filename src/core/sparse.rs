@@ -31,6 +31,7 @@ use std::ops::{Deref, Range};
 
 use super::{no_advice, Dense, Error, Memory};
 use crate::core::relocate::{Mover, Relocate};
+use crate::core::try_filled;
 
 /// log2 of the block size.
 const BLOCK_SHIFT: u32 = 12;
@@ -101,11 +102,7 @@ impl Sparse {
         marked: impl Fn(&[u8]) -> bool,
     ) -> Result<Sparse, Error> {
         let blocks = bytes.len().div_ceil(BLOCK);
-        let mut marks = Vec::new();
-        marks
-            .try_reserve_exact(blocks.div_ceil(64))
-            .map_err(|_| Error::OutOfMemory)?;
-        marks.resize(blocks.div_ceil(64), 0);
+        let mut marks = try_filled(blocks.div_ceil(64), 0)?;
         for (block, data) in bytes.chunks(BLOCK).enumerate() {
             if marked(data) {
                 set_mark(&mut marks, block);

@@ -18,7 +18,7 @@ use super::filter::Link;
 use super::shape::StoredShape;
 use crate::core::le::LeReader;
 use crate::core::sparse::Sparse;
-use crate::core::{Error, Memory};
+use crate::core::{try_vec, Error, Memory};
 
 /// The largest SCANDUMP data chunk (`MAX_SCANDUMP_SIZE`); also the size of a fast-layout
 /// segment, so its chunks are its segments.
@@ -76,10 +76,7 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
     if nfilters == 0 || !(data.len() == classic_len || fast) {
         return Err(Error::BadEncoding);
     }
-    let mut shapes = Vec::new();
-    shapes
-        .try_reserve_exact(nfilters)
-        .map_err(|_| Error::OutOfMemory)?;
+    let mut shapes = try_vec(nfilters)?;
     let mut total_bytes = 0u64;
     for _ in 0..nfilters {
         let bytes = r.u64()?;
@@ -128,10 +125,7 @@ pub fn decode_header(data: &[u8], memory: &Memory) -> Result<Chain, Error> {
     if !chain::is_consistent(items, options, saved) {
         return Err(Error::BadEncoding);
     }
-    let mut links = Vec::new();
-    links
-        .try_reserve_exact(nfilters)
-        .map_err(|_| Error::OutOfMemory)?;
+    let mut links = try_vec(nfilters)?;
     for (shape, link_items) in shapes {
         links.push(Link::zeroed_from_saved(shape, link_items, memory)?);
     }

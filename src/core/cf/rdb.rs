@@ -18,7 +18,7 @@
 use super::filter::{memory_usage, CuckooFilter};
 use super::header::SavedHeader;
 use crate::core::rdb::{known_version, RdbRead, RdbWrite};
-use crate::core::{Error, Memory};
+use crate::core::{try_vec, Error, Memory};
 
 /// The encoding version written (RedisBloom's `CF_MIN_EXPANSION_VERSION`).
 pub const ENCODING_VERSION: i32 = 4;
@@ -83,9 +83,7 @@ pub fn load(
     // At most 65535 sub-filters from here on.
     header.check()?;
     let count = usize::try_from(num_filters).map_err(|_| Error::BadEncoding)?;
-    let mut subs = Vec::new();
-    subs.try_reserve_exact(count)
-        .map_err(|_| Error::OutOfMemory)?;
+    let mut subs = try_vec(count)?;
     let mut announced = 0u64;
     for _ in 0..count {
         let buckets = if is_legacy {

@@ -24,7 +24,7 @@ use std::f64::consts::PI;
 use super::sort::sort;
 use super::AddError;
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::{Error, Memory};
+use crate::core::{try_vec, Error, Memory};
 
 /// The largest compression: `6 · c + 10` must fit RedisBloom's `int` capacity, which wraps
 /// negative from 357 913 940 on and leaves a key that refuses every add.
@@ -85,15 +85,7 @@ pub(super) fn memory_usage(cap: usize) -> u64 {
 
 /// Empty node arrays with room for `cap` nodes.
 pub(super) fn node_arrays(cap: usize) -> Result<(Vec<f64>, Vec<i64>), Error> {
-    let mut means = Vec::new();
-    means
-        .try_reserve_exact(cap)
-        .map_err(|_| Error::OutOfMemory)?;
-    let mut weights = Vec::new();
-    weights
-        .try_reserve_exact(cap)
-        .map_err(|_| Error::OutOfMemory)?;
-    Ok((means, weights))
+    Ok((try_vec(cap)?, try_vec(cap)?))
 }
 
 /// C's conversion of a double to `long long` on x86-64: truncation, and `i64::MIN` for NaN and

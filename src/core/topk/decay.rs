@@ -4,7 +4,7 @@
 //! command (the module documentation says why that is enough and what it changes).
 
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::Error;
+use crate::core::{try_vec, Error};
 
 /// Entries of the probability table (`TOPK_DECAY_LOOKUP_TABLE`).
 const TABLE_LEN: u32 = 256;
@@ -26,10 +26,7 @@ impl Relocate for DecayTable {
 
 impl DecayTable {
     pub(super) fn new(decay: f64) -> Result<DecayTable, Error> {
-        let mut table = Vec::new();
-        table
-            .try_reserve_exact(TABLE_LEN as usize)
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut table = try_vec(TABLE_LEN as usize)?;
         let mut power = 1.0;
         for _ in 0..TABLE_LEN {
             table.push(power);

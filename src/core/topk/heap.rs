@@ -10,7 +10,7 @@
 //! (every `TOPK.QUERY`, and `TOPK.ADD` of a heavy item) compares many at once.
 
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::{try_copy, Error, Memory};
+use crate::core::{try_copy, try_filled, try_vec, Error, Memory};
 
 /// Bytes of one slot (`sizeof(HeapBucket)`).
 pub(super) const SLOT_BYTES: u64 = 24;
@@ -74,16 +74,8 @@ impl Heap {
     /// `k` empty slots (the caller has checked the memory).
     pub(super) fn empty(k: u32, memory: &Memory) -> Result<Heap, Error> {
         let slots = memory.array(u64::from(k) * SLOT_BYTES)?;
-        let mut items = Vec::new();
-        items
-            .try_reserve_exact(k as usize)
-            .map_err(|_| Error::OutOfMemory)?;
-        items.resize(k as usize, None);
-        let mut fingerprints = Vec::new();
-        fingerprints
-            .try_reserve_exact(k as usize)
-            .map_err(|_| Error::OutOfMemory)?;
-        fingerprints.resize(k as usize, 0);
+        let items = try_filled(k as usize, None)?;
+        let fingerprints = try_filled(k as usize, 0)?;
         Ok(Heap {
             slots,
             items,
@@ -120,10 +112,7 @@ impl Heap {
             }
             *slot = record(fp_and_count.0, len, fp_and_count.1);
         }
-        let mut fingerprints = Vec::new();
-        fingerprints
-            .try_reserve_exact(records.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut fingerprints = try_vec(records.len())?;
         fingerprints.extend(records.iter().map(|slot| field(slot, FP)));
         Ok(Heap {
             slots,
@@ -134,18 +123,11 @@ impl Heap {
 
     /// An independent copy, or `OutOfMemory`.
     pub(super) fn try_clone(&self) -> Result<Heap, Error> {
-        let mut items = Vec::new();
-        items
-            .try_reserve_exact(self.items.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut items = try_vec(self.items.len())?;
         for item in &self.items {
             items.push(item.as_deref().map(try_copy).transpose()?);
         }
-        let mut fingerprints = Vec::new();
-        fingerprints
-            .try_reserve_exact(self.fingerprints.len())
-            .map_err(|_| Error::OutOfMemory)?;
-        fingerprints.extend_from_slice(&self.fingerprints);
+        let fingerprints = try_copy(&self.fingerprints)?;
         Ok(Heap {
             slots: try_copy(&self.slots)?,
             items,
@@ -229,10 +211,7 @@ impl Heap {
             self.recount(slot, count);
             return Ok(None);
         }
-        let mut stored = Vec::new();
-        stored
-            .try_reserve_exact(item.len() + 1)
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut stored = try_vec(item.len() + 1)?;
         stored.extend_from_slice(item);
         stored.push(0);
         Ok(self.replace_min(fp, stored, count))
@@ -337,17 +316,11 @@ impl Heap {
     /// The items by count, largest first, ties in slot order (glibc's `qsort` is a stable
     /// merge sort here), up to the first count of 0 (`TOPK.LIST` stops there).
     pub(super) fn listed(&self) -> Result<Vec<Listed<'_>>, Error> {
-        let mut order = Vec::new();
-        order
-            .try_reserve_exact(self.items.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut order = try_vec(self.items.len())?;
         order.extend((0..self.items.len()).filter(|&slot| self.count(slot) != 0));
         // Unstable sort by (count descending, slot) is the stable sort, without its buffer.
         order.sort_unstable_by_key(|&slot| (std::cmp::Reverse(self.count(slot)), slot));
-        let mut listed = Vec::new();
-        listed
-            .try_reserve_exact(order.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut listed = try_vec(order.len())?;
         listed.extend(order.into_iter().map(|slot| {
             Listed {
                 item: without_nul(

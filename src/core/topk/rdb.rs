@@ -25,7 +25,7 @@ use super::heap::Heap;
 use super::params::Params;
 use super::sketch::{memory_usage, TopK};
 use crate::core::rdb::{known_version, RdbRead, RdbWrite};
-use crate::core::{try_copy, Error, Memory};
+use crate::core::{try_copy, try_vec, Error, Memory};
 
 /// The only encoding version of `TopK-TYPE` (RedisBloom's `TOPK_ENC_VER`).
 pub const ENCODING_VERSION: i32 = 0;
@@ -58,10 +58,7 @@ pub(super) fn load_heap(input: &mut impl RdbRead, k: u32, canonical: bool) -> Re
     } else {
         Vec::new()
     };
-    let mut items = Vec::new();
-    items
-        .try_reserve_exact(k as usize)
-        .map_err(|_| Error::OutOfMemory)?;
+    let mut items = try_vec(k as usize)?;
     for _ in 0..k {
         items.push(Some(input.bytes()?));
     }

@@ -8,8 +8,8 @@ use super::shape::Shape;
 use super::sizing::{options, Layout};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::Error;
 use crate::core::Memory;
+use crate::core::{try_vec, Error};
 
 mod batch;
 
@@ -132,10 +132,7 @@ impl Chain {
     /// aborting the server. The copy has this filter's size, which was checked when it was
     /// made.
     pub fn try_clone(&self, memory: &Memory) -> Result<Chain, Error> {
-        let mut links = Vec::new();
-        links
-            .try_reserve_exact(self.links.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut links = try_vec(self.links.len())?;
         for link in &self.links {
             links.push(link.try_clone(memory)?);
         }

@@ -12,7 +12,7 @@
 
 use super::filter::{bitmap_bytes, Hashes, Seed, SubFilter};
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::{Error, Memory};
+use crate::core::{try_vec, Error, Memory};
 
 /// valkey-bloom's fixed seed (`configs.rs` `FIXED_SEED`), for objects made without a random
 /// one; an object whose seed is not random must have it.
@@ -123,10 +123,7 @@ impl ValkeyBloom {
         }
         memory.check(bytes)?;
         let first = SubFilter::new(params.capacity, params.fp_rate, &params.seed, memory)?;
-        let mut filters = Vec::new();
-        filters
-            .try_reserve_exact(1)
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut filters = try_vec(1)?;
         filters.push(first);
         Ok(ValkeyBloom {
             expansion: params.expansion,
@@ -306,10 +303,7 @@ impl ValkeyBloom {
 
     /// An independent copy (`COPY`: the same vector capacity), or `OutOfMemory`.
     pub fn try_clone(&self) -> Result<ValkeyBloom, Error> {
-        let mut filters = Vec::new();
-        filters
-            .try_reserve_exact(self.filters.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut filters = try_vec(self.filters.len())?;
         for filter in &self.filters {
             filters.push(filter.try_clone()?);
         }

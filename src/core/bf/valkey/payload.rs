@@ -8,7 +8,7 @@
 use super::filter::SubFilter;
 use super::object::ValkeyBloom;
 use crate::core::le::LeReader;
-use crate::core::{Error, Memory};
+use crate::core::{try_vec, Error, Memory};
 
 /// The payload's version byte (valkey-bloom's `BLOOM_OBJECT_VERSION`).
 const VERSION: u8 = 1;
@@ -30,9 +30,7 @@ pub enum DecodeError {
 pub fn encode(object: &ValkeyBloom) -> Result<Vec<u8>, Error> {
     let filters = object.filters();
     let size: usize = filters.iter().map(|f| f.blob().len() + 24).sum::<usize>() + 30;
-    let mut out = Vec::new();
-    out.try_reserve_exact(size)
-        .map_err(|_| Error::OutOfMemory)?;
+    let mut out = try_vec(size)?;
     out.push(VERSION);
     out.extend_from_slice(&object.expansion().to_le_bytes());
     out.extend_from_slice(&object.fp_rate().to_le_bytes());

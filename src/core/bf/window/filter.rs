@@ -9,7 +9,7 @@
 use super::params::{Shape, Window};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::{Error, Memory};
+use crate::core::{try_filled, Error, Memory};
 
 /// Mixed into every slice index, so that the positions are this format's own (a new format
 /// version may change it; the encoding version says which one a value uses).
@@ -485,11 +485,7 @@ fn fmix64(mut x: u64) -> u64 {
 
 /// `len` zeroed counters (at most a ring's worth), fallibly.
 pub(super) fn zeroed_counters(len: usize) -> Result<Vec<u64>, Error> {
-    let mut counters = Vec::new();
-    counters
-        .try_reserve_exact(len)
-        .map_err(|_| Error::OutOfMemory)?;
-    counters.resize(len, 0);
+    let counters = try_filled(len, 0)?;
     Ok(counters)
 }
 

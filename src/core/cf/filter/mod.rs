@@ -33,7 +33,7 @@ use super::params::{Params, MAX_BUCKETS, MAX_TOTAL_BYTES};
 use super::sub_filter::{sub_filter_buckets, SubFilter};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::sparse::Sparse;
-use crate::core::{Error, Memory};
+use crate::core::{try_vec, Error, Memory};
 
 /// RedisBloom's `sizeof(CuckooFilter)` and `sizeof(SubCF)` on 64-bit machines: `MEMORY USAGE`
 /// and `CF.INFO Size` count them, so the figures match RedisBloom's to the byte.
@@ -107,9 +107,7 @@ impl CuckooFilter {
             return Err(Error::BadEncoding);
         }
         let bucket_size = u64_to_u16(header.bucket_size)?;
-        let mut subs = Vec::new();
-        subs.try_reserve_exact(sub_filters.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut subs = try_vec(sub_filters.len())?;
         let mut total = 0u64;
         for (num_buckets, data) in sub_filters {
             let expected = num_buckets.checked_mul(u64::from(bucket_size));
@@ -138,10 +136,7 @@ impl CuckooFilter {
         let bucket_size = u64_to_u16(header.bucket_size)?;
         let expansion = u64_to_u16(header.expansion)?;
         let count = usize::try_from(header.num_filters).map_err(|_| Error::BadEncoding)?;
-        let mut sizes = Vec::new();
-        sizes
-            .try_reserve_exact(count)
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut sizes = try_vec(count)?;
         let mut total = 0u64;
         for i in 0..count {
             let num_buckets =
@@ -154,9 +149,7 @@ impl CuckooFilter {
             sizes.push(num_buckets);
         }
         memory.check(memory_usage(count as u64, total).ok_or(Error::OutOfMemory)?)?;
-        let mut subs = Vec::new();
-        subs.try_reserve_exact(count)
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut subs = try_vec(count)?;
         for num_buckets in sizes {
             subs.push(SubFilter::zeroed(num_buckets, bucket_size, memory)?);
         }
@@ -183,9 +176,7 @@ impl CuckooFilter {
     /// of aborting the server. The copy has this filter's size, which was checked when it was
     /// made.
     pub fn try_clone(&self, memory: &Memory) -> Result<CuckooFilter, Error> {
-        let mut subs = Vec::new();
-        subs.try_reserve_exact(self.subs.len())
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut subs = try_vec(self.subs.len())?;
         for sub in &self.subs {
             subs.push(sub.try_clone(memory)?);
         }

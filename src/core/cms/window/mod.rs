@@ -40,7 +40,7 @@ use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::window::{fill_ring, in_ring, ring_place};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
-use crate::core::{try_copy, Error, Memory};
+use crate::core::{try_copy, try_filled, Error, Memory};
 use shape::{Current, Sweep};
 pub use shape::{Shape, TICKS_PER_SLOT};
 
@@ -165,11 +165,7 @@ impl WindowSketch {
 
     /// An independent copy (`COPY`), or `OutOfMemory`.
     pub fn try_clone(&self) -> Result<WindowSketch, Error> {
-        let mut totals = Vec::new();
-        totals
-            .try_reserve_exact(self.totals.len())
-            .map_err(|_| Error::OutOfMemory)?;
-        totals.extend_from_slice(&self.totals);
+        let totals = try_copy(&self.totals)?;
         Ok(WindowSketch {
             totals,
             counters: try_copy(&self.counters)?,
@@ -434,10 +430,6 @@ const MAX_DEPTH_ON_STACK: usize = 32;
 
 fn zeroed_totals(shape: &Shape) -> Result<Vec<u64>, Error> {
     let len = usize::try_from(shape.totals_len()).map_err(|_| Error::OutOfMemory)?;
-    let mut totals = Vec::new();
-    totals
-        .try_reserve_exact(len)
-        .map_err(|_| Error::OutOfMemory)?;
-    totals.resize(len, 0);
+    let totals = try_filled(len, 0)?;
     Ok(totals)
 }

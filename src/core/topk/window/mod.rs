@@ -35,7 +35,7 @@ use super::sketch::Positions;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::window::{fill_ring, in_ring, ring_place};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
-use crate::core::{try_copy, Error, Memory};
+use crate::core::{try_copy, try_filled, try_vec, Error, Memory};
 pub use shape::Shape;
 
 /// A Top-K that forgets. Not `Clone`: copies are fallible ([`WindowTopK::try_clone`]).
@@ -218,10 +218,7 @@ impl WindowTopK {
     /// heap order, without those of count 0.
     pub fn list(&self, now: u64) -> Result<Vec<Listed<'_>>, Error> {
         let slot = self.read_slot(now);
-        let mut listed = Vec::new();
-        listed
-            .try_reserve_exact(self.shape.params.k() as usize)
-            .map_err(|_| Error::OutOfMemory)?;
+        let mut listed = try_vec(self.shape.params.k() as usize)?;
         let counted = self.heap.entries().map(|(heap_slot, _, item)| {
             let count = self.item_count(item, slot);
             (heap_slot, Listed { item, count })
@@ -481,10 +478,6 @@ impl Bucket<'_> {
 }
 
 fn zeroed_totals(shape: &Shape) -> Result<Vec<u64>, Error> {
-    let mut totals = Vec::new();
-    totals
-        .try_reserve_exact(shape.counts())
-        .map_err(|_| Error::OutOfMemory)?;
-    totals.resize(shape.counts(), 0);
+    let totals = try_filled(shape.counts(), 0)?;
     Ok(totals)
 }
