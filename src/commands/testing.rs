@@ -4,3 +4,12 @@
 pub fn words(line: &str) -> Vec<&[u8]> {
     line.split(' ').map(str::as_bytes).collect()
 }
+
+/// Asserts that `result` is the error reply `text`, naming the caller's line when it is not.
+#[track_caller]
+pub fn assert_refused<T: std::fmt::Debug + PartialEq>(
+    result: Result<T, super::errors::Failure>,
+    text: &'static std::ffi::CStr,
+) {
+    assert_eq!(result, Err(super::errors::Failure::Message(text)));
+}

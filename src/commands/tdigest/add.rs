@@ -88,20 +88,13 @@ pub fn parse(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use super::errors::fail;
     use super::*;
-    use crate::commands::testing::words;
+    use crate::commands::testing::{assert_refused, words};
 
     #[test]
     fn values_fail_at_their_first_bad_element() {
-        assert_eq!(
-            parse(&words("1 inf x")),
-            Err(fail(errors::VALUE_NOT_FINITE))
-        );
-        assert_eq!(
-            parse(&words("1 1e309 inf")),
-            Err(fail(errors::BAD_VALUE_TO_ADD))
-        );
+        assert_refused(parse(&words("1 inf x")), errors::VALUE_NOT_FINITE);
+        assert_refused(parse(&words("1 1e309 inf")), errors::BAD_VALUE_TO_ADD);
         assert_eq!(parse(&words("1 -2.5 0")).map(|v| v.len()), Ok(3));
     }
 }

@@ -96,10 +96,9 @@ pub fn parse(args: &[&[u8]]) -> Result<i64, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use super::errors::fail;
     use super::*;
     use crate::commands::errors::Failure;
-    use crate::commands::testing::words;
+    use crate::commands::testing::{assert_refused, words};
 
     #[test]
     fn create_finds_its_keyword_in_either_place() {
@@ -108,21 +107,18 @@ mod tests {
         assert_eq!(parse(&words("c k compression 7")), Ok(7));
         // RedisBloom searches both option slots for the keyword, and takes the fourth as the
         // value: `CREATE k 100 COMPRESSION` parses COMPRESSION as the value.
-        assert_eq!(
+        assert_refused(
             parse(&words("c k 100 COMPRESSION")),
-            Err(fail(errors::BAD_COMPRESSION))
+            errors::BAD_COMPRESSION,
         );
-        assert_eq!(
-            parse(&words("c k COMPRESSIONS 7")),
-            Err(fail(errors::WRONG_KEYWORD))
-        );
-        assert_eq!(
+        assert_refused(parse(&words("c k COMPRESSIONS 7")), errors::WRONG_KEYWORD);
+        assert_refused(
             parse(&words("c k COMPRESSION 0")),
-            Err(fail(errors::COMPRESSION_NOT_POSITIVE))
+            errors::COMPRESSION_NOT_POSITIVE,
         );
         for bad in ["1.5", "+5", "05", "-0", "1e2", "9223372036854775808"] {
             let text = format!("c k COMPRESSION {bad}");
-            assert_eq!(parse(&words(&text)), Err(fail(errors::BAD_COMPRESSION)));
+            assert_refused(parse(&words(&text)), errors::BAD_COMPRESSION);
         }
         assert_eq!(parse(&words("c k COMPRESSION")), Err(Failure::WrongArity));
     }

@@ -230,9 +230,8 @@ pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use super::errors::fail;
     use super::*;
-    use crate::commands::testing::words;
+    use crate::commands::testing::{assert_refused, words};
 
     #[test]
     fn merge_options_as_redisbloom_reads_them() {
@@ -258,14 +257,14 @@ mod tests {
                 overriding: false,
             })
         );
-        assert_eq!(merge_of("m d 2 a b FOO"), Err(fail(errors::WRONG_KEYWORD)));
-        assert_eq!(
+        assert_refused(merge_of("m d 2 a b FOO"), errors::WRONG_KEYWORD);
+        assert_refused(
             merge_of("m d 1 a COMPRESSION OVERRIDE"),
-            Err(fail(errors::BAD_COMPRESSION))
+            errors::BAD_COMPRESSION,
         );
         assert_eq!(merge_of("m d 1 a COMPRESSION"), Err(Failure::WrongArity));
         assert_eq!(merge_of("m d 3 a b"), Err(Failure::WrongArity));
-        assert_eq!(merge_of("m d 0 a"), Err(fail(errors::NUMKEYS_NOT_POSITIVE)));
-        assert_eq!(merge_of("m d x a"), Err(fail(errors::BAD_NUMKEYS)));
+        assert_refused(merge_of("m d 0 a"), errors::NUMKEYS_NOT_POSITIVE);
+        assert_refused(merge_of("m d x a"), errors::BAD_NUMKEYS);
     }
 }

@@ -180,43 +180,24 @@ pub fn parse_trimmed_mean(low: &[u8], high: &[u8]) -> Result<(f64, f64), Failure
 
 #[cfg(test)]
 mod tests {
-    use super::errors::fail;
     use super::*;
-    use crate::commands::testing::words;
+    use crate::commands::testing::{assert_refused, words};
 
     #[test]
     fn lists_fail_at_their_first_bad_element() {
         assert_eq!(parse_quantile(&words("-0 1 0.5")).map(|q| q.len()), Ok(3));
-        assert_eq!(
-            parse_quantile(&words("1.5 x")),
-            Err(fail(errors::QUANTILE_RANGE))
-        );
-        assert_eq!(
-            parse_quantile(&words("inf")),
-            Err(fail(errors::QUANTILE_RANGE))
-        );
+        assert_refused(parse_quantile(&words("1.5 x")), errors::QUANTILE_RANGE);
+        assert_refused(parse_quantile(&words("inf")), errors::QUANTILE_RANGE);
         assert_eq!(parse_cdf(&words("-inf inf")).map(|v| v.len()), Ok(2));
-        assert_eq!(parse_cdf(&words("1 x")), Err(fail(errors::BAD_CDF)));
+        assert_refused(parse_cdf(&words("1 x")), errors::BAD_CDF);
     }
 
     #[test]
     fn cuts_are_checked_in_redisbloom_order() {
-        assert_eq!(
-            parse_trimmed_mean(b"x", b"y"),
-            Err(fail(errors::BAD_LOW_CUT))
-        );
-        assert_eq!(
-            parse_trimmed_mean(b"2", b"y"),
-            Err(fail(errors::BAD_HIGH_CUT))
-        );
-        assert_eq!(
-            parse_trimmed_mean(b"2", b"0.5"),
-            Err(fail(errors::CUTS_RANGE))
-        );
-        assert_eq!(
-            parse_trimmed_mean(b"0.5", b"0.5"),
-            Err(fail(errors::CUTS_ORDER))
-        );
+        assert_refused(parse_trimmed_mean(b"x", b"y"), errors::BAD_LOW_CUT);
+        assert_refused(parse_trimmed_mean(b"2", b"y"), errors::BAD_HIGH_CUT);
+        assert_refused(parse_trimmed_mean(b"2", b"0.5"), errors::CUTS_RANGE);
+        assert_refused(parse_trimmed_mean(b"0.5", b"0.5"), errors::CUTS_ORDER);
         assert_eq!(parse_trimmed_mean(b"0.1", b"0.9"), Ok((0.1, 0.9)));
     }
 }

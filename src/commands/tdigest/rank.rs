@@ -158,20 +158,16 @@ pub fn parse_byrank(args: &[&[u8]]) -> Result<ShortList<i64>, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use super::errors::fail;
     use super::*;
-    use crate::commands::testing::words;
+    use crate::commands::testing::{assert_refused, words};
 
     #[test]
     fn lists_fail_at_their_first_bad_element() {
-        assert_eq!(parse_rank(&words("nan")), Err(fail(errors::BAD_VALUE)));
+        assert_refused(parse_rank(&words("nan")), errors::BAD_VALUE);
         assert_eq!(parse_rank(&words("-inf 3")).map(|v| v.len()), Ok(2));
-        assert_eq!(
-            parse_byrank(&words("-1 x")),
-            Err(fail(errors::RANK_NEGATIVE))
-        );
+        assert_refused(parse_byrank(&words("-1 x")), errors::RANK_NEGATIVE);
         for bad in ["1.5", "1e2", "+1", "01"] {
-            assert_eq!(parse_byrank(&words(bad)), Err(fail(errors::BAD_RANK)));
+            assert_refused(parse_byrank(&words(bad)), errors::BAD_RANK);
         }
     }
 }
