@@ -206,17 +206,23 @@ impl Model {
     }
 }
 
+/// Small random parameters: tiny filters, every bucket size, short kick chains and every
+/// kind of expansion, so that filters fill, kick and grow within a few hundred operations.
+fn random_params(g: &mut Rng) -> Params {
+    params(
+        g.below(64),
+        1 + g.below(8) as u16,
+        1 + g.below(50) as u16,
+        g.below(5) as u16,
+    )
+}
+
 #[test]
 fn the_filter_matches_the_naive_model_byte_for_byte() {
     let mut operations = 0;
     for seed in 0..3000 {
         let mut g = Rng::new(1_000_000 + seed);
-        let p = params(
-            g.below(64),
-            1 + g.below(8) as u16,
-            1 + g.below(50) as u16,
-            g.below(5) as u16,
-        );
+        let p = random_params(&mut g);
         let pool = 1 + g.below(120);
         let ops = 50 + g.below(250);
         let mut f = CuckooFilter::new(p, &EAGER).unwrap();
@@ -299,12 +305,7 @@ fn rdb_round_trip(f: &CuckooFilter) -> CuckooFilter {
 fn no_false_negatives_and_counts_cover_multiplicity() {
     for seed in 0..400 {
         let mut g = Rng::new(7_000_000 + seed);
-        let p = params(
-            g.below(64),
-            1 + g.below(8) as u16,
-            1 + g.below(50) as u16,
-            g.below(5) as u16,
-        );
+        let p = random_params(&mut g);
         let pool = 1 + g.below(200);
         let mut f = CuckooFilter::new(p, &EAGER).unwrap();
         let mut present: HashMap<String, u64> = HashMap::new();
