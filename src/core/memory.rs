@@ -57,6 +57,12 @@ pub const EAGER: Memory = Memory {
     limit: u64::MAX,
 };
 
+/// [`EAGER`] with a limit of `limit` bytes, as `bf-memory-usage-limit` sets one: for tests
+/// of what a limit refuses.
+pub const fn eager_limited(limit: u64) -> Memory {
+    Memory { limit, ..EAGER }
+}
+
 /// A [`Memory::dense`] for where there is no server: nothing to advise.
 pub fn no_advice(_bytes: &[u8]) {}
 

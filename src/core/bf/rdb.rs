@@ -168,7 +168,7 @@ mod tests {
     use crate::core::bf::chain::{scaling_test_chain, LayoutKind};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
-    use crate::core::EAGER;
+    use crate::core::{eager_limited, EAGER};
 
     fn saved(chain: &Chain) -> Vec<u8> {
         let mut out = FieldWriter::default();
@@ -228,17 +228,11 @@ mod tests {
                 }
                 LayoutKind::Fast => load_fast(&mut LeReader(fields), FAST_ENCODING_VERSION, memory),
             };
-            let exact = Memory {
-                limit: chain.memory_usage(),
-                ..EAGER
-            };
+            let exact = eager_limited(chain.memory_usage());
             assert_eq!(load(&exact, &fields).as_ref(), Ok(&chain));
             // One byte less: refused as the last link is announced, before its bits (here
             // cut off) are read — the answer is the bound, not the truncation.
-            let tight = Memory {
-                limit: chain.memory_usage() - 1,
-                ..EAGER
-            };
+            let tight = eager_limited(chain.memory_usage() - 1);
             // The last link's bits (one string: a length and the bytes), and for the
             // classic format the item count after them.
             let last_bits = chain.links().last().unwrap().shape().bytes() as usize;

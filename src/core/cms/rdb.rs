@@ -68,7 +68,7 @@ mod tests {
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
     use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
-    use crate::core::EAGER;
+    use crate::core::{eager_limited, EAGER};
 
     fn saved(sketch: &CountMinSketch) -> Vec<u8> {
         let mut out = FieldWriter::default();
@@ -191,10 +191,7 @@ mod tests {
     #[test]
     fn memory_is_asked_before_the_counters_are_read() {
         let fields = saved(&sample());
-        let tight = Memory {
-            limit: 40 + 4 * 21 - 1,
-            ..EAGER
-        };
+        let tight = eager_limited(40 + 4 * 21 - 1);
         assert_eq!(
             load(&mut LeReader(&fields), 0, &tight),
             Err(Error::OverLimit)

@@ -14,7 +14,7 @@ use super::*;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::testing::{dump_payload, unhex, DumpReader, Rng};
-use crate::core::{Error, Memory, EAGER};
+use crate::core::{eager_limited, Error, Memory, EAGER};
 
 /// The module type id RedisBloom writes after `RDB_TYPE_MODULE_2` (`0x81` + 8 bytes, big
 /// endian): nine 6-bit name characters, then the encoding version in 10 bits.
@@ -226,10 +226,7 @@ fn dimensions_by_width_and_depth() {
     // Such a sketch is refused by memory before anything is allocated.
     let d = Dimensions::new(i64::MAX, 1).unwrap();
     assert_eq!(CountMinSketch::new(d, &EAGER), Err(Error::OutOfMemory));
-    let limited = Memory {
-        limit: 40 + 4 * 100 - 1,
-        ..EAGER
-    };
+    let limited = eager_limited(40 + 4 * 100 - 1);
     let d = Dimensions::new(20, 5).unwrap();
     assert_eq!(CountMinSketch::new(d, &limited), Err(Error::OverLimit));
     let refusing = Memory {

@@ -91,7 +91,7 @@ mod tests {
     use crate::core::rdb::FieldWriter;
     use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
     use crate::core::topk::TopK;
-    use crate::core::EAGER;
+    use crate::core::{eager_limited, EAGER};
 
     fn saved(topk: &TopK) -> Vec<u8> {
         let mut out = FieldWriter::default();
@@ -180,10 +180,7 @@ mod tests {
             load(&mut LeReader(&header), 0, &small),
             Err(Error::OutOfMemory)
         );
-        let limited = Memory {
-            limit: 2088 + 8 * 15 + 24 * 4 - 1,
-            ..EAGER
-        };
+        let limited = eager_limited(2088 + 8 * 15 + 24 * 4 - 1);
         assert_eq!(
             load(&mut LeReader(&saved(&sample())), 0, &limited),
             Err(Error::OverLimit)

@@ -331,7 +331,7 @@ pub fn scaling_test_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chai
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{Memory, EAGER};
+    use crate::core::{eager_limited, EAGER};
 
     /// A classic filter's parameters.
     pub(super) fn params(
@@ -423,15 +423,9 @@ mod tests {
     fn the_per_filter_limit_refuses_creation_and_growth() {
         let small = params(100, 0.01, 2, false);
         let fresh = Chain::new(small, &EAGER).unwrap().memory_usage();
-        let tight = Memory {
-            limit: fresh - 1,
-            ..EAGER
-        };
+        let tight = eager_limited(fresh - 1);
         assert_eq!(Chain::new(small, &tight), Err(Error::OverLimit));
-        let exact = Memory {
-            limit: fresh,
-            ..EAGER
-        };
+        let exact = eager_limited(fresh);
         let mut chain = Chain::new(small, &exact).unwrap();
         let refused = (0..1000u32)
             .map(|i| chain.add(&i.to_le_bytes(), &exact))

@@ -9,7 +9,7 @@ use crate::core::cms::{MergeError, MergeSource, Weighted};
 use crate::core::le::LeReader;
 use crate::core::rdb::FieldWriter;
 use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
-use crate::core::EAGER;
+use crate::core::{eager_limited, EAGER};
 
 /// Far more columns than items: the estimate is then the item's own count over what its cells
 /// hold, so the window's bounds can be checked exactly.
@@ -253,10 +253,7 @@ fn the_memory_bound_is_checked_before_allocating() {
     let shape = Shape::new(2000, 7, Window::Time(60_000), 4).unwrap();
     // The figure the design gives: 4·w·d·(S+1) + 8·(S·G+1), plus the struct.
     assert_eq!(shape.memory_usage(), Some(280_000 + 8 * 65 + 96));
-    let limited = Memory {
-        limit: 1000,
-        ..EAGER
-    };
+    let limited = eager_limited(1000);
     assert_eq!(
         WindowSketch::new(shape, 0, &limited).err(),
         Some(Error::OverLimit)
@@ -408,10 +405,7 @@ fn hostile_fields_are_refused_before_allocating() {
             "{at}"
         );
     }
-    let limited = Memory {
-        limit: 1 << 20,
-        ..EAGER
-    };
+    let limited = eager_limited(1 << 20);
     let wide = field(&fields, 4, 1 << 40);
     assert_eq!(
         rdb::load(&mut LeReader(&wide), 0, &limited).err(),

@@ -8,7 +8,7 @@ use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{AddError, Order, TDigest, MAX_COMPRESSION};
-use crate::core::{Error, Memory, EAGER};
+use crate::core::{eager_limited, Error, Memory, EAGER};
 
 fn saved(digest: &TDigest) -> Vec<u8> {
     let mut out = FieldWriter::default();
@@ -219,10 +219,7 @@ fn forged_headers_are_refused() {
         assert_eq!(loaded(&bad).unwrap_err(), Error::BadEncoding);
     }
     // A huge but consistent compression is a memory question, asked before allocating.
-    let tight = Memory {
-        limit: 1 << 20,
-        ..EAGER
-    };
+    let tight = eager_limited(1 << 20);
     let huge = header(1e7, 60_000_010, 0, 0, 0.0);
     let refused = load(&mut LeReader(&huge), ENCODING_VERSION, &tight);
     assert_eq!(refused.unwrap_err(), Error::OverLimit);

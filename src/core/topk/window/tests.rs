@@ -10,7 +10,7 @@ use crate::core::le::LeReader;
 use crate::core::rdb::FieldWriter;
 use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
 use crate::core::topk::params::Params;
-use crate::core::EAGER;
+use crate::core::{eager_limited, EAGER};
 
 fn topk(k: i64, width: i64, window: Window, slots: u64, now: u64) -> WindowTopK {
     let params = Params::new(k, width, 5, 0.9).unwrap();
@@ -200,10 +200,7 @@ fn sizes_are_checked_before_allocating() {
     let shape = Shape::new(params, Window::Time(60_000), 4).unwrap();
     // (12 + 4 · 5) bytes a bucket, 24 a heap slot, 8 a slot's total, and the struct.
     assert_eq!(shape.memory_usage(), Some(32 * 14_000 + 2400 + 40 + 2120));
-    let limited = Memory {
-        limit: 10_000,
-        ..EAGER
-    };
+    let limited = eager_limited(10_000);
     assert_eq!(
         WindowTopK::new(shape, 0, &limited).err(),
         Some(Error::OverLimit)
