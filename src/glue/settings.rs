@@ -9,7 +9,7 @@ use redis_module::raw;
 use super::server;
 use crate::commands::args::parse_memory;
 use crate::commands::errors;
-use crate::commands::setting::{show_yes_or_no, yes_or_no, Setting};
+use crate::commands::setting::{show_number, show_yes_or_no, yes_or_no, Setting};
 
 /// The module's own settings, after the families' in every listing.
 pub static MODULE_SETTINGS: [&Setting; 2] = [&MEMORY_LIMIT, &HUGE_PAGES];
@@ -35,7 +35,7 @@ static MEMORY_LIMIT: Setting = Setting::new(
     c"bf-memory-usage-limit",
     None,
     |text| parse_memory(text).ok_or(errors::CONFIG_MEMORY_LIMIT),
-    |bytes| bytes.to_string(),
+    show_number,
     0,
 );
 

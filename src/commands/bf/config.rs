@@ -18,8 +18,7 @@ use super::errors;
 use super::rules::{
     capped_error_rate, error_rate, fraction, layout_name, layout_named, CAPACITY, EXPANSION,
 };
-use crate::commands::args::integer_in;
-use crate::commands::setting::{show_yes_or_no, yes_or_no, Setting};
+use crate::commands::setting::{show_number, show_rate, show_yes_or_no, yes_or_no, Setting};
 use crate::core::bf::chain::{LayoutKind, Params};
 use crate::core::bf::valkey::{self, Seed, FIXED_SEED};
 
@@ -35,31 +34,23 @@ static ERROR_RATE: Setting = Setting::new(
         })?;
         Ok(capped_error_rate(rate).0.to_bits())
     },
-    |bits| f64::from_bits(bits).to_string(),
+    show_rate,
     0.01f64.to_bits(),
 );
 
-static INITIAL_SIZE: Setting = Setting::new(
+static INITIAL_SIZE: Setting = Setting::integer(
     c"bf-initial-size",
     Some("INITIAL_SIZE"),
-    |text| {
-        integer_in(text, &CAPACITY)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_INITIAL_SIZE_RANGE)
-    },
-    |n| n.to_string(),
+    &CAPACITY,
+    [errors::CONFIG_INITIAL_SIZE_RANGE; 2],
     100,
 );
 
-static EXPANSION_FACTOR: Setting = Setting::new(
+static EXPANSION_FACTOR: Setting = Setting::integer(
     c"bf-expansion-factor",
     None,
-    |text| {
-        integer_in(text, &EXPANSION)
-            .map(|n| n as u64)
-            .map_err(|_| errors::CONFIG_EXPANSION_RANGE)
-    },
-    |n| n.to_string(),
+    &EXPANSION,
+    [errors::CONFIG_EXPANSION_RANGE; 2],
     2,
 );
 
@@ -108,7 +99,7 @@ static BLOOM_CAPACITY: Setting = Setting::new(
             errors::CONFIG_BLOOM_CAPACITY_RANGE,
         )
     },
-    |n| n.to_string(),
+    show_number,
     100,
 );
 
@@ -123,7 +114,7 @@ static BLOOM_EXPANSION: Setting = Setting::new(
             errors::CONFIG_BLOOM_EXPANSION_RANGE,
         )
     },
-    |n| n.to_string(),
+    show_number,
     2,
 );
 
@@ -131,7 +122,7 @@ static BLOOM_FP_RATE: Setting = Setting::new(
     c"bloom-fp-rate",
     None,
     |text| rate(text, errors::VALKEY_ERROR_RATE_RANGE),
-    |bits| f64::from_bits(bits).to_string(),
+    show_rate,
     0.01f64.to_bits(),
 );
 
@@ -139,7 +130,7 @@ static BLOOM_TIGHTENING: Setting = Setting::new(
     c"bloom-tightening-ratio",
     None,
     |text| rate(text, errors::TIGHTENING_RANGE),
-    |bits| f64::from_bits(bits).to_string(),
+    show_rate,
     0.5f64.to_bits(),
 );
 
@@ -155,7 +146,7 @@ static BLOOM_MEMORY_LIMIT: Setting = Setting::new(
     c"bloom-memory-usage-limit",
     None,
     |text| whole(text, 0, i64::MAX as u64, errors::CONFIG_BLOOM_LIMIT_RANGE),
-    |n| n.to_string(),
+    show_number,
     valkey::OBJECT_LIMIT,
 );
 

@@ -6,8 +6,7 @@
 
 use super::errors;
 use super::rules::{bucket_sizes, capacities, Defaults, EXPANSION, MAX_EXPANSIONS, MAX_ITERATIONS};
-use crate::commands::args::integer_in;
-use crate::commands::setting::Setting;
+use crate::commands::setting::{integer_within, show_number, Setting};
 
 static BUCKET_SIZE: Setting = Setting::new(
     c"cf-bucket-size",
@@ -15,15 +14,10 @@ static BUCKET_SIZE: Setting = Setting::new(
     |text| {
         let range = bucket_sizes(INITIAL_SIZE.get());
         let max = u8::try_from(*range.end()).unwrap_or(u8::MAX);
-        let size = integer_in(text, &range).map_err(|bad| {
-            bad.text(
-                errors::CONFIG_BAD_BUCKET_SIZE,
-                errors::config_bucket_size_range(max),
-            )
-        })?;
-        Ok(size as u64)
+        let range_text = errors::config_bucket_size_range(max);
+        integer_within(text, &range, errors::CONFIG_BAD_BUCKET_SIZE, range_text)
     },
-    |n| n.to_string(),
+    show_number,
     Defaults::REDISBLOOM.bucket_size as u64,
 );
 
@@ -32,60 +26,41 @@ static INITIAL_SIZE: Setting = Setting::new(
     None,
     |text| {
         let bucket_size = u8::try_from(BUCKET_SIZE.get()).unwrap_or(u8::MAX);
-        let size = integer_in(text, &capacities(bucket_size.into())).map_err(|bad| {
-            bad.text(
-                errors::CONFIG_BAD_INITIAL_SIZE,
-                errors::config_initial_size_range(bucket_size),
-            )
-        })?;
-        Ok(size as u64)
+        let range = capacities(bucket_size.into());
+        let range_text = errors::config_initial_size_range(bucket_size);
+        integer_within(text, &range, errors::CONFIG_BAD_INITIAL_SIZE, range_text)
     },
-    |n| n.to_string(),
+    show_number,
     Defaults::REDISBLOOM.initial_size,
 );
 
-static MAX_ITERATIONS_SETTING: Setting = Setting::new(
+static MAX_ITERATIONS_SETTING: Setting = Setting::integer(
     c"cf-max-iterations",
     None,
-    |text| {
-        let n = integer_in(text, &MAX_ITERATIONS).map_err(|bad| {
-            bad.text(
-                errors::CONFIG_BAD_MAX_ITERATIONS,
-                errors::CONFIG_MAX_ITERATIONS_RANGE,
-            )
-        })?;
-        Ok(n as u64)
-    },
-    |n| n.to_string(),
+    &MAX_ITERATIONS,
+    [
+        errors::CONFIG_BAD_MAX_ITERATIONS,
+        errors::CONFIG_MAX_ITERATIONS_RANGE,
+    ],
     Defaults::REDISBLOOM.max_iterations as u64,
 );
 
-static EXPANSION_FACTOR: Setting = Setting::new(
+static EXPANSION_FACTOR: Setting = Setting::integer(
     c"cf-expansion-factor",
     None,
-    |text| {
-        let n = integer_in(text, &EXPANSION).map_err(|bad| {
-            bad.text(errors::CONFIG_BAD_EXPANSION, errors::CONFIG_EXPANSION_RANGE)
-        })?;
-        Ok(n as u64)
-    },
-    |n| n.to_string(),
+    &EXPANSION,
+    [errors::CONFIG_BAD_EXPANSION, errors::CONFIG_EXPANSION_RANGE],
     Defaults::REDISBLOOM.expansion as u64,
 );
 
-static MAX_EXPANSIONS_SETTING: Setting = Setting::new(
+static MAX_EXPANSIONS_SETTING: Setting = Setting::integer(
     c"cf-max-expansions",
     Some("CF_MAX_EXPANSIONS"),
-    |text| {
-        let n = integer_in(text, &MAX_EXPANSIONS).map_err(|bad| {
-            bad.text(
-                errors::CONFIG_BAD_MAX_EXPANSIONS,
-                errors::CONFIG_MAX_EXPANSIONS_RANGE,
-            )
-        })?;
-        Ok(n as u64)
-    },
-    |n| n.to_string(),
+    &MAX_EXPANSIONS,
+    [
+        errors::CONFIG_BAD_MAX_EXPANSIONS,
+        errors::CONFIG_MAX_EXPANSIONS_RANGE,
+    ],
     Defaults::REDISBLOOM.max_expansions as u64,
 );
 
