@@ -5,7 +5,9 @@
 use std::any::Any;
 use std::ffi::CStr;
 
-use super::errors::Failure;
+use super::call::Call;
+use super::errors::{CommandResult, Failure};
+use super::forgetting;
 use super::keys::{ReadKey, WriteKey};
 use super::metrics::Measured;
 use super::tracked::Tracked;
@@ -48,4 +50,26 @@ impl<'k, C: Any, W: Any> ClassicOrWindow<&'k C, &'k W> {
         })
         .or_missing(missing)
     }
+}
+
+/// A family's `ADVANCE key <ms>` (`forgetting::advance`) on a pair: `advance_to` moves the
+/// clock of the value that forgets; a classic value is refused with `not_a_window`, an empty
+/// key with `missing`.
+pub fn advance<C: Measured + Any, W: Measured + Any>(
+    call: &Call,
+    [missing, not_a_window]: [&'static CStr; 2],
+    advance_to: fn(&mut W, u64),
+    event: &'static CStr,
+) -> CommandResult {
+    let advance =
+        |key: &mut WriteKey, now| match ClassicOrWindow::<Tracked<C>, Tracked<W>>::to_write(
+            key, missing,
+        )? {
+            ClassicOrWindow::Window(mut value) => {
+                advance_to(&mut value, now);
+                Ok(())
+            }
+            ClassicOrWindow::Classic(_) => Err(Failure::Message(not_a_window)),
+        };
+    forgetting::advance(call, advance, event)
 }

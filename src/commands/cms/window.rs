@@ -34,8 +34,9 @@
 
 use std::ffi::CStr;
 
-use super::{errors, sketch_to_write, Sketch};
+use super::errors;
 use crate::commands::call::Call;
+use crate::commands::classic_or_window;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::forgetting::{self, window_words};
 use crate::commands::keys::WriteKey;
@@ -43,7 +44,7 @@ use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
 use crate::commands::spec::CommandSpec;
 use crate::core::cms::window::{Shape, Window};
-use crate::core::cms::{Dimensions, WindowSketch};
+use crate::core::cms::{CountMinSketch, Dimensions, WindowSketch};
 use crate::core::Error;
 
 pub static ADVANCE: CommandSpec = forgetting::advance_spec(
@@ -58,14 +59,13 @@ const ADVANCE_NAME: &CStr = c"CMS.ADVANCE";
 
 /// `CMS.ADVANCE key ms`: what a primary's write that opened a tick sends ahead of itself.
 fn advance(call: &Call) -> CommandResult {
-    let advance = |key: &mut WriteKey, now| match sketch_to_write(key)? {
-        Sketch::Window(mut sketch) => {
-            sketch.advance_to(now);
-            Ok(())
-        }
-        Sketch::Classic(_) => Err(Failure::Message(errors::NOT_A_WINDOW)),
-    };
-    forgetting::advance(call, advance, c"cms.advance")
+    let texts = [errors::NOT_FOUND, errors::NOT_A_WINDOW];
+    classic_or_window::advance::<CountMinSketch, WindowSketch>(
+        call,
+        texts,
+        WindowSketch::advance_to,
+        c"cms.advance",
+    )
 }
 
 /// A new sketch that forgets by `window`, cut into `slots`, stored under the empty key and

@@ -15,8 +15,9 @@
 
 use std::ffi::CStr;
 
-use super::{errors, topk_to_write, Topk};
+use super::errors;
 use crate::commands::call::Call;
+use crate::commands::classic_or_window;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::forgetting::{self, window_words};
 use crate::commands::keys::WriteKey;
@@ -24,7 +25,7 @@ use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
 use crate::commands::spec::CommandSpec;
 use crate::core::topk::window::{Shape, Window};
-use crate::core::topk::{Params, WindowTopK};
+use crate::core::topk::{Params, TopK, WindowTopK};
 use crate::core::Error;
 
 pub static ADVANCE: CommandSpec = forgetting::advance_spec(
@@ -39,14 +40,13 @@ const ADVANCE_NAME: &CStr = c"TOPK.ADVANCE";
 
 /// `TOPK.ADVANCE key ms`: what a primary's write that opened a slot sends ahead of itself.
 fn advance(call: &Call) -> CommandResult {
-    let advance = |key: &mut WriteKey, now| match topk_to_write(key)? {
-        Topk::Window(mut topk) => {
-            topk.advance_to(now);
-            Ok(())
-        }
-        Topk::Classic(_) => Err(Failure::Message(errors::NOT_A_WINDOW)),
-    };
-    forgetting::advance(call, advance, c"topk.advance")
+    let texts = [errors::NOT_FOUND, errors::NOT_A_WINDOW];
+    classic_or_window::advance::<TopK, WindowTopK>(
+        call,
+        texts,
+        WindowTopK::advance_to,
+        c"topk.advance",
+    )
 }
 
 /// A new Top-K that forgets by `window`, cut into `slots`, stored under the empty key and
