@@ -70,9 +70,7 @@ fn valkey_bloom_s_payload_loads_and_answers_as_valkey_bloom() {
 #[test]
 fn valkey_bloom_s_replies_and_errors() {
     // The fixed seed: which absent items a tiny filter finds must not change from run to run.
-    let server = Server::with(Module::RedisBf)
-        .setting("bloom-use-random-seed", "no")
-        .start();
+    let server = Server::with_setting("bloom-use-random-seed", "no");
     let mut c = server.conn();
     c.cmd("SET str x");
     let created = c.cmd("BF.INSERT n CAPACITY 2 NONSCALING TIGHTENING 0.5 ITEMS a");
@@ -166,9 +164,7 @@ fn replicas_hold_the_same_bytes() {
     let master = Server::start();
     let mut m = master.conn();
     let mut keys = valkey_bloom::build(&mut m);
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
+    let replica = Server::replica_of(&master);
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);
     valkey_bloom::build(&mut m);
@@ -249,9 +245,7 @@ fn the_valkey_bloom_flavour_makes_its_filters() {
         .setting("bloom-use-random-seed", "no")
         .setting("bloom-capacity", "50")
         .start();
-    let plain = Server::with(Module::RedisBf)
-        .setting("bloom-use-random-seed", "no")
-        .start();
+    let plain = Server::with_setting("bloom-use-random-seed", "no");
     let (mut c, mut p) = (flavoured.conn(), plain.conn());
     for (made, reply, same) in [
         (
@@ -350,9 +344,7 @@ fn random_seeds_travel_with_the_creation() {
         .setting("bloom-fp-rate", "0.001")
         .start();
     let mut m = master.conn();
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
+    let replica = Server::replica_of(&master);
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);
     let keys = ["a", "b", "m", "r", "i"];
@@ -380,9 +372,7 @@ fn valkey_bloom_s_configs() {
     if !feature::module_configs() {
         return;
     }
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-flavour", "valkey-bloom")
-        .start();
+    let server = Server::with_setting("bf-flavour", "valkey-bloom");
     let mut c = server.conn();
     let name = |c: &mut Conn, short: &str| config_name(c, short);
     for (config, default) in [
@@ -469,9 +459,7 @@ fn valkey_bloom_s_configs() {
 /// RedisBloom's kind keeps redis-bf's bound.
 #[test]
 fn valkey_bloom_filters_may_pass_maxmemory() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-flavour", "valkey-bloom")
-        .start();
+    let server = Server::with_setting("bf-flavour", "valkey-bloom");
     let mut c = server.conn();
     assert_eq!(c.cmd("CONFIG SET maxmemory-policy volatile-lru"), ok());
     assert_eq!(c.cmd("CONFIG SET maxmemory 4mb"), ok());

@@ -235,9 +235,7 @@ fn replica_holds_the_same_bytes(primary: Module, replica: Module) {
     let primary = primary.start();
     let mut p = primary.conn();
     let keys = valkey_bloom::build(&mut p);
-    let replica = replica
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
+    let replica = replica.replica_of(&primary).start();
     let mut r = replica.conn();
     wait_in_sync(&mut p, &mut r);
     create(&mut p);

@@ -174,9 +174,7 @@ fn time_window_replies() {
 
 #[test]
 fn bad_input_creates_nothing_and_changes_nothing() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-memory-usage-limit", "64kb")
-        .start();
+    let server = Server::with_setting("bf-memory-usage-limit", "64kb");
     let mut c = server.conn();
     for (line, error) in [
         ("BF.RESERVE k 0.01 100 WINDOW EXPANSION 2", NO_SCALING),

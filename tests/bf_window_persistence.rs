@@ -82,9 +82,7 @@ fn windows_survive_every_move() {
 /// windows' writes still land at the times they were made (each carries its time).
 #[test]
 fn aof_replayed_as_written() {
-    let server = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let server = Server::with_aof();
     let mut c = server.conn();
     // A window short enough that replaying by the clock would forget what it holds.
     c.cmd("BF.RESERVE short 0.01 100 TIMESPAN 300");

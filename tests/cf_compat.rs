@@ -304,7 +304,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
     let keys = build_filters(&mut m);
     let replica = Server::with(replica)
         .binary("redis-server")
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .replica_of(&master)
         .start();
     let mut r = replica.conn();
     let in_sync = |m: &mut Conn, r: &mut Conn| {

@@ -118,9 +118,7 @@ fn max_expansions_is_checked_once_per_command() {
     assert_eq!(c.cmd("CF.ADD m x"), err("Maximum expansions reached"));
     // With cf-max-expansions 1 no insert runs, and a missing key is not created by the refusal
     // (set as a module argument, which every server takes).
-    let limited = Server::with(Module::RedisBf)
-        .setting("cf-max-expansions", "1")
-        .start();
+    let limited = Server::with_setting("cf-max-expansions", "1");
     let mut c = limited.conn();
     assert_eq!(c.cmd("CF.ADD newkey x"), err("Maximum expansions reached"));
     assert_eq!(
@@ -278,9 +276,7 @@ fn a_four_gib_header_costs_nothing_until_used() {
 #[test]
 fn growth_stops_at_65535_sub_filters() {
     // The limit may not stop the growth first (a module argument: every server takes it).
-    let server = Server::with(Module::RedisBf)
-        .setting("cf-max-expansions", "65536")
-        .start();
+    let server = Server::with_setting("cf-max-expansions", "65536");
     let mut c = server.conn();
     // RedisBloom's test_counter_overflow_with_large_number_of_items grows a filter one
     // sub-filter at a time until RedisBloom 8 refuses a 65536th; here a SCANDUMP stream

@@ -658,9 +658,7 @@ fn replicas_hold_the_same_bytes() {
     let master = Server::start();
     let mut m = master.conn();
     let keys = cms::build(&mut m);
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
+    let replica = Server::replica_of(&master);
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);
     m.cmd("CMS.INCRBY wide item1 5 fresh 3");
@@ -678,9 +676,7 @@ fn replicas_hold_the_same_bytes() {
 /// sketches of other sizes that arrive are widened.
 #[test]
 fn the_way_back_writes_encoding_0() {
-    let server = Server::with(Module::RedisBf)
-        .setting("cms-rdb-encoding", "0")
-        .start();
+    let server = Server::with_setting("cms-rdb-encoding", "0");
     let mut c = server.conn();
     assert_eq!(
         c.cmd("CMS.INITBYDIM k 3 2 CELL_SIZE 1"),

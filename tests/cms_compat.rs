@@ -262,9 +262,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
     for k in 0..KEYS {
         m.call(&["CMS.INITBYDIM", &format!("k{k}"), "10", "3"]);
     }
-    let replica = peer(replica)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
+    let replica = peer(replica).replica_of(&master).start();
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);
     let mut rng = Rng(0xc0ffee);

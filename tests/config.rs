@@ -145,9 +145,7 @@ fn config_set_and_get() {
 
 #[test]
 fn default_layout() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-layout", "fast")
-        .start();
+    let server = Server::with_setting("bf-layout", "fast");
     let mut c = server.conn();
     c.cmd("BF.ADD auto x");
     assert_eq!(c.cmd("TYPE auto"), simple("bfblocked"));
@@ -272,9 +270,7 @@ const OVER_LIMIT: &str = "ERR operation exceeds bloom object memory limit";
 #[test]
 fn memory_limit_refuses_filters_that_would_exceed_it() {
     let limit = 64 * 1024;
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-memory-usage-limit", "64kb")
-        .start();
+    let server = Server::with_setting("bf-memory-usage-limit", "64kb");
     let mut c = server.conn();
     for line in [
         "BF.RESERVE big 0.01 100000",
@@ -352,9 +348,7 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
 /// refused. It binds clients' commands only: what the AOF replays is applied as it was.
 #[test]
 fn memory_limit_config_and_what_it_spares() {
-    let server = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let server = Server::with_aof();
     let mut c = server.conn();
     assert_eq!(c.cmd("BF.RESERVE big 0.01 100000"), ok());
     c.cmd("BF.MADD big a b c");
@@ -571,9 +565,7 @@ fn cuckoo_config_directive_at_startup_and_legacy_rdb_values() {
             .arg(&format!("--{name} 7"))
             .start()
     } else {
-        Server::with(Module::RedisBf)
-            .setting("cf-max-iterations", "7")
-            .start()
+        Server::with_setting("cf-max-iterations", "7")
     };
     let mut c = server.conn();
     c.cmd("CF.ADD auto x");

@@ -189,9 +189,7 @@ fn a_window_of_several_rdb_strings_is_advised_whole_when_loaded() {
 
 #[test]
 fn the_config_turns_it_off_for_new_arrays() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-huge-pages", "no")
-        .start();
+    let server = Server::with_setting("bf-huge-pages", "no");
     let mut c = server.conn();
     assert_eq!(info(&mut c, "bf_huge_pages"), "no");
     c.cmd(&format!("BF.RESERVE big 0.01 {BIG}"));

@@ -46,8 +46,7 @@ fn check_replica(master_options: &[&str], replica_options: &[&str]) {
     let master = master_builder.start();
     let mut m = master.conn();
     writes(&mut m); // before the replica exists: reaches it by full sync
-    let mut replica_builder =
-        Server::with(Module::RedisBf).arg(&format!("--replicaof 127.0.0.1 {}", master.port));
+    let mut replica_builder = Server::with(Module::RedisBf).replica_of(&master);
     for option in replica_options {
         replica_builder = replica_builder.arg(option);
     }
@@ -109,7 +108,7 @@ fn replica_ignores_its_memory_limit_for_the_masters_writes() {
     let mut m = master.conn();
     let replica = Server::with(Module::RedisBf)
         .setting("bf-memory-usage-limit", "64kb")
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .replica_of(&master)
         .start();
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);

@@ -697,13 +697,9 @@ fn states(c: &mut Conn) -> Vec<Value> {
 
 #[test]
 fn replicas_and_the_aof_hold_the_primarys_digests() {
-    let primary = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let primary = Server::with_aof();
     let mut p = primary.conn();
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
+    let replica = Server::replica_of(&primary);
     let mut r = replica.conn();
     wait_in_sync(&mut p, &mut r);
     let mut rng = Rng(0x5eed_1234_abcd_0001);
@@ -731,9 +727,7 @@ fn replicas_and_the_aof_hold_the_primarys_digests() {
     wait_for("a BGSAVE to start", || {
         p.cmd("BGSAVE") == simple("Background saving started")
     });
-    let late = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
+    let late = Server::replica_of(&primary);
     let mut l = late.conn();
     wait_in_sync(&mut p, &mut l);
     for k in 0..4 {

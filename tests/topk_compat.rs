@@ -302,7 +302,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
     let replica = Server::with(replica)
         .binary("redis-server")
         .arg("--rdbcompression no")
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .replica_of(&master)
         .start();
     let (mut m, mut r) = (master.conn(), replica.conn());
     wait_in_sync(&mut m, &mut r);

@@ -58,15 +58,11 @@ fn same_bytes(m: &mut Conn, r: &mut Conn, keys: &[&str]) {
 /// hold the primary's bytes; reads on the replica, by its own clock, change nothing; and once
 /// the replica is promoted, the old primary, now its replica, holds what it writes.
 pub fn replica_and_aof_hold_the_primarys_bytes(family: &Forgetting) {
-    let master = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let master = Server::with_aof();
     let mut m = master.conn();
     (family.create)(&mut m);
     stream(family, &mut m, 0); // before the replica: reaches it by full sync
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
+    let replica = Server::replica_of(&master);
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);
     same_bytes(&mut m, &mut r, family.keys);

@@ -149,9 +149,7 @@ fn replica_holds_the_same_keys(family: &Family, keys: &[&str]) {
     let primary = Server::start();
     let mut p = primary.conn();
     (family.build)(&mut p);
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
+    let replica = Server::replica_of(&primary);
     let mut r = replica.conn();
     wait_in_sync(&mut p, &mut r);
     for key in keys {

@@ -161,6 +161,24 @@ impl Server {
         Server::with(Module::RedisBf).start()
     }
 
+    /// A server with our module and one module argument `name value`: how a test of one
+    /// setting starts.
+    pub fn with_setting(name: &str, value: &str) -> Server {
+        Server::with(Module::RedisBf).setting(name, value).start()
+    }
+
+    /// A server with our module and the AOF on, for the tests that replay or compare it.
+    pub fn with_aof() -> Server {
+        Server::with(Module::RedisBf)
+            .arg("--appendonly yes")
+            .start()
+    }
+
+    /// A server with our module started as a replica of `primary`.
+    pub fn replica_of(primary: &Server) -> Server {
+        Server::with(Module::RedisBf).replica_of(primary).start()
+    }
+
     pub fn with(module: Module) -> ServerBuilder {
         ServerBuilder {
             binary: server_binary(),
@@ -228,6 +246,10 @@ impl ServerBuilder {
     pub fn arg(mut self, option: &str) -> Self {
         self.args.extend(option.split(' ').map(String::from));
         self
+    }
+    /// Starts as a replica of `primary` (the `--replicaof` option).
+    pub fn replica_of(self, primary: &Server) -> Self {
+        self.arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
     }
     /// An argument passed to the module.
     pub fn module_arg(mut self, arg: &str) -> Self {
