@@ -46,9 +46,7 @@ fn scandump_and_loadchunk_round_trip() {
     let server = Server::start();
     let mut c = server.conn();
     c.cmd("BF.RESERVE src 0.001 50 EXPANSION 2");
-    for i in 0..500 {
-        c.call(&["BF.ADD", "src", &format!("member{i}")]);
-    }
+    send_numbered(&mut c, "BF.ADD", "src", "member", 500);
     let mut d = server.conn();
     bf::loadchunks(&mut d, "dst", &bf::scandump(&mut c, "src"));
     assert_eq!(
@@ -84,9 +82,7 @@ fn loadchunk_rejects_bad_input_and_changes_nothing() {
     // RedisBloom's test_scandump_invalid_header_alloc: `bytes` and `bits` inflated together,
     // consistent with each other but far beyond what the capacity and error rate imply.
     c.cmd("BF.RESERVE small 0.01 5");
-    for i in 0..50 {
-        c.call(&["BF.ADD", "small", &format!("foo{i}")]);
-    }
+    send_numbered(&mut c, "BF.ADD", "small", "foo", 50);
     let mut inflated = c.cmd("BF.SCANDUMP small 0").array()[1].bulk();
     inflated[27] = 0x03;
     inflated[35] = 0x18;

@@ -19,9 +19,7 @@ fn populate(c: &mut Conn) -> Vec<&'static str> {
         c.call(&args);
     }
     assert_eq!(c.cmd("BF.RESERVE time 0.001 1000 TIMESPAN 3600000"), ok());
-    for i in 0..300 {
-        c.call(&["BF.ADD", "time", &format!("t{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "time", "t", 300);
     c.cmd("BF.MADD time t1 t2 new");
     c.cmd("BF.INSERT inserted CAPACITY 100 ERROR 0.05 TIMESPAN 600000 ITEMS a b c a");
     assert_eq!(c.cmd("BF.RESERVE empty 0.01 100000 WINDOW"), ok());

@@ -209,9 +209,7 @@ fn build_filters(c: &mut Conn) -> Vec<&'static str> {
     insert(c, "auto", 0..600, "member:");
     c.cmd("CF.RESERVE grown 8 EXPANSION 2");
     insert(c, "grown", 0..600, "member:");
-    for i in 0..100 {
-        c.call(&["CF.DEL", "grown", &format!("member:{i}")]);
-    }
+    send_numbered(c, "CF.DEL", "grown", "member:", 100);
     c.cmd("CF.RESERVE wide 64 BUCKETSIZE 4 MAXITERATIONS 3 EXPANSION 4");
     insert(c, "wide", 0..600, "member:");
     c.cmd("CF.RESERVE narrow 20 BUCKETSIZE 1 EXPANSION 1");

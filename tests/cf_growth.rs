@@ -191,9 +191,7 @@ fn deletes_compact_as_redisbloom() {
     let mut c = server.conn();
     // 60 adds give 8 sub-filters; 40 deletes compact them down to 3.
     c.cmd("CF.RESERVE dd 8");
-    for i in 0..60 {
-        c.call(&["CF.ADD", "dd", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "dd", "", 60);
     assert_eq!(
         c.cmd("CF.DEBUG dd"),
         bulk(b"bktsize:2 buckets:4 items:60 deletes:0 filters:8 max_iterations:20 expansion:1")
@@ -220,9 +218,7 @@ fn deletes_compact_as_redisbloom() {
         .contains("items:1 deletes:0 filters:1"));
     // test_compact: 100 items into 8, then compaction.
     c.cmd("CF.RESERVE cf 8 MAXITERATIONS 50");
-    for i in 0..100 {
-        c.call(&["CF.ADD", "cf", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "cf", "", 100);
     let before = c.cmd("CF.DEBUG cf").text();
     assert_eq!(c.cmd("CF.COMPACT cf"), ok());
     let after = c.cmd("CF.DEBUG cf").text();

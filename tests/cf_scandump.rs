@@ -53,9 +53,7 @@ fn scandump_and_loadchunk_round_trip() {
     );
     // test_scandump_with_expansion: several sub-filters, restored item for item.
     c.cmd("CF.RESERVE src 62 EXPANSION 2");
-    for i in 0..500 {
-        c.call(&["CF.ADD", "src", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "src", "", 500);
     let chunks = cf::scandump(&mut c, "src");
     assert!(chunks.len() > 3, "{}", chunks.len());
     cf::loadchunks(&mut c, "dst", &chunks);
@@ -76,9 +74,7 @@ fn loadchunk_refuses_bad_input_and_changes_nothing() {
     let server = Server::start();
     let mut c = server.conn();
     c.cmd("CF.RESERVE cf 100");
-    for i in 0..50 {
-        c.call(&["CF.ADD", "cf", &format!("foo{i}")]);
-    }
+    send_numbered(&mut c, "CF.ADD", "cf", "foo", 50);
     let header = c.cmd("CF.SCANDUMP cf 0").array()[1].bulk();
     let load = |c: &mut Conn, key: &str, iter: &str, data: &[u8]| {
         c.call_bytes(&[b"CF.LOADCHUNK", key.as_bytes(), iter.as_bytes(), data])

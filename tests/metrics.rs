@@ -170,9 +170,7 @@ fn bloom_writes_of_both_layouts() {
     madd(&mut c, "BF.MADD", "fast", &items("b", 500));
     let (bloom, _) = check(&mut c);
     assert!(bloom.filters >= 7, "{bloom:?}");
-    for i in 0..300 {
-        c.call(&["BF.ADD", "classic", &format!("c{i}")]);
-    }
+    send_numbered(&mut c, "BF.ADD", "classic", "c", 300);
     check(&mut c);
     c.cmd("BF.INSERT ins CAPACITY 10 ERROR 0.001 NONSCALING ITEMS a b c");
     madd(
@@ -217,9 +215,7 @@ fn cuckoo_writes() {
     );
     check(&mut c);
     // Expansion: more items than the first sub-filter holds.
-    for i in 0..40 {
-        c.call(&["CF.ADD", "small", &format!("i{i}")]);
-    }
+    send_numbered(&mut c, "CF.ADD", "small", "i", 40);
     let (_, cuckoo) = check(&mut c);
     assert!(cuckoo.filters >= 4, "{cuckoo:?}");
     // Deletes, some of which compact the filter on the way (as RedisBloom's CF.DEL does).
@@ -284,9 +280,7 @@ fn fill(c: &mut Conn) {
         &["LAYOUT".into(), "FAST".into(), "ITEMS".into(), "x".into()],
     );
     c.cmd("CF.RESERVE cf 4 BUCKETSIZE 1");
-    for i in 0..20 {
-        c.call(&["CF.ADD", "cf", &format!("i{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "cf", "i", 20);
     c.cmd("CF.DEL cf i3");
 }
 

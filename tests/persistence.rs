@@ -9,32 +9,22 @@ use common::*;
 /// Filters of every shape: scaling with several links, non-scaling, expansion 0, binary items.
 fn populate(c: &mut Conn) -> Vec<&'static str> {
     assert_eq!(c.cmd("BF.RESERVE scaled 0.01 20 EXPANSION 3"), ok());
-    for i in 0..200 {
-        c.call(&["BF.ADD", "scaled", &format!("s{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "scaled", "s", 200);
     assert_eq!(c.cmd("BF.RESERVE fixed 0.001 50 NONSCALING"), ok());
     c.cmd("BF.MADD fixed a b c d");
     c.cmd("BF.INSERT zero EXPANSION 0 ITEMS x y");
     c.call_bytes(&[b"BF.ADD", b"binary", b"\x00\x01\xff"]);
     assert_eq!(c.cmd("BF.RESERVE fast 0.001 30 LAYOUT FAST"), ok());
-    for i in 0..200 {
-        c.call(&["BF.ADD", "fast", &format!("s{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "fast", "s", 200);
     // Cuckoo filters: grown with deletes, one-slot buckets compacted, full, empty, binary.
     assert_eq!(c.cmd("CF.RESERVE cuckoo 8 EXPANSION 2"), ok());
-    for i in 0..200 {
-        c.call(&["CF.ADD", "cuckoo", &format!("s{i}")]);
-    }
-    for i in 0..30 {
-        c.call(&["CF.DEL", "cuckoo", &format!("s{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "cuckoo", "s", 200);
+    send_numbered(c, "CF.DEL", "cuckoo", "s", 30);
     assert_eq!(
         c.cmd("CF.RESERVE narrow 4 BUCKETSIZE 1 MAXITERATIONS 5"),
         ok()
     );
-    for i in 0..50 {
-        c.call(&["CF.ADD", "narrow", &format!("s{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "narrow", "s", 50);
     c.cmd("CF.COMPACT narrow");
     c.cmd("CF.RESERVE cf-full 4 EXPANSION 0");
     c.cmd("CF.INSERT cf-full ITEMS a b c d e f");
@@ -516,12 +506,8 @@ fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
     let server = Server::start();
     let mut c = server.conn();
     c.cmd("CF.RESERVE cf 8 EXPANSION 2");
-    for i in 0..60 {
-        c.call(&["CF.ADD", "cf", &i.to_string()]);
-    }
-    for i in 0..5 {
-        c.call(&["CF.DEL", "cf", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "cf", "", 60);
+    send_numbered(&mut c, "CF.DEL", "cf", "", 5);
     let payload = c.cmd("DUMP cf").bulk();
     if !feature::survives_refused_restore() {
         // Redis 6.0 exits on any module value the module refuses to load, RESTORE included

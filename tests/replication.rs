@@ -8,18 +8,14 @@ use common::*;
 
 fn writes(c: &mut Conn) {
     c.cmd("BF.RESERVE r 0.01 10 EXPANSION 2");
-    for i in 0..100 {
-        c.call(&["BF.ADD", "r", &format!("i{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "r", "i", 100);
     c.cmd("BF.MADD m a b c");
     c.cmd("BF.INSERT n CAPACITY 2 NONSCALING ITEMS a b c");
     // A filter copied over by SCANDUMP/LOADCHUNK.
     let chunks = bf::scandump(c, "r");
     bf::loadchunks(c, "loaded", &chunks);
     c.cmd("CF.RESERVE cf 8 EXPANSION 2");
-    for i in 0..100 {
-        c.call(&["CF.ADD", "cf", &format!("i{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "cf", "i", 100);
     c.cmd("CF.INSERTNX cfn ITEMS a b a");
     let chunks = cf::scandump(c, "cf");
     cf::loadchunks(c, "cf-loaded", &chunks);

@@ -108,6 +108,14 @@ pub fn keyspace_events_of(lines: &[&str]) -> Option<(Vec<String>, Vec<Value>)> {
     }
 }
 
+/// Sends `command key <prefix><i>` for each `i` below `count`, replies unread: how tests fill
+/// (or empty) a filter with distinct items.
+pub fn send_numbered(c: &mut Conn, command: &str, key: &str, prefix: &str, count: usize) {
+    for i in 0..count {
+        c.call(&[command, key, &format!("{prefix}{i}")]);
+    }
+}
+
 /// The value of `field` in `INFO <section>`.
 pub fn info_field(conn: &mut Conn, section: &str, field: &str) -> String {
     let info = conn.call(&["INFO", section]).text();
