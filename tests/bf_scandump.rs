@@ -43,8 +43,7 @@ fn scandump_matches_the_documented_example() {
 
 #[test]
 fn scandump_and_loadchunk_round_trip() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE src 0.001 50 EXPANSION 2");
     send_numbered(&mut c, "BF.ADD", "src", "member", 500);
     let mut d = server.conn();
@@ -61,8 +60,7 @@ fn scandump_and_loadchunk_round_trip() {
 
 #[test]
 fn loadchunk_rejects_bad_input_and_changes_nothing() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE bf 0.1 10");
     c.cmd("BF.ADD bf item1");
     let header = c.cmd("BF.SCANDUMP bf 0").array()[1].bulk();

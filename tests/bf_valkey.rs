@@ -22,8 +22,7 @@ fn golden_info(c: &mut Conn, key: &str) -> Vec<Value> {
 
 #[test]
 fn valkey_bloom_s_payload_loads_and_answers_as_valkey_bloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let payload = valkey_bloom::golden_payload();
     assert_eq!(c.call_bytes(&[b"BF.LOAD", b"g", &payload]), ok());
     assert_eq!(c.cmd("TYPE g"), simple("bloomfltr"));

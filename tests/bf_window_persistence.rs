@@ -100,8 +100,7 @@ fn aof_replayed_as_written() {
 
 #[test]
 fn scandump_and_loadchunk_rebuild_every_window() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     populate(&mut c);
     for key in KEYS {
         let digest = c.call(&["DEBUG", "DIGEST-VALUE", key]);
@@ -145,8 +144,7 @@ fn damaged_payloads_are_refused_and_the_server_lives() {
     if !feature::survives_refused_restore() {
         return; // Redis 6.0 exits on any module value refused by RESTORE.
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE t 0.1 64 TIMESPAN 100000");
     c.cmd("BF.MADD t a b c d e");
     let payload = c.cmd("DUMP t").bulk();
@@ -193,8 +191,7 @@ fn damaged_payloads_are_refused_and_the_server_lives() {
 
 #[test]
 fn memory_usage_and_lazy_free() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE big 0.01 8000000 WINDOW"), ok());
     let size = c.cmd("BF.INFO big SIZE").array()[0].int();
     assert!(size > 19_000_000, "{size}");

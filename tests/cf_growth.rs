@@ -9,8 +9,7 @@ use common::*;
 
 #[test]
 fn reserve_sizes_filters_as_redisbloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // (options, bucket size, buckets, max iterations, expansion as stored)
     for (options, expected) in [
         (
@@ -88,8 +87,7 @@ fn reserve_sizes_filters_as_redisbloom() {
 
 #[test]
 fn max_expansions_is_checked_once_per_command() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_max_expansions: 124 adds into 2-bucket sub-filters reach 32 of them.
     c.cmd("CF.RESERVE cf 4");
     for i in 0..124 {
@@ -136,8 +134,7 @@ fn max_expansions_is_checked_once_per_command() {
 
 #[test]
 fn bucket_sizes_and_expansions_grow_as_redisbloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_bucket_size and test_expansion: 1000 items each.
     for (key, options, expected) in [
         (
@@ -187,8 +184,7 @@ fn bucket_sizes_and_expansions_grow_as_redisbloom() {
 
 #[test]
 fn deletes_compact_as_redisbloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // 60 adds give 8 sub-filters; 40 deletes compact them down to 3.
     c.cmd("CF.RESERVE dd 8");
     send_numbered(&mut c, "CF.ADD", "dd", "", 60);
@@ -230,8 +226,7 @@ fn deletes_compact_as_redisbloom() {
 
 #[test]
 fn a_four_gib_header_costs_nothing_until_used() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_number_of_buckets_does_not_overflow: 2^32 one-slot buckets, one iteration.
     let mut header = vec![0u8; 38];
     header[8..16].copy_from_slice(&(1u64 << 32).to_le_bytes());
@@ -309,8 +304,7 @@ fn growth_stops_at_65535_sub_filters() {
 
 #[test]
 fn memory_usage_counts_what_redisbloom_counts() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE cf 1000");
     assert_eq!(c.cmd("CF.INFO cf").array()[1], int(1080));
     // MEMORY USAGE is our count plus what the server adds for the key, which varies: the key

@@ -13,8 +13,7 @@ use common::*;
 
 #[test]
 fn creation_checks_every_option_before_anything_is_made() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     expect_replies(
         &mut c,
         "
@@ -140,8 +139,7 @@ fn creation_checks_every_option_before_anything_is_made() {
 /// do not collide, on a real server, for a count window of every slot count.
 #[test]
 fn a_count_window_counts_its_last_updates_and_forgets_within_a_slot() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for slots in [1u64, 4, 8] {
         let window = 200u64;
         let key = format!("count{slots}");
@@ -190,8 +188,7 @@ fn a_count_window_counts_its_last_updates_and_forgets_within_a_slot() {
 
 #[test]
 fn a_time_window_forgets_a_burst_and_reads_never_change_it() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("CMS.INITBYDIM t 1000 5 TIMESPAN 400 SLOTS 4"), ok());
     assert_eq!(c.cmd("CMS.INCRBY t burst 1000000"), ints(&[1_000_000]));
     let started = std::time::Instant::now();
@@ -221,8 +218,7 @@ fn a_time_window_forgets_a_burst_and_reads_never_change_it() {
 
 #[test]
 fn time_windows_of_one_shape_merge_and_every_other_mix_is_refused() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for line in [
         "CMS.INITBYDIM a 50 4 TIMESPAN 60000",
         "CMS.INITBYDIM b 50 4 TIMESPAN 60000",

@@ -87,8 +87,7 @@ fn bad_module_arguments_fail_the_load() {
 
 #[test]
 fn config_set_and_get() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     if !feature::module_configs() {
         assert_eq!(c.cmd("CONFIG GET *bf-*"), Value::Array(vec![]));
         return;
@@ -391,8 +390,7 @@ fn cuckoo_configs_shape_new_filters() {
     if !feature::module_configs() {
         return; // No module configs before Redis 7.0.
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let names: Vec<String> = [
         "cf-bucket-size",
         "cf-initial-size",
@@ -464,8 +462,7 @@ fn cuckoo_ranges_are_coupled() {
     if !feature::module_configs() {
         return; // No module configs before Redis 7.0.
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let bucket = config_name(&mut c, "cf-bucket-size");
     let initial = config_name(&mut c, "cf-initial-size");
     let set = |c: &mut Conn, name: &str, value: &str| c.call(&["CONFIG", "SET", name, value]);

@@ -103,8 +103,7 @@ fn filters_survive_every_move() {
 
 #[test]
 fn digest_differs_when_bits_differ() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE a 0.01 100");
     c.cmd("BF.RESERVE b 0.01 100");
     assert_eq!(c.cmd("DEBUG DIGEST-VALUE a"), c.cmd("DEBUG DIGEST-VALUE b"));
@@ -228,8 +227,7 @@ fn restore_damaged(c: &mut Conn, payload: &[u8], mut exercise: impl FnMut(&mut C
 
 #[test]
 fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE bf 0.01 4 EXPANSION 2");
     c.cmd("BF.MADD bf a b c d e f g");
     let payload = c.cmd("DUMP bf").bulk();
@@ -266,8 +264,7 @@ fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
 /// null to the type's `free` callback (its `rdbLoadObject`), which crashed the server.
 #[test]
 fn a_refused_value_that_swallows_the_payload_end_is_refused_cleanly() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE cf 4 BUCKETSIZE 1");
     let payload = c.cmd("DUMP cf").bulk();
     let body = &payload[..payload.len() - 10];
@@ -287,8 +284,7 @@ fn a_refused_value_that_swallows_the_payload_end_is_refused_cleanly() {
 
 #[test]
 fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // ~190 GB of bits: more than this machine has, refused before allocating.
     assert_eq!(
         c.cmd("BF.RESERVE absurd 1e-300 1073741824"),
@@ -328,8 +324,7 @@ fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
 #[test]
 fn big_fast_filters_are_saved_in_chunks() {
     // ~21 MB of bits: more than one 16 MiB string in the RDB, and in SCANDUMP.
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     assert_eq!(
         c.cmd("BF.RESERVE big 0.01 17000000 NONSCALING LAYOUT FAST"),
         ok()
@@ -355,8 +350,7 @@ fn big_fast_filters_are_saved_in_chunks() {
 
 #[test]
 fn unlink_of_a_big_filter_is_lazy() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE big 0.001 10000000"), ok());
     let size = c.cmd("BF.INFO big SIZE").array()[0].int();
     assert!(size > 17_000_000, "{size}");
@@ -406,8 +400,7 @@ fn cf_payload(template: &[u8], encver: u8, numbers: &[u64], buffers: &[&[u8]]) -
 
 #[test]
 fn cuckoo_payloads_of_every_encoding_and_inconsistent_ones() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE t 4");
     let template = c.cmd("DUMP t").bulk();
     let restore =
@@ -503,8 +496,7 @@ fn cuckoo_payloads_of_every_encoding_and_inconsistent_ones() {
 
 #[test]
 fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE cf 8 EXPANSION 2");
     send_numbered(&mut c, "CF.ADD", "cf", "", 60);
     send_numbered(&mut c, "CF.DEL", "cf", "", 5);
@@ -537,8 +529,7 @@ fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
 
 #[test]
 fn unlink_of_a_big_cuckoo_filter_is_lazy() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("CF.RESERVE big 16777216"), ok());
     assert_eq!(c.cmd("CF.INFO big").array()[1], int(40 + 16 + 16_777_216));
     assert!(c.cmd("MEMORY USAGE big").int() > 16_777_216);

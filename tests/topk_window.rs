@@ -12,8 +12,7 @@ use common::*;
 
 #[test]
 fn creation_checks_every_option_before_anything_is_made() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     expect_replies(
         &mut c,
         "
@@ -104,8 +103,7 @@ fn creation_checks_every_option_before_anything_is_made() {
 
 #[test]
 fn an_item_that_stops_arriving_leaves_within_a_window_and_a_slot() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(
         c.cmd("TOPK.RESERVE t 3 100 5 0.9 TIMESPAN 400 SLOTS 4"),
         ok()
@@ -141,8 +139,7 @@ fn an_item_that_stops_arriving_leaves_within_a_window_and_a_slot() {
 
 #[test]
 fn a_count_window_lists_the_heaviest_of_its_last_updates() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("TOPK.RESERVE t 3 500 5 0.9 WINDOW 300 SLOTS 4"), ok());
     // Three heavy items, then three others: after a window and a slot, only the new ones.
     for (heavy, rounds) in [(["a", "b", "c"], 100), (["x", "y", "z"], 130)] {

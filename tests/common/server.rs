@@ -161,6 +161,14 @@ impl Server {
         Server::with(Module::RedisBf).start()
     }
 
+    /// A server of the binary under test with our module, and a connection to it: how most
+    /// tests begin.
+    pub fn start_with_conn() -> (Server, Conn) {
+        let server = Server::start();
+        let conn = server.conn();
+        (server, conn)
+    }
+
     /// A server with our module and one module argument `name value`: how a test of one
     /// setting starts.
     pub fn with_setting(name: &str, value: &str) -> Server {
