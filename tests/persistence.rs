@@ -369,16 +369,6 @@ fn unlink_of_a_big_filter_is_lazy() {
     }
 }
 
-/// An RDB length.
-fn rdb_len(n: u64) -> Vec<u8> {
-    match n {
-        0..=63 => vec![n as u8],
-        64..=16383 => vec![0x40 | (n >> 8) as u8, n as u8],
-        16384..=0xffff_ffff => [&[0x80][..], &(n as u32).to_be_bytes()].concat(),
-        _ => [&[0x81][..], &n.to_be_bytes()].concat(),
-    }
-}
-
 /// A DUMP payload of a `MBbloomCF` value of encoding version `encver` with these unsigned
 /// fields, then these buffers, as `RedisModule_Save*` writes them; `template` gives the type
 /// id and the RDB version.
@@ -386,13 +376,10 @@ fn cf_payload(template: &[u8], encver: u8, numbers: &[u64], buffers: &[&[u8]]) -
     let mut body = template[..10].to_vec();
     body[9] = encver;
     for &n in numbers {
-        body.push(2);
-        body.extend(rdb_len(n));
+        body.extend(rdb_unsigned(n));
     }
     for buffer in buffers {
-        body.push(5);
-        body.extend(rdb_len(buffer.len() as u64));
-        body.extend_from_slice(buffer);
+        body.extend(rdb_buffer(buffer));
     }
     body.push(0); // end of the module value
     reseal(template, &body)
