@@ -164,11 +164,9 @@ fn random_command_streams_reply_and_store_identically() {
     let (ours, theirs) = start_pair();
     let (mut compared, mut errors, mut added) = (0, 0, 0);
     for seed in 1..=16u64 {
-        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
+        let (mut a, mut b, context) = conns_for_stream(&ours, &theirs, seed);
         let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
         for c in [&mut a, &mut b] {
-            c.cmd("FLUSHALL");
-            c.cmd("SET str x");
             c.cmd("BF.ADD bloom x");
         }
         for step in 0..600 {
@@ -260,9 +258,7 @@ fn the_same_commands_build_the_same_bytes() {
 
 #[test]
 fn filters_move_both_ways_by_scandump() {
-    let (ours, theirs) = start_pair();
-    let (mut a, mut b) = (ours.conn(), theirs.conn());
-    both_ways(&mut a, &mut b, |from, to| {
+    both_ways_on_new_pair(|from, to| {
         for key in build_filters(from) {
             let chunks = cf::scandump(from, key);
             if chunks.is_empty() {
