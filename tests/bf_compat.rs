@@ -349,12 +349,7 @@ fn redisbloom_refuses_fast_filters_cleanly() {
     let chunks = bf::scandump(&mut a, "fast");
     let (iter, header) = &chunks[0];
     assert_eq!(
-        b.call_bytes(&[
-            b"BF.LOADCHUNK",
-            b"fast",
-            iter.to_string().as_bytes(),
-            header
-        ]),
+        bf::loadchunk(&mut b, "fast", *iter, header),
         err("ERR received bad data")
     );
     assert_eq!(b.cmd("DBSIZE"), int(0));

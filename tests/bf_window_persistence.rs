@@ -115,23 +115,18 @@ fn scandump_and_loadchunk_rebuild_every_window() {
     // LOADCHUNK's errors: data before a header, a chunk past the bits.
     let chunks = scandump(&mut c, "time");
     let (iter, data) = &chunks[1];
-    let load = |c: &mut Conn, key: &str, iter: i64, data: &[u8]| {
-        c.call_bytes(&[
-            b"BF.LOADCHUNK",
-            key.as_bytes(),
-            iter.to_string().as_bytes(),
-            data,
-        ])
-    };
-    assert_eq!(load(&mut c, "nothing", *iter, data), err("ERR not found"));
     assert_eq!(
-        load(&mut c, "time", 1 << 40, data),
+        bf::loadchunk(&mut c, "nothing", *iter, data),
+        err("ERR not found")
+    );
+    assert_eq!(
+        bf::loadchunk(&mut c, "time", 1 << 40, data),
         err("ERR invalid offset - no link found")
     );
     let mut header = chunks[0].1.clone();
     header.push(0);
     assert_eq!(
-        load(&mut c, "bad", 1, &header),
+        bf::loadchunk(&mut c, "bad", 1, &header),
         err("ERR received bad data")
     );
     assert_eq!(c.cmd("EXISTS nothing bad"), int(0));

@@ -322,12 +322,7 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
     let chunks = bf::scandump(&mut u, "big");
     let (iterator, header) = &chunks[0];
     assert_eq!(
-        c.call_bytes(&[
-            b"BF.LOADCHUNK",
-            b"big",
-            iterator.to_string().as_bytes(),
-            header
-        ]),
+        bf::loadchunk(&mut c, "big", *iterator, header),
         err(OVER_LIMIT)
     );
     assert_eq!(c.cmd("EXISTS big"), int(0));
