@@ -163,9 +163,7 @@ fn replicas_hold_the_same_bytes() {
     let master = Server::start();
     let mut m = master.conn();
     let mut keys = valkey_bloom::build(&mut m);
-    let replica = Server::replica_of(&master);
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     valkey_bloom::build(&mut m);
     m.cmd("BF.INSERT late TIGHTENING 0.3 CAPACITY 5 EXPANSION 3 ITEMS a b c d e f g h");
     m.call_bytes(&[b"BF.LOAD", b"loaded", &valkey_bloom::golden_payload()]);
@@ -343,9 +341,7 @@ fn random_seeds_travel_with_the_creation() {
         .setting("bloom-fp-rate", "0.001")
         .start();
     let mut m = master.conn();
-    let replica = Server::replica_of(&master);
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     let keys = ["a", "b", "m", "r", "i"];
     for line in [
         "BF.ADD a x",

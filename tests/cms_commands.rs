@@ -649,9 +649,7 @@ fn replicas_hold_the_same_bytes() {
     let master = Server::start();
     let mut m = master.conn();
     let keys = cms::build(&mut m);
-    let replica = Server::replica_of(&master);
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     m.cmd("CMS.INCRBY wide item1 5 fresh 3");
     m.cmd("CMS.MERGE merged 2 merged wide WEIGHTS 1 1");
     m.cmd("CMS.INITBYPROB late 0.01 0.1");

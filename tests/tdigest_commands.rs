@@ -689,9 +689,7 @@ fn states(c: &mut Conn) -> Vec<Value> {
 fn replicas_and_the_aof_hold_the_primarys_digests() {
     let primary = Server::with_aof();
     let mut p = primary.conn();
-    let replica = Server::replica_of(&primary);
-    let mut r = replica.conn();
-    wait_in_sync(&mut p, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&primary);
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     for round in 0..8 {
         stream(&mut p, &mut rng, 150);
@@ -717,9 +715,7 @@ fn replicas_and_the_aof_hold_the_primarys_digests() {
     wait_for("a BGSAVE to start", || {
         p.cmd("BGSAVE") == simple("Background saving started")
     });
-    let late = Server::replica_of(&primary);
-    let mut l = late.conn();
-    wait_in_sync(&mut p, &mut l);
+    let (_late, mut l) = Server::synced_replica_of(&primary);
     for k in 0..4 {
         p.call(&["TDIGEST.ADD", &format!("k{k}"), "1"]);
     }

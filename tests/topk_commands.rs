@@ -493,9 +493,7 @@ fn decay_below_one_gives_the_same_bytes_on_replicas_and_after_reloads() {
     let mut m = master.conn();
     m.cmd("TOPK.RESERVE d9 8 4 3 0.9");
     m.cmd("TOPK.RESERVE d5 8 4 3 0.5");
-    let replica = Server::replica_of(&master);
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     let mut rng = Rng(0x5eed);
     decaying_stream(&mut m, &mut rng);
     // A reload in the middle changes nothing either (RedisBloom 2.8.2's loaded Top-Ks never

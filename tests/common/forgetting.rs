@@ -62,9 +62,7 @@ pub fn replica_and_aof_hold_the_primarys_bytes(family: &Forgetting) {
     let mut m = master.conn();
     (family.create)(&mut m);
     stream(family, &mut m, 0); // before the replica: reaches it by full sync
-    let replica = Server::replica_of(&master);
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (replica, mut r) = Server::synced_replica_of(&master);
     same_bytes(&mut m, &mut r, family.keys);
     stream(family, &mut m, 1); // through the replication stream
     wait_in_sync(&mut m, &mut r);

@@ -187,6 +187,15 @@ impl Server {
         Server::with(Module::RedisBf).replica_of(primary).start()
     }
 
+    /// A replica of `primary` with our module, a connection to it, once it has applied all the
+    /// primary has sent ([`wait_in_sync`](super::wait_in_sync)).
+    pub fn synced_replica_of(primary: &Server) -> (Server, Conn) {
+        let replica = Server::replica_of(primary);
+        let mut r = replica.conn();
+        super::wait_in_sync(&mut primary.conn(), &mut r);
+        (replica, r)
+    }
+
     pub fn with(module: Module) -> ServerBuilder {
         ServerBuilder {
             binary: server_binary(),
