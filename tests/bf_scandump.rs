@@ -14,30 +14,21 @@ fn scandump_matches_the_documented_example() {
         c.cmd("BF.RESERVE bf 0.1 10");
         c.cmd("BF.ADD bf item1");
         let header = b"\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x02\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x9a\x99\x99\x99\x99\x99\xa9?J\xf7\xd4\x9e\xde\xf0\x18@\x05\x00\x00\x00\n\x00\x00\x00\x00\x00\x00\x00\x00";
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 0"),
-            Value::Array(vec![int(1), bulk(header)])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 1"),
-            Value::Array(vec![int(9), bulk(b"\x01\x08\x00\x80\x00\x04 \x00")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 9"),
-            Value::Array(vec![int(0), bulk(b"")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf -3"),
-            Value::Array(vec![int(0), bulk(b"")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 100"),
-            Value::Array(vec![int(0), bulk(b"")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf x"),
-            err("Second argument must be numeric")
-        );
+        let end = Value::Array(vec![int(0), bulk(b"")]);
+        for (iter, reply) in [
+            ("0", Value::Array(vec![int(1), bulk(header)])),
+            (
+                "1",
+                Value::Array(vec![int(9), bulk(b"\x01\x08\x00\x80\x00\x04 \x00")]),
+            ),
+            ("9", end.clone()),
+            ("-3", end.clone()),
+            ("100", end),
+            ("x", err("Second argument must be numeric")),
+        ] {
+            let scanned = c.call(&["BF.SCANDUMP", "bf", iter]);
+            assert_eq!(scanned, reply, "BF.SCANDUMP bf {iter}");
+        }
     }
 }
 
