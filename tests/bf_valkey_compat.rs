@@ -52,25 +52,17 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
         cmd.extend(words.iter().map(|w| w.as_bytes().to_vec()))
     };
     match rng.below(100) {
-        0..30 => {
-            words(&mut cmd, &["BF.ADD"]);
+        // One item: BF.ADD or BF.EXISTS.
+        n @ (0..30 | 60..70) => {
+            words(&mut cmd, &[if n < 30 { "BF.ADD" } else { "BF.EXISTS" }]);
             cmd.push(key);
             cmd.push(item(rng));
         }
-        30..45 => {
-            words(&mut cmd, &["BF.MADD"]);
+        // Several: BF.MADD or BF.MEXISTS.
+        n @ 30..60 => {
+            words(&mut cmd, &[if n < 45 { "BF.MADD" } else { "BF.MEXISTS" }]);
             cmd.push(key);
             (0..1 + rng.below(6)).for_each(|_| cmd.push(item(rng)));
-        }
-        45..60 => {
-            words(&mut cmd, &["BF.MEXISTS"]);
-            cmd.push(key);
-            (0..1 + rng.below(6)).for_each(|_| cmd.push(item(rng)));
-        }
-        60..70 => {
-            words(&mut cmd, &["BF.EXISTS"]);
-            cmd.push(key);
-            cmd.push(item(rng));
         }
         70..80 => {
             words(&mut cmd, &["BF.INSERT"]);
