@@ -103,31 +103,18 @@ fn creation_checks_every_option_before_anything_is_made() {
     // server): (SLOTS + 1) counters a cell, the per-tick totals and the struct
     // (docs/cms-window.md's table), beside a classic sketch's 40 + 4 × width × depth; read as
     // what each creation adds to the family's INFO total.
-    let total = |c: &mut Conn| {
-        info_field(c, "bf_cms_core_metrics", "bf_cms_total_memory_bytes")
-            .parse::<i64>()
-            .unwrap()
-    };
-    for (slots, bytes) in [
-        (0, 56_040),
-        (1, 112_232),
-        (2, 168_360),
-        (4, 280_616),
-        (8, 505_128),
-    ] {
-        let before = total(&mut c);
-        let key = format!("m{slots}");
-        let window = ["TIMESPAN", "1000", "SLOTS", &slots.to_string()].map(String::from);
-        let mut line = vec!["CMS.INITBYPROB", &key, "0.001", "0.01"];
-        line.extend(
-            window
-                .iter()
-                .map(String::as_str)
-                .take(if slots == 0 { 0 } else { 4 }),
-        );
-        assert_eq!(c.call(&line), ok());
-        assert_eq!(total(&mut c) - before, bytes, "{slots} slots");
-    }
+    forgetting::assert_memory_by_slots(
+        &mut c,
+        ("bf_cms_core_metrics", "bf_cms_total_memory_bytes"),
+        &["CMS.INITBYPROB", "0.001", "0.01"],
+        &[
+            (0, 56_040),
+            (1, 112_232),
+            (2, 168_360),
+            (4, 280_616),
+            (8, 505_128),
+        ],
+    );
     // CMS.ADVANCE is the replication stream's, not a client's.
     assert_eq!(
         c.cmd("CMS.ADVANCE t 99999999999999"),

@@ -80,25 +80,12 @@ fn creation_checks_every_option_before_anything_is_made() {
     // What MEMORY USAGE counts of the value: (12 + 4 × (slots + 1)) bytes a bucket, 24 a heap
     // slot, 8 a slot's total and the struct (docs/topk-window.md), beside a classic Top-K's
     // 2088 + 8 × width × depth + 24 k; read as what each creation adds to the INFO total.
-    let total = |c: &mut Conn| {
-        info_field(c, "bf_topk_core_metrics", "bf_topk_total_memory_bytes")
-            .parse::<i64>()
-            .unwrap()
-    };
-    for (slots, bytes) in [(0, 116_488), (2, 340_544), (4, 452_560), (8, 676_592)] {
-        let before = total(&mut c);
-        let key = format!("m{slots}");
-        let window = ["TIMESPAN", "1000", "SLOTS", &slots.to_string()].map(String::from);
-        let mut line = vec!["TOPK.RESERVE", &key, "100", "2000", "7", "0.9"];
-        line.extend(
-            window
-                .iter()
-                .map(String::as_str)
-                .take(if slots == 0 { 0 } else { 4 }),
-        );
-        assert_eq!(c.call(&line), ok());
-        assert_eq!(total(&mut c) - before, bytes, "{slots} slots");
-    }
+    forgetting::assert_memory_by_slots(
+        &mut c,
+        ("bf_topk_core_metrics", "bf_topk_total_memory_bytes"),
+        &["TOPK.RESERVE", "100", "2000", "7", "0.9"],
+        &[(0, 116_488), (2, 340_544), (4, 452_560), (8, 676_592)],
+    );
 }
 
 #[test]
