@@ -144,8 +144,7 @@ fn single_item_commands(c: &mut Conn) {
 
 #[test]
 fn single_item_commands_allocate_nothing() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     fixtures(&mut c);
     single_item_commands(&mut c);
 }
@@ -161,8 +160,7 @@ fn single_item_commands_allocate_nothing_in_resp3() {
 #[test]
 fn the_count_sees_allocations() {
     // The control: commands that do allocate move the count, so a zero above means something.
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let at_least = REPEAT as u64;
     let create = repeated(&[&["BF.RESERVE", "made", "0.01", "100"], &["DEL", "made"]]);
     assert!(allocations_of(&mut c, &create) >= at_least);

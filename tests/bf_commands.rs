@@ -8,8 +8,7 @@ use common::*;
 
 #[test]
 fn reserve_creates_filters_and_validates_in_redisbloom_order() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE bf 0.01 1000"), ok());
     assert_eq!(c.cmd("BF.RESERVE bf 0.01 1000"), err("ERR item exists"));
     c.cmd("SET str x");
@@ -52,8 +51,7 @@ fn reserve_creates_filters_and_validates_in_redisbloom_order() {
 
 #[test]
 fn reserve_options_shape_the_filter() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE e0 0.01 100 EXPANSION 0"), ok());
     assert_eq!(
         c.cmd("BF.INFO e0 EXPANSION"),
@@ -77,8 +75,7 @@ fn reserve_options_shape_the_filter() {
 
 #[test]
 fn add_and_exists_resp2() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     expect_replies(
         &mut c,
         "
@@ -134,8 +131,7 @@ fn add_and_exists_resp3_use_booleans() {
 
 #[test]
 fn missing_and_wrong_type_keys() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     // EXISTS answers 0 for both, as RedisBloom.
     assert_eq!(c.cmd("BF.EXISTS missing x"), int(0));
@@ -174,8 +170,7 @@ fn missing_and_wrong_type_keys() {
 /// Redis ≥ 7.0 names the command in lower case; 6.x echoes it as typed (`arity_error`).
 #[test]
 fn arity_errors_name_the_lowercase_command() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for line in [
         "BF.ADD k",
         "BF.ADD k a b",
@@ -199,8 +194,7 @@ fn arity_errors_name_the_lowercase_command() {
 
 #[test]
 fn nonscaling_filters_fill_up() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // RedisBloom's test_nonscaling_err: the array ends at the first "full" error.
     assert_eq!(
         c.cmd("BF.INSERT n CAPACITY 3 NONSCALING ITEMS a b c d e"),
@@ -240,8 +234,7 @@ fn nonscaling_filters_fill_up() {
 
 #[test]
 fn scaling_adds_sub_filters() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE s 0.01 10 EXPANSION 3");
     // 100 items fill the links of 10 and 30 and go on into the one of 90.
     let items: Vec<String> = (0..100).map(|i| format!("item{i}")).collect();
@@ -276,8 +269,7 @@ fn scaling_adds_sub_filters() {
 
 #[test]
 fn insert_options() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(
         c.cmd("BF.INSERT a CAPACITY 50000 ERROR 0.001 ITEMS x"),
         ints(&[1])
@@ -328,8 +320,7 @@ fn insert_options() {
 
 #[test]
 fn info_fields_resp2_and_resp3() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE bf 0.001 100");
     c.cmd("BF.ADD bf x");
     for (field, value) in [
@@ -381,8 +372,7 @@ fn info_fields_resp2_and_resp3() {
 
 #[test]
 fn debug_lists_every_link() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.ADD bf x");
     assert_eq!(
         c.cmd("BF.DEBUG bf"),
@@ -431,8 +421,7 @@ fn keyspace_notifications_for_writes() {
 /// own version is in `INFO bf` and the load log line.
 #[test]
 fn module_list_shows_the_name_and_the_redisbloom_version() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     // Redis 8 and Valkey 9 list built-in modules too (vectorset, lua).
     let modules = c.cmd("MODULE LIST").array();
     let field = |fields: &[Value], name: &str| {
@@ -458,8 +447,7 @@ fn module_list_shows_the_name_and_the_redisbloom_version() {
 
 #[test]
 fn command_info_and_docs() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let info = c.cmd("COMMAND INFO bf.add").array()[0].array();
     assert_eq!(info[0], bulk(b"bf.add"));
     if !feature::command_docs() {
@@ -520,8 +508,7 @@ fn watch_is_not_disturbed_by_reads() {
 
 #[test]
 fn fast_layout_filters() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE f 0.01 1000 LAYOUT FAST"), ok());
     assert_eq!(c.cmd("TYPE f"), simple("bfblocked"));
     // LAYOUT beside every RedisBloom option: two arguments over RedisBloom's seven.
@@ -624,8 +611,7 @@ fn may_run(server: &Server, user: &str, line: &str) -> bool {
 /// (Redis ≥ 7.2); before that, module commands are granted by name only.
 #[test]
 fn acl_category_where_supported() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     let setuser = |c: &mut Conn, user: &str, rule: &str| {
         assert_eq!(
             c.call(&["ACL", "SETUSER", user, "on", ">pw", "~*", rule]),

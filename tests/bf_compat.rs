@@ -246,25 +246,9 @@ fn redisbloom_2_8_wording_differences() {
     }
 }
 
-/// An RDB length.
-fn rdb_len(n: u64) -> Vec<u8> {
-    match n {
-        0..=63 => vec![n as u8],
-        64..=16383 => vec![0x40 | (n >> 8) as u8, n as u8],
-        16384..=0xffff_ffff => [&[0x80][..], &(n as u32).to_be_bytes()].concat(),
-        _ => [&[0x81][..], &n.to_be_bytes()].concat(),
-    }
-}
-
-/// Module value fields as `RedisModule_Save*` writes them.
-fn unsigned(n: u64) -> Vec<u8> {
-    [vec![2], rdb_len(n)].concat()
-}
+/// A module value's double field as `RedisModule_SaveDouble` writes it.
 fn double(x: f64) -> Vec<u8> {
     [vec![4], x.to_le_bytes().to_vec()].concat()
-}
-fn buffer(data: &[u8]) -> Vec<u8> {
-    [vec![5], rdb_len(data.len() as u64), data.to_vec()].concat()
 }
 
 /// A DUMP payload of an empty one-link filter as RedisBloom versions before 2.2 saved it:
@@ -286,18 +270,18 @@ fn legacy_payload(server: &mut Conn, encver: u8, options: u64) -> Vec<u8> {
         2048u64,
         11u64,
     );
-    for field in [unsigned(0), unsigned(1), unsigned(options)] {
+    for field in [rdb_unsigned(0), rdb_unsigned(1), rdb_unsigned(options)] {
         out.extend(field);
     }
     for field in [
-        unsigned(entries),
+        rdb_unsigned(entries),
         double(error),
-        unsigned(hashes),
+        rdb_unsigned(hashes),
         double(bpe),
-        unsigned(bits),
-        unsigned(n2),
-        buffer(&vec![0; (bits / 8) as usize]),
-        unsigned(0),
+        rdb_unsigned(bits),
+        rdb_unsigned(n2),
+        rdb_buffer(&vec![0; (bits / 8) as usize]),
+        rdb_unsigned(0),
     ] {
         out.extend(field);
     }
@@ -365,12 +349,7 @@ fn redisbloom_refuses_fast_filters_cleanly() {
     let chunks = bf::scandump(&mut a, "fast");
     let (iter, header) = &chunks[0];
     assert_eq!(
-        b.call_bytes(&[
-            b"BF.LOADCHUNK",
-            b"fast",
-            iter.to_string().as_bytes(),
-            header
-        ]),
+        bf::loadchunk(&mut b, "fast", *iter, header),
         err("ERR received bad data")
     );
     assert_eq!(b.cmd("DBSIZE"), int(0));

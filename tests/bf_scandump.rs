@@ -14,41 +14,29 @@ fn scandump_matches_the_documented_example() {
         c.cmd("BF.RESERVE bf 0.1 10");
         c.cmd("BF.ADD bf item1");
         let header = b"\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x02\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x9a\x99\x99\x99\x99\x99\xa9?J\xf7\xd4\x9e\xde\xf0\x18@\x05\x00\x00\x00\n\x00\x00\x00\x00\x00\x00\x00\x00";
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 0"),
-            Value::Array(vec![int(1), bulk(header)])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 1"),
-            Value::Array(vec![int(9), bulk(b"\x01\x08\x00\x80\x00\x04 \x00")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 9"),
-            Value::Array(vec![int(0), bulk(b"")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf -3"),
-            Value::Array(vec![int(0), bulk(b"")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf 100"),
-            Value::Array(vec![int(0), bulk(b"")])
-        );
-        assert_eq!(
-            c.cmd("BF.SCANDUMP bf x"),
-            err("Second argument must be numeric")
-        );
+        let end = Value::Array(vec![int(0), bulk(b"")]);
+        for (iter, reply) in [
+            ("0", Value::Array(vec![int(1), bulk(header)])),
+            (
+                "1",
+                Value::Array(vec![int(9), bulk(b"\x01\x08\x00\x80\x00\x04 \x00")]),
+            ),
+            ("9", end.clone()),
+            ("-3", end.clone()),
+            ("100", end),
+            ("x", err("Second argument must be numeric")),
+        ] {
+            let scanned = c.call(&["BF.SCANDUMP", "bf", iter]);
+            assert_eq!(scanned, reply, "BF.SCANDUMP bf {iter}");
+        }
     }
 }
 
 #[test]
 fn scandump_and_loadchunk_round_trip() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE src 0.001 50 EXPANSION 2");
-    for i in 0..500 {
-        c.call(&["BF.ADD", "src", &format!("member{i}")]);
-    }
+    send_numbered(&mut c, "BF.ADD", "src", "member", 500);
     let mut d = server.conn();
     bf::loadchunks(&mut d, "dst", &bf::scandump(&mut c, "src"));
     assert_eq!(
@@ -63,8 +51,7 @@ fn scandump_and_loadchunk_round_trip() {
 
 #[test]
 fn loadchunk_rejects_bad_input_and_changes_nothing() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE bf 0.1 10");
     c.cmd("BF.ADD bf item1");
     let header = c.cmd("BF.SCANDUMP bf 0").array()[1].bulk();
@@ -84,9 +71,7 @@ fn loadchunk_rejects_bad_input_and_changes_nothing() {
     // RedisBloom's test_scandump_invalid_header_alloc: `bytes` and `bits` inflated together,
     // consistent with each other but far beyond what the capacity and error rate imply.
     c.cmd("BF.RESERVE small 0.01 5");
-    for i in 0..50 {
-        c.call(&["BF.ADD", "small", &format!("foo{i}")]);
-    }
+    send_numbered(&mut c, "BF.ADD", "small", "foo", 50);
     let mut inflated = c.cmd("BF.SCANDUMP small 0").array()[1].bulk();
     inflated[27] = 0x03;
     inflated[35] = 0x18;

@@ -22,8 +22,7 @@ fn golden_info(c: &mut Conn, key: &str) -> Vec<Value> {
 
 #[test]
 fn valkey_bloom_s_payload_loads_and_answers_as_valkey_bloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let payload = valkey_bloom::golden_payload();
     assert_eq!(c.call_bytes(&[b"BF.LOAD", b"g", &payload]), ok());
     assert_eq!(c.cmd("TYPE g"), simple("bloomfltr"));
@@ -70,9 +69,7 @@ fn valkey_bloom_s_payload_loads_and_answers_as_valkey_bloom() {
 #[test]
 fn valkey_bloom_s_replies_and_errors() {
     // The fixed seed: which absent items a tiny filter finds must not change from run to run.
-    let server = Server::with(Module::RedisBf)
-        .setting("bloom-use-random-seed", "no")
-        .start();
+    let server = Server::with_setting("bloom-use-random-seed", "no");
     let mut c = server.conn();
     c.cmd("SET str x");
     let created = c.cmd("BF.INSERT n CAPACITY 2 NONSCALING TIGHTENING 0.5 ITEMS a");
@@ -166,11 +163,7 @@ fn replicas_hold_the_same_bytes() {
     let master = Server::start();
     let mut m = master.conn();
     let mut keys = valkey_bloom::build(&mut m);
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     valkey_bloom::build(&mut m);
     m.cmd("BF.INSERT late TIGHTENING 0.3 CAPACITY 5 EXPANSION 3 ITEMS a b c d e f g h");
     m.call_bytes(&[b"BF.LOAD", b"loaded", &valkey_bloom::golden_payload()]);
@@ -249,9 +242,7 @@ fn the_valkey_bloom_flavour_makes_its_filters() {
         .setting("bloom-use-random-seed", "no")
         .setting("bloom-capacity", "50")
         .start();
-    let plain = Server::with(Module::RedisBf)
-        .setting("bloom-use-random-seed", "no")
-        .start();
+    let plain = Server::with_setting("bloom-use-random-seed", "no");
     let (mut c, mut p) = (flavoured.conn(), plain.conn());
     for (made, reply, same) in [
         (
@@ -350,11 +341,7 @@ fn random_seeds_travel_with_the_creation() {
         .setting("bloom-fp-rate", "0.001")
         .start();
     let mut m = master.conn();
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     let keys = ["a", "b", "m", "r", "i"];
     for line in [
         "BF.ADD a x",
@@ -380,9 +367,7 @@ fn valkey_bloom_s_configs() {
     if !feature::module_configs() {
         return;
     }
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-flavour", "valkey-bloom")
-        .start();
+    let server = Server::with_setting("bf-flavour", "valkey-bloom");
     let mut c = server.conn();
     let name = |c: &mut Conn, short: &str| config_name(c, short);
     for (config, default) in [
@@ -469,9 +454,7 @@ fn valkey_bloom_s_configs() {
 /// RedisBloom's kind keeps redis-bf's bound.
 #[test]
 fn valkey_bloom_filters_may_pass_maxmemory() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-flavour", "valkey-bloom")
-        .start();
+    let server = Server::with_setting("bf-flavour", "valkey-bloom");
     let mut c = server.conn();
     assert_eq!(c.cmd("CONFIG SET maxmemory-policy volatile-lru"), ok());
     assert_eq!(c.cmd("CONFIG SET maxmemory 4mb"), ok());

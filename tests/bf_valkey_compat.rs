@@ -52,25 +52,17 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
         cmd.extend(words.iter().map(|w| w.as_bytes().to_vec()))
     };
     match rng.below(100) {
-        0..30 => {
-            words(&mut cmd, &["BF.ADD"]);
+        // One item: BF.ADD or BF.EXISTS.
+        n @ (0..30 | 60..70) => {
+            words(&mut cmd, &[if n < 30 { "BF.ADD" } else { "BF.EXISTS" }]);
             cmd.push(key);
             cmd.push(item(rng));
         }
-        30..45 => {
-            words(&mut cmd, &["BF.MADD"]);
+        // Several: BF.MADD or BF.MEXISTS.
+        n @ 30..60 => {
+            words(&mut cmd, &[if n < 45 { "BF.MADD" } else { "BF.MEXISTS" }]);
             cmd.push(key);
             (0..1 + rng.below(6)).for_each(|_| cmd.push(item(rng)));
-        }
-        45..60 => {
-            words(&mut cmd, &["BF.MEXISTS"]);
-            cmd.push(key);
-            (0..1 + rng.below(6)).for_each(|_| cmd.push(item(rng)));
-        }
-        60..70 => {
-            words(&mut cmd, &["BF.EXISTS"]);
-            cmd.push(key);
-            cmd.push(item(rng));
         }
         70..80 => {
             words(&mut cmd, &["BF.INSERT"]);
@@ -235,9 +227,7 @@ fn replica_holds_the_same_bytes(primary: Module, replica: Module) {
     let primary = primary.start();
     let mut p = primary.conn();
     let keys = valkey_bloom::build(&mut p);
-    let replica = replica
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
+    let replica = replica.replica_of(&primary).start();
     let mut r = replica.conn();
     wait_in_sync(&mut p, &mut r);
     create(&mut p);

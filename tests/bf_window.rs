@@ -40,8 +40,7 @@ fn found(c: &mut Conn, key: &str, items: &[String]) -> usize {
 
 #[test]
 fn count_window_replies_in_resp2_and_resp3() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE w 0.01 1000 WINDOW"), ok());
     assert_eq!(c.cmd("TYPE w"), simple("bf-window"));
     assert_eq!(
@@ -134,8 +133,7 @@ fn count_window_replies_in_resp2_and_resp3() {
 
 #[test]
 fn time_window_replies() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE t 0.001 5000 TIMESPAN 60000"), ok());
     assert_eq!(c.cmd("TYPE t"), simple("bf-window"));
     assert_eq!(c.cmd("BF.MADD t a b a"), ints(&[1, 1, 0]));
@@ -174,9 +172,7 @@ fn time_window_replies() {
 
 #[test]
 fn bad_input_creates_nothing_and_changes_nothing() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-memory-usage-limit", "64kb")
-        .start();
+    let server = Server::with_setting("bf-memory-usage-limit", "64kb");
     let mut c = server.conn();
     for (line, error) in [
         ("BF.RESERVE k 0.01 100 WINDOW EXPANSION 2", NO_SCALING),
@@ -259,8 +255,7 @@ fn bad_input_creates_nothing_and_changes_nothing() {
 /// value of another option, is not an option here.
 #[test]
 fn options_are_read_by_position() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE window 0.01 100"), ok());
     assert_eq!(c.cmd("TYPE window"), simple("MBbloom--"));
     assert_eq!(c.cmd("BF.INSERT timespan ITEMS window"), ints(&[1]));
@@ -277,8 +272,7 @@ fn options_are_read_by_position() {
 
 #[test]
 fn a_count_window_finds_its_last_capacity_additions_and_forgets_the_rest() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let capacity = 1000;
     assert_eq!(c.cmd("BF.RESERVE w 0.01 1000 WINDOW"), ok());
     assert_eq!(c.cmd("BF.RESERVE c 0.01 1000 NONSCALING"), ok());
@@ -306,8 +300,7 @@ fn a_count_window_finds_its_last_capacity_additions_and_forgets_the_rest() {
 
 #[test]
 fn an_item_added_again_is_renewed() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE w 0.01 200 WINDOW");
     assert_eq!(c.cmd("BF.ADD w kept"), int(1));
     for round in 0..10 {
@@ -327,8 +320,7 @@ fn an_item_added_again_is_renewed() {
 
 #[test]
 fn a_time_window_keeps_a_burst_for_its_span_then_forgets_it_without_writes() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE t 0.01 1000 TIMESPAN 1000"), ok());
     let burst = items("b", 0, 500);
     let start = std::time::Instant::now();
@@ -364,8 +356,7 @@ fn a_time_window_keeps_a_burst_for_its_span_then_forgets_it_without_writes() {
 
 #[test]
 fn more_than_capacity_within_the_span_shortens_the_window_and_says_so() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE t 0.01 200 TIMESPAN 60000");
     for round in 0..10 {
         multi(
@@ -385,8 +376,7 @@ fn more_than_capacity_within_the_span_shortens_the_window_and_says_so() {
 
 #[test]
 fn transactions_and_scripts_write_window_filters() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("MULTI"), ok());
     c.cmd("BF.RESERVE t 0.01 100 TIMESPAN 60000");
     c.cmd("BF.ADD t a");
@@ -417,8 +407,7 @@ fn keyspace_notifications_for_window_writes() {
 /// the items within their window (as BF.CARD), through writes, copies, reloads and deletes.
 #[test]
 fn window_filters_join_the_bloom_totals() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let totals = |c: &mut Conn| -> Vec<i64> {
         [
             "bf_bloom_num_objects",

@@ -25,14 +25,7 @@ fn redisbloom_refuses_window_filters_cleanly() {
         );
         let chunks = scandump(&mut a, key);
         let (iter, header) = &chunks[0];
-        let load = |b: &mut Conn, data: &[u8]| {
-            b.call_bytes(&[
-                b"BF.LOADCHUNK",
-                key.as_bytes(),
-                iter.to_string().as_bytes(),
-                data,
-            ])
-        };
+        let load = |b: &mut Conn, data: &[u8]| bf::loadchunk(b, key, *iter, data);
         assert_eq!(load(&mut b, header), err("ERR received bad data"));
         // Nor its first 20 bytes, which RedisBloom's header length would match.
         assert_eq!(load(&mut b, &header[..20]), err("ERR received bad data"));

@@ -19,9 +19,7 @@ fn populate(c: &mut Conn) -> Vec<&'static str> {
         c.call(&args);
     }
     assert_eq!(c.cmd("BF.RESERVE time 0.001 1000 TIMESPAN 3600000"), ok());
-    for i in 0..300 {
-        c.call(&["BF.ADD", "time", &format!("t{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "time", "t", 300);
     c.cmd("BF.MADD time t1 t2 new");
     c.cmd("BF.INSERT inserted CAPACITY 100 ERROR 0.05 TIMESPAN 600000 ITEMS a b c a");
     assert_eq!(c.cmd("BF.RESERVE empty 0.01 100000 WINDOW"), ok());
@@ -82,9 +80,7 @@ fn windows_survive_every_move() {
 /// windows' writes still land at the times they were made (each carries its time).
 #[test]
 fn aof_replayed_as_written() {
-    let server = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let server = Server::with_aof();
     let mut c = server.conn();
     // A window short enough that replaying by the clock would forget what it holds.
     c.cmd("BF.RESERVE short 0.01 100 TIMESPAN 300");
@@ -104,8 +100,7 @@ fn aof_replayed_as_written() {
 
 #[test]
 fn scandump_and_loadchunk_rebuild_every_window() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     populate(&mut c);
     for key in KEYS {
         let digest = c.call(&["DEBUG", "DIGEST-VALUE", key]);
@@ -120,23 +115,18 @@ fn scandump_and_loadchunk_rebuild_every_window() {
     // LOADCHUNK's errors: data before a header, a chunk past the bits.
     let chunks = scandump(&mut c, "time");
     let (iter, data) = &chunks[1];
-    let load = |c: &mut Conn, key: &str, iter: i64, data: &[u8]| {
-        c.call_bytes(&[
-            b"BF.LOADCHUNK",
-            key.as_bytes(),
-            iter.to_string().as_bytes(),
-            data,
-        ])
-    };
-    assert_eq!(load(&mut c, "nothing", *iter, data), err("ERR not found"));
     assert_eq!(
-        load(&mut c, "time", 1 << 40, data),
+        bf::loadchunk(&mut c, "nothing", *iter, data),
+        err("ERR not found")
+    );
+    assert_eq!(
+        bf::loadchunk(&mut c, "time", 1 << 40, data),
         err("ERR invalid offset - no link found")
     );
     let mut header = chunks[0].1.clone();
     header.push(0);
     assert_eq!(
-        load(&mut c, "bad", 1, &header),
+        bf::loadchunk(&mut c, "bad", 1, &header),
         err("ERR received bad data")
     );
     assert_eq!(c.cmd("EXISTS nothing bad"), int(0));
@@ -149,8 +139,7 @@ fn damaged_payloads_are_refused_and_the_server_lives() {
     if !feature::survives_refused_restore() {
         return; // Redis 6.0 exits on any module value refused by RESTORE.
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE t 0.1 64 TIMESPAN 100000");
     c.cmd("BF.MADD t a b c d e");
     let payload = c.cmd("DUMP t").bulk();
@@ -197,8 +186,7 @@ fn damaged_payloads_are_refused_and_the_server_lives() {
 
 #[test]
 fn memory_usage_and_lazy_free() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE big 0.01 8000000 WINDOW"), ok());
     let size = c.cmd("BF.INFO big SIZE").array()[0].int();
     assert!(size > 19_000_000, "{size}");

@@ -63,9 +63,7 @@ fn replica_holds_the_primarys_bytes_through_a_time_window_stream() {
     assert_eq!(m.cmd("BF.RESERVE short 0.01 100 TIMESPAN 250"), ok());
     assert_eq!(m.cmd("BF.RESERVE count 0.001 100 WINDOW"), ok());
     time_window_stream(&mut m, 0); // before the replica: reaches it by full sync
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
+    let replica = Server::replica_of(&master);
     let mut r = replica.conn();
     same_on_both(&mut m, &mut r, &KEYS);
     time_window_stream(&mut m, 1); // through the replication stream
@@ -96,7 +94,7 @@ fn the_replicated_time_is_refused_from_clients() {
     let mut m = master.conn();
     m.cmd("BF.RESERVE time 0.01 100 TIMESPAN 1000");
     let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .replica_of(&master)
         .arg("--replica-read-only no")
         .start();
     let mut r = replica.conn();

@@ -15,8 +15,7 @@ fn arity(command: &str) -> Value {
 
 #[test]
 fn reserve_validates_in_redisbloom_8_order() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     expect_replies(
         &mut c,
@@ -81,8 +80,7 @@ fn reserve_validates_in_redisbloom_8_order() {
 
 #[test]
 fn add_count_del_resp2() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_count and test_setnx.
     c.cmd("CF.RESERVE cf 1000");
     assert_eq!(c.cmd("CF.EXISTS cf k1"), int(0));
@@ -220,8 +218,7 @@ fn resp3_reply_types() {
 
 #[test]
 fn full_filters_without_expansion() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_expansion_0.
     c.cmd("CF.RESERVE a 4 EXPANSION 0");
     for item in ["1", "2", "3", "4"] {
@@ -240,8 +237,7 @@ fn full_filters_without_expansion() {
 
 #[test]
 fn insert_options_and_replies() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_insert.
     assert_eq!(c.cmd("CF.ADD f1 foo"), int(1));
     assert_eq!(c.cmd("CF.INSERT f2 ITEMS foo"), ints(&[1]));
@@ -304,8 +300,7 @@ fn insert_options_and_replies() {
 
 #[test]
 fn missing_and_wrong_type_keys() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     c.cmd("BF.ADD bf x");
     for key in ["missing", "str", "bf"] {
@@ -367,8 +362,7 @@ fn missing_and_wrong_type_keys() {
 
 #[test]
 fn arity_errors_name_the_lowercase_command() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for (line, name) in [
         ("CF.RESERVE", "cf.reserve"),
         ("CF.RESERVE k", "cf.reserve"),
@@ -455,8 +449,7 @@ fn keyspace_notifications_for_writes() {
 
 #[test]
 fn command_info_docs_and_acl() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for (command, arity, flags) in [
         ("cf.reserve", -3, vec!["denyoom", "module", "write"]),
         ("cf.add", 3, vec!["denyoom", "module", "write"]),

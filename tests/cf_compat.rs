@@ -164,11 +164,9 @@ fn random_command_streams_reply_and_store_identically() {
     let (ours, theirs) = start_pair();
     let (mut compared, mut errors, mut added) = (0, 0, 0);
     for seed in 1..=16u64 {
-        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
+        let (mut a, mut b, context) = conns_for_stream(&ours, &theirs, seed);
         let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
         for c in [&mut a, &mut b] {
-            c.cmd("FLUSHALL");
-            c.cmd("SET str x");
             c.cmd("BF.ADD bloom x");
         }
         for step in 0..600 {
@@ -209,9 +207,7 @@ fn build_filters(c: &mut Conn) -> Vec<&'static str> {
     insert(c, "auto", 0..600, "member:");
     c.cmd("CF.RESERVE grown 8 EXPANSION 2");
     insert(c, "grown", 0..600, "member:");
-    for i in 0..100 {
-        c.call(&["CF.DEL", "grown", &format!("member:{i}")]);
-    }
+    send_numbered(c, "CF.DEL", "grown", "member:", 100);
     c.cmd("CF.RESERVE wide 64 BUCKETSIZE 4 MAXITERATIONS 3 EXPANSION 4");
     insert(c, "wide", 0..600, "member:");
     c.cmd("CF.RESERVE narrow 20 BUCKETSIZE 1 EXPANSION 1");
@@ -262,9 +258,7 @@ fn the_same_commands_build_the_same_bytes() {
 
 #[test]
 fn filters_move_both_ways_by_scandump() {
-    let (ours, theirs) = start_pair();
-    let (mut a, mut b) = (ours.conn(), theirs.conn());
-    both_ways(&mut a, &mut b, |from, to| {
+    both_ways_on_new_pair(|from, to| {
         for key in build_filters(from) {
             let chunks = cf::scandump(from, key);
             if chunks.is_empty() {
@@ -304,7 +298,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
     let keys = build_filters(&mut m);
     let replica = Server::with(replica)
         .binary("redis-server")
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .replica_of(&master)
         .start();
     let mut r = replica.conn();
     let in_sync = |m: &mut Conn, r: &mut Conn| {

@@ -9,8 +9,7 @@ use common::*;
 
 #[test]
 fn reserve_sizes_filters_as_redisbloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // (options, bucket size, buckets, max iterations, expansion as stored)
     for (options, expected) in [
         (
@@ -88,8 +87,7 @@ fn reserve_sizes_filters_as_redisbloom() {
 
 #[test]
 fn max_expansions_is_checked_once_per_command() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_max_expansions: 124 adds into 2-bucket sub-filters reach 32 of them.
     c.cmd("CF.RESERVE cf 4");
     for i in 0..124 {
@@ -118,9 +116,7 @@ fn max_expansions_is_checked_once_per_command() {
     assert_eq!(c.cmd("CF.ADD m x"), err("Maximum expansions reached"));
     // With cf-max-expansions 1 no insert runs, and a missing key is not created by the refusal
     // (set as a module argument, which every server takes).
-    let limited = Server::with(Module::RedisBf)
-        .setting("cf-max-expansions", "1")
-        .start();
+    let limited = Server::with_setting("cf-max-expansions", "1");
     let mut c = limited.conn();
     assert_eq!(c.cmd("CF.ADD newkey x"), err("Maximum expansions reached"));
     assert_eq!(
@@ -138,8 +134,7 @@ fn max_expansions_is_checked_once_per_command() {
 
 #[test]
 fn bucket_sizes_and_expansions_grow_as_redisbloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_bucket_size and test_expansion: 1000 items each.
     for (key, options, expected) in [
         (
@@ -189,13 +184,10 @@ fn bucket_sizes_and_expansions_grow_as_redisbloom() {
 
 #[test]
 fn deletes_compact_as_redisbloom() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // 60 adds give 8 sub-filters; 40 deletes compact them down to 3.
     c.cmd("CF.RESERVE dd 8");
-    for i in 0..60 {
-        c.call(&["CF.ADD", "dd", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "dd", "", 60);
     assert_eq!(
         c.cmd("CF.DEBUG dd"),
         bulk(b"bktsize:2 buckets:4 items:60 deletes:0 filters:8 max_iterations:20 expansion:1")
@@ -222,9 +214,7 @@ fn deletes_compact_as_redisbloom() {
         .contains("items:1 deletes:0 filters:1"));
     // test_compact: 100 items into 8, then compaction.
     c.cmd("CF.RESERVE cf 8 MAXITERATIONS 50");
-    for i in 0..100 {
-        c.call(&["CF.ADD", "cf", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "cf", "", 100);
     let before = c.cmd("CF.DEBUG cf").text();
     assert_eq!(c.cmd("CF.COMPACT cf"), ok());
     let after = c.cmd("CF.DEBUG cf").text();
@@ -236,8 +226,7 @@ fn deletes_compact_as_redisbloom() {
 
 #[test]
 fn a_four_gib_header_costs_nothing_until_used() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_number_of_buckets_does_not_overflow: 2^32 one-slot buckets, one iteration.
     let mut header = vec![0u8; 38];
     header[8..16].copy_from_slice(&(1u64 << 32).to_le_bytes());
@@ -278,9 +267,7 @@ fn a_four_gib_header_costs_nothing_until_used() {
 #[test]
 fn growth_stops_at_65535_sub_filters() {
     // The limit may not stop the growth first (a module argument: every server takes it).
-    let server = Server::with(Module::RedisBf)
-        .setting("cf-max-expansions", "65536")
-        .start();
+    let server = Server::with_setting("cf-max-expansions", "65536");
     let mut c = server.conn();
     // RedisBloom's test_counter_overflow_with_large_number_of_items grows a filter one
     // sub-filter at a time until RedisBloom 8 refuses a 65536th; here a SCANDUMP stream
@@ -317,8 +304,7 @@ fn growth_stops_at_65535_sub_filters() {
 
 #[test]
 fn memory_usage_counts_what_redisbloom_counts() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE cf 1000");
     assert_eq!(c.cmd("CF.INFO cf").array()[1], int(1080));
     // MEMORY USAGE is our count plus what the server adds for the key, which varies: the key

@@ -8,8 +8,7 @@ use common::*;
 
 #[test]
 fn scandump_and_loadchunk_round_trip() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // The documented example: header, then the one 8-byte sub-filter.
     c.cmd("CF.RESERVE cf 8");
     c.cmd("CF.ADD cf item1");
@@ -53,9 +52,7 @@ fn scandump_and_loadchunk_round_trip() {
     );
     // test_scandump_with_expansion: several sub-filters, restored item for item.
     c.cmd("CF.RESERVE src 62 EXPANSION 2");
-    for i in 0..500 {
-        c.call(&["CF.ADD", "src", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "src", "", 500);
     let chunks = cf::scandump(&mut c, "src");
     assert!(chunks.len() > 3, "{}", chunks.len());
     cf::loadchunks(&mut c, "dst", &chunks);
@@ -73,12 +70,9 @@ fn scandump_and_loadchunk_round_trip() {
 
 #[test]
 fn loadchunk_refuses_bad_input_and_changes_nothing() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE cf 100");
-    for i in 0..50 {
-        c.call(&["CF.ADD", "cf", &format!("foo{i}")]);
-    }
+    send_numbered(&mut c, "CF.ADD", "cf", "foo", 50);
     let header = c.cmd("CF.SCANDUMP cf 0").array()[1].bulk();
     let load = |c: &mut Conn, key: &str, iter: &str, data: &[u8]| {
         c.call_bytes(&[b"CF.LOADCHUNK", key.as_bytes(), iter.as_bytes(), data])
@@ -184,8 +178,7 @@ fn loadchunk_refuses_bad_input_and_changes_nothing() {
 
 #[test]
 fn hostile_scandump_and_loadchunk_streams_do_no_harm() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_scandump_random_scan_small and test_scandump_load_small.
     c.cmd("CF.RESERVE cf 50");
     let replies = cf::insert_all(

@@ -11,8 +11,7 @@ use common::*;
 
 #[test]
 fn init_validates_in_redisbloom_order() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     expect_replies(
         &mut c,
@@ -129,8 +128,7 @@ fn init_validates_in_redisbloom_order() {
 
 #[test]
 fn incrby_checks_every_pair_first_and_refuses_what_a_counter_cannot_take() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     c.cmd("CMS.INITBYDIM cms 20 5");
     assert_eq!(c.cmd("CMS.INCRBY cms a 5 b 3 a 2"), ints(&[5, 3, 7]));
@@ -209,8 +207,7 @@ fn incrby_checks_every_pair_first_and_refuses_what_a_counter_cannot_take() {
 
 #[test]
 fn query_and_info_in_both_protocols() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     c.cmd("CMS.INITBYDIM cms 3 2");
     // `a` lands in cells 1 and 5 of a 3 × 2 sketch, as in RedisBloom's DUMP.
@@ -264,8 +261,7 @@ fn query_and_info_in_both_protocols() {
 
 #[test]
 fn merge_follows_redisbloom_s_rules() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     for key in ["a", "b", "d", "e"] {
         c.call(&["CMS.INITBYDIM", key, "20", "5"]);
@@ -353,8 +349,7 @@ fn merge_follows_redisbloom_s_rules() {
 
 #[test]
 fn sizes_are_checked_before_anything_is_allocated() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // More counters than this machine's memory: refused at once, nothing allocated.
     assert_eq!(
         c.cmd("CMS.INITBYDIM huge 4294967296 65536"),
@@ -382,8 +377,7 @@ fn sizes_are_checked_before_anything_is_allocated() {
 
 #[test]
 fn memory_usage_and_info_totals() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CMS.INITBYDIM cms1 20 5");
     c.cmd("CMS.INITBYDIM cms2 100 3");
     c.cmd("CMS.INCRBY cms2 a 7");
@@ -445,8 +439,7 @@ fn keyspace_events_and_watch() {
 
 #[test]
 fn command_info_docs_and_acl() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for (command, arity, flags) in [
         ("cms.initbydim", -4, vec!["denyoom", "module", "write"]),
         ("cms.initbyprob", -4, vec!["denyoom", "module", "write"]),
@@ -538,8 +531,7 @@ fn sketches_of_every_cell_size_survive_every_move() {
 
 #[test]
 fn sketches_that_differ_by_one_counter_have_different_digests() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CMS.INITBYDIM x 10 2");
     c.cmd("CMS.INITBYDIM y 10 2");
     let digest = |c: &mut Conn, k: &str| c.call(&["DEBUG", "DIGEST-VALUE", k]);
@@ -597,8 +589,7 @@ fn payloads_load_byte_for_byte_and_hostile_ones_are_refused() {
     if !feature::survives_refused_restore() || !server_at_least((7, 0, 0)) {
         return;
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // `CMS.INITBYDIM k 3 2; CMS.INCRBY k a 1` as RedisBloom 2.8.2 dumps it on Redis 7.0.15
     // with `rdbcompression no`: `a` in cells 1 and 5.
     let mut counters = [0u8; 24];
@@ -658,11 +649,7 @@ fn replicas_hold_the_same_bytes() {
     let master = Server::start();
     let mut m = master.conn();
     let keys = cms::build(&mut m);
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     m.cmd("CMS.INCRBY wide item1 5 fresh 3");
     m.cmd("CMS.MERGE merged 2 merged wide WEIGHTS 1 1");
     m.cmd("CMS.INITBYPROB late 0.01 0.1");
@@ -678,9 +665,7 @@ fn replicas_hold_the_same_bytes() {
 /// sketches of other sizes that arrive are widened.
 #[test]
 fn the_way_back_writes_encoding_0() {
-    let server = Server::with(Module::RedisBf)
-        .setting("cms-rdb-encoding", "0")
-        .start();
+    let server = Server::with_setting("cms-rdb-encoding", "0");
     let mut c = server.conn();
     assert_eq!(
         c.cmd("CMS.INITBYDIM k 3 2 CELL_SIZE 1"),

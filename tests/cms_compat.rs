@@ -154,11 +154,9 @@ fn random_command_streams_reply_and_store_identically() {
     let (ours, theirs) = start_pair();
     let (mut compared, mut errors, mut arrays) = (0, 0, 0);
     for seed in 1..=12u64 {
-        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
+        let (mut a, mut b, context) = conns_for_stream(&ours, &theirs, seed);
         let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
         for c in [&mut a, &mut b] {
-            c.cmd("FLUSHALL");
-            c.cmd("SET str x");
             for k in 0..KEYS {
                 c.call(&["CMS.INITBYDIM", &format!("k{k}"), "10", "3"]);
             }
@@ -262,9 +260,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
     for k in 0..KEYS {
         m.call(&["CMS.INITBYDIM", &format!("k{k}"), "10", "3"]);
     }
-    let replica = peer(replica)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
+    let replica = peer(replica).replica_of(&master).start();
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);
     let mut rng = Rng(0xc0ffee);

@@ -13,8 +13,7 @@ use common::*;
 
 #[test]
 fn creation_checks_every_option_before_anything_is_made() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     expect_replies(
         &mut c,
         "
@@ -104,31 +103,18 @@ fn creation_checks_every_option_before_anything_is_made() {
     // server): (SLOTS + 1) counters a cell, the per-tick totals and the struct
     // (docs/cms-window.md's table), beside a classic sketch's 40 + 4 × width × depth; read as
     // what each creation adds to the family's INFO total.
-    let total = |c: &mut Conn| {
-        info_field(c, "bf_cms_core_metrics", "bf_cms_total_memory_bytes")
-            .parse::<i64>()
-            .unwrap()
-    };
-    for (slots, bytes) in [
-        (0, 56_040),
-        (1, 112_232),
-        (2, 168_360),
-        (4, 280_616),
-        (8, 505_128),
-    ] {
-        let before = total(&mut c);
-        let key = format!("m{slots}");
-        let window = ["TIMESPAN", "1000", "SLOTS", &slots.to_string()].map(String::from);
-        let mut line = vec!["CMS.INITBYPROB", &key, "0.001", "0.01"];
-        line.extend(
-            window
-                .iter()
-                .map(String::as_str)
-                .take(if slots == 0 { 0 } else { 4 }),
-        );
-        assert_eq!(c.call(&line), ok());
-        assert_eq!(total(&mut c) - before, bytes, "{slots} slots");
-    }
+    forgetting::assert_memory_by_slots(
+        &mut c,
+        ("bf_cms_core_metrics", "bf_cms_total_memory_bytes"),
+        &["CMS.INITBYPROB", "0.001", "0.01"],
+        &[
+            (0, 56_040),
+            (1, 112_232),
+            (2, 168_360),
+            (4, 280_616),
+            (8, 505_128),
+        ],
+    );
     // CMS.ADVANCE is the replication stream's, not a client's.
     assert_eq!(
         c.cmd("CMS.ADVANCE t 99999999999999"),
@@ -140,8 +126,7 @@ fn creation_checks_every_option_before_anything_is_made() {
 /// do not collide, on a real server, for a count window of every slot count.
 #[test]
 fn a_count_window_counts_its_last_updates_and_forgets_within_a_slot() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for slots in [1u64, 4, 8] {
         let window = 200u64;
         let key = format!("count{slots}");
@@ -190,8 +175,7 @@ fn a_count_window_counts_its_last_updates_and_forgets_within_a_slot() {
 
 #[test]
 fn a_time_window_forgets_a_burst_and_reads_never_change_it() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("CMS.INITBYDIM t 1000 5 TIMESPAN 400 SLOTS 4"), ok());
     assert_eq!(c.cmd("CMS.INCRBY t burst 1000000"), ints(&[1_000_000]));
     let started = std::time::Instant::now();
@@ -221,8 +205,7 @@ fn a_time_window_forgets_a_burst_and_reads_never_change_it() {
 
 #[test]
 fn time_windows_of_one_shape_merge_and_every_other_mix_is_refused() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for line in [
         "CMS.INITBYDIM a 50 4 TIMESPAN 60000",
         "CMS.INITBYDIM b 50 4 TIMESPAN 60000",

@@ -87,8 +87,7 @@ fn bad_module_arguments_fail_the_load() {
 
 #[test]
 fn config_set_and_get() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     if !feature::module_configs() {
         assert_eq!(c.cmd("CONFIG GET *bf-*"), Value::Array(vec![]));
         return;
@@ -145,9 +144,7 @@ fn config_set_and_get() {
 
 #[test]
 fn default_layout() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-layout", "fast")
-        .start();
+    let server = Server::with_setting("bf-layout", "fast");
     let mut c = server.conn();
     c.cmd("BF.ADD auto x");
     assert_eq!(c.cmd("TYPE auto"), simple("bfblocked"));
@@ -272,9 +269,7 @@ const OVER_LIMIT: &str = "ERR operation exceeds bloom object memory limit";
 #[test]
 fn memory_limit_refuses_filters_that_would_exceed_it() {
     let limit = 64 * 1024;
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-memory-usage-limit", "64kb")
-        .start();
+    let server = Server::with_setting("bf-memory-usage-limit", "64kb");
     let mut c = server.conn();
     for line in [
         "BF.RESERVE big 0.01 100000",
@@ -327,12 +322,7 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
     let chunks = bf::scandump(&mut u, "big");
     let (iterator, header) = &chunks[0];
     assert_eq!(
-        c.call_bytes(&[
-            b"BF.LOADCHUNK",
-            b"big",
-            iterator.to_string().as_bytes(),
-            header
-        ]),
+        bf::loadchunk(&mut c, "big", *iterator, header),
         err(OVER_LIMIT)
     );
     assert_eq!(c.cmd("EXISTS big"), int(0));
@@ -352,9 +342,7 @@ fn memory_limit_refuses_filters_that_would_exceed_it() {
 /// refused. It binds clients' commands only: what the AOF replays is applied as it was.
 #[test]
 fn memory_limit_config_and_what_it_spares() {
-    let server = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let server = Server::with_aof();
     let mut c = server.conn();
     assert_eq!(c.cmd("BF.RESERVE big 0.01 100000"), ok());
     c.cmd("BF.MADD big a b c");
@@ -397,8 +385,7 @@ fn cuckoo_configs_shape_new_filters() {
     if !feature::module_configs() {
         return; // No module configs before Redis 7.0.
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let names: Vec<String> = [
         "cf-bucket-size",
         "cf-initial-size",
@@ -470,8 +457,7 @@ fn cuckoo_ranges_are_coupled() {
     if !feature::module_configs() {
         return; // No module configs before Redis 7.0.
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let bucket = config_name(&mut c, "cf-bucket-size");
     let initial = config_name(&mut c, "cf-initial-size");
     let set = |c: &mut Conn, name: &str, value: &str| c.call(&["CONFIG", "SET", name, value]);
@@ -571,9 +557,7 @@ fn cuckoo_config_directive_at_startup_and_legacy_rdb_values() {
             .arg(&format!("--{name} 7"))
             .start()
     } else {
-        Server::with(Module::RedisBf)
-            .setting("cf-max-iterations", "7")
-            .start()
+        Server::with_setting("cf-max-iterations", "7")
     };
     let mut c = server.conn();
     c.cmd("CF.ADD auto x");

@@ -103,8 +103,7 @@ fn assert_same(after: &[Value], before: &[Value], what: &str) {
 
 #[test]
 fn defragmentation_moves_every_kind_of_value_and_changes_none() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     if c.cmd("CONFIG SET activedefrag yes").is_error() {
         return;
     }

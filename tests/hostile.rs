@@ -96,8 +96,7 @@ const CASES: &[Case] = &[
 #[test]
 fn no_hostile_pattern_stalls_the_server_or_outgrows_the_machine() {
     let _alone = alone();
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let slower_than = BOUND.as_micros().to_string();
     assert_eq!(
         c.call(&["CONFIG", "SET", "slowlog-log-slower-than", &slower_than]),
@@ -242,8 +241,7 @@ fn fill_maximal_expansions(c: &mut Conn) {
 #[test]
 fn random_items_into_a_fresh_huge_array_under_huge_pages() {
     let _alone = alone();
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let slower_than = BOUND.as_micros().to_string();
     c.call(&["CONFIG", "SET", "slowlog-log-slower-than", &slower_than]);
     cf_maximal_expansions(&mut c);

@@ -32,8 +32,7 @@ fn available(c: &mut Conn) -> bool {
 /// A server on a machine that gives huge pages to advised memory, or `None` (and a line in
 /// the test's output) where advice has no effect, so there is nothing to check.
 fn server_with_huge_pages() -> Option<(Server, Conn)> {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     if available(&mut c) {
         return Some((server, c));
     }
@@ -57,8 +56,7 @@ fn add_items(c: &mut Conn, key: &str, first: usize, count: usize) -> Value {
 
 #[test]
 fn big_arrays_are_advised_however_they_are_made() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     if !available(&mut c) {
         eprintln!(
             "transparent huge pages are unavailable here: {}",
@@ -189,9 +187,7 @@ fn a_window_of_several_rdb_strings_is_advised_whole_when_loaded() {
 
 #[test]
 fn the_config_turns_it_off_for_new_arrays() {
-    let server = Server::with(Module::RedisBf)
-        .setting("bf-huge-pages", "no")
-        .start();
+    let server = Server::with_setting("bf-huge-pages", "no");
     let mut c = server.conn();
     assert_eq!(info(&mut c, "bf_huge_pages"), "no");
     c.cmd(&format!("BF.RESERVE big 0.01 {BIG}"));

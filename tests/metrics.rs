@@ -124,8 +124,7 @@ fn madd(c: &mut Conn, command: &str, key: &str, items: &[String]) {
 
 #[test]
 fn sections_are_named_for_the_module() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     let all = c.cmd("INFO bf").text();
     for header in [
         "# bf",
@@ -151,8 +150,7 @@ fn sections_are_named_for_the_module() {
 
 #[test]
 fn bloom_writes_of_both_layouts() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(check(&mut c), Default::default());
     c.cmd("BF.RESERVE classic 0.01 100");
     c.cmd("BF.RESERVE fast 0.01 100 LAYOUT FAST");
@@ -170,9 +168,7 @@ fn bloom_writes_of_both_layouts() {
     madd(&mut c, "BF.MADD", "fast", &items("b", 500));
     let (bloom, _) = check(&mut c);
     assert!(bloom.filters >= 7, "{bloom:?}");
-    for i in 0..300 {
-        c.call(&["BF.ADD", "classic", &format!("c{i}")]);
-    }
+    send_numbered(&mut c, "BF.ADD", "classic", "c", 300);
     check(&mut c);
     c.cmd("BF.INSERT ins CAPACITY 10 ERROR 0.001 NONSCALING ITEMS a b c");
     madd(
@@ -196,8 +192,7 @@ fn bloom_writes_of_both_layouts() {
 
 #[test]
 fn cuckoo_writes() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE small 8 BUCKETSIZE 2 EXPANSION 2");
     let (_, cuckoo) = check(&mut c);
     assert_eq!((cuckoo.objects, cuckoo.filters, cuckoo.capacity), (1, 1, 8));
@@ -217,9 +212,7 @@ fn cuckoo_writes() {
     );
     check(&mut c);
     // Expansion: more items than the first sub-filter holds.
-    for i in 0..40 {
-        c.call(&["CF.ADD", "small", &format!("i{i}")]);
-    }
+    send_numbered(&mut c, "CF.ADD", "small", "i", 40);
     let (_, cuckoo) = check(&mut c);
     assert!(cuckoo.filters >= 4, "{cuckoo:?}");
     // Deletes, some of which compact the filter on the way (as RedisBloom's CF.DEL does).
@@ -242,8 +235,7 @@ fn lazyfreed_objects(c: &mut Conn) -> Option<u64> {
 
 #[test]
 fn frees_on_either_thread_take_values_off() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // Big enough for the lazy-free thread: more than 64 units of free effort (64 KiB each).
     c.cmd("BF.RESERVE big 0.0001 10000000");
     c.cmd("BF.RESERVE small 0.01 100");
@@ -284,16 +276,13 @@ fn fill(c: &mut Conn) {
         &["LAYOUT".into(), "FAST".into(), "ITEMS".into(), "x".into()],
     );
     c.cmd("CF.RESERVE cf 4 BUCKETSIZE 1");
-    for i in 0..20 {
-        c.call(&["CF.ADD", "cf", &format!("i{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "cf", "i", 20);
     c.cmd("CF.DEL cf i3");
 }
 
 #[test]
 fn copies_restores_and_chunks_count() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     fill(&mut c);
     check(&mut c);
     if feature::copy_and_module_events() {
@@ -359,8 +348,7 @@ fn reload_and_aof_restart_count_what_loads() {
 /// compressing in place, or a MERGE compressing its source.
 #[test]
 fn totals_follow_a_compression_that_changes_the_size() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let total = |c: &mut Conn| -> i64 {
         let total = info_field(c, "bf", "bf_tdigest_observations_across_objects");
         total.parse().unwrap()

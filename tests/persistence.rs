@@ -9,32 +9,22 @@ use common::*;
 /// Filters of every shape: scaling with several links, non-scaling, expansion 0, binary items.
 fn populate(c: &mut Conn) -> Vec<&'static str> {
     assert_eq!(c.cmd("BF.RESERVE scaled 0.01 20 EXPANSION 3"), ok());
-    for i in 0..200 {
-        c.call(&["BF.ADD", "scaled", &format!("s{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "scaled", "s", 200);
     assert_eq!(c.cmd("BF.RESERVE fixed 0.001 50 NONSCALING"), ok());
     c.cmd("BF.MADD fixed a b c d");
     c.cmd("BF.INSERT zero EXPANSION 0 ITEMS x y");
     c.call_bytes(&[b"BF.ADD", b"binary", b"\x00\x01\xff"]);
     assert_eq!(c.cmd("BF.RESERVE fast 0.001 30 LAYOUT FAST"), ok());
-    for i in 0..200 {
-        c.call(&["BF.ADD", "fast", &format!("s{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "fast", "s", 200);
     // Cuckoo filters: grown with deletes, one-slot buckets compacted, full, empty, binary.
     assert_eq!(c.cmd("CF.RESERVE cuckoo 8 EXPANSION 2"), ok());
-    for i in 0..200 {
-        c.call(&["CF.ADD", "cuckoo", &format!("s{i}")]);
-    }
-    for i in 0..30 {
-        c.call(&["CF.DEL", "cuckoo", &format!("s{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "cuckoo", "s", 200);
+    send_numbered(c, "CF.DEL", "cuckoo", "s", 30);
     assert_eq!(
         c.cmd("CF.RESERVE narrow 4 BUCKETSIZE 1 MAXITERATIONS 5"),
         ok()
     );
-    for i in 0..50 {
-        c.call(&["CF.ADD", "narrow", &format!("s{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "narrow", "s", 50);
     c.cmd("CF.COMPACT narrow");
     c.cmd("CF.RESERVE cf-full 4 EXPANSION 0");
     c.cmd("CF.INSERT cf-full ITEMS a b c d e f");
@@ -113,8 +103,7 @@ fn filters_survive_every_move() {
 
 #[test]
 fn digest_differs_when_bits_differ() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE a 0.01 100");
     c.cmd("BF.RESERVE b 0.01 100");
     assert_eq!(c.cmd("DEBUG DIGEST-VALUE a"), c.cmd("DEBUG DIGEST-VALUE b"));
@@ -238,8 +227,7 @@ fn restore_damaged(c: &mut Conn, payload: &[u8], mut exercise: impl FnMut(&mut C
 
 #[test]
 fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("BF.RESERVE bf 0.01 4 EXPANSION 2");
     c.cmd("BF.MADD bf a b c d e f g");
     let payload = c.cmd("DUMP bf").bulk();
@@ -276,8 +264,7 @@ fn corrupt_restore_payloads_are_refused_and_the_server_lives() {
 /// null to the type's `free` callback (its `rdbLoadObject`), which crashed the server.
 #[test]
 fn a_refused_value_that_swallows_the_payload_end_is_refused_cleanly() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE cf 4 BUCKETSIZE 1");
     let payload = c.cmd("DUMP cf").bulk();
     let body = &payload[..payload.len() - 10];
@@ -297,8 +284,7 @@ fn a_refused_value_that_swallows_the_payload_end_is_refused_cleanly() {
 
 #[test]
 fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // ~190 GB of bits: more than this machine has, refused before allocating.
     assert_eq!(
         c.cmd("BF.RESERVE absurd 1e-300 1073741824"),
@@ -338,8 +324,7 @@ fn absurd_filters_are_refused_and_big_ones_cost_nothing_until_used() {
 #[test]
 fn big_fast_filters_are_saved_in_chunks() {
     // ~21 MB of bits: more than one 16 MiB string in the RDB, and in SCANDUMP.
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     assert_eq!(
         c.cmd("BF.RESERVE big 0.01 17000000 NONSCALING LAYOUT FAST"),
         ok()
@@ -365,8 +350,7 @@ fn big_fast_filters_are_saved_in_chunks() {
 
 #[test]
 fn unlink_of_a_big_filter_is_lazy() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("BF.RESERVE big 0.001 10000000"), ok());
     let size = c.cmd("BF.INFO big SIZE").array()[0].int();
     assert!(size > 17_000_000, "{size}");
@@ -385,16 +369,6 @@ fn unlink_of_a_big_filter_is_lazy() {
     }
 }
 
-/// An RDB length.
-fn rdb_len(n: u64) -> Vec<u8> {
-    match n {
-        0..=63 => vec![n as u8],
-        64..=16383 => vec![0x40 | (n >> 8) as u8, n as u8],
-        16384..=0xffff_ffff => [&[0x80][..], &(n as u32).to_be_bytes()].concat(),
-        _ => [&[0x81][..], &n.to_be_bytes()].concat(),
-    }
-}
-
 /// A DUMP payload of a `MBbloomCF` value of encoding version `encver` with these unsigned
 /// fields, then these buffers, as `RedisModule_Save*` writes them; `template` gives the type
 /// id and the RDB version.
@@ -402,13 +376,10 @@ fn cf_payload(template: &[u8], encver: u8, numbers: &[u64], buffers: &[&[u8]]) -
     let mut body = template[..10].to_vec();
     body[9] = encver;
     for &n in numbers {
-        body.push(2);
-        body.extend(rdb_len(n));
+        body.extend(rdb_unsigned(n));
     }
     for buffer in buffers {
-        body.push(5);
-        body.extend(rdb_len(buffer.len() as u64));
-        body.extend_from_slice(buffer);
+        body.extend(rdb_buffer(buffer));
     }
     body.push(0); // end of the module value
     reseal(template, &body)
@@ -416,8 +387,7 @@ fn cf_payload(template: &[u8], encver: u8, numbers: &[u64], buffers: &[&[u8]]) -
 
 #[test]
 fn cuckoo_payloads_of_every_encoding_and_inconsistent_ones() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE t 4");
     let template = c.cmd("DUMP t").bulk();
     let restore =
@@ -513,15 +483,10 @@ fn cuckoo_payloads_of_every_encoding_and_inconsistent_ones() {
 
 #[test]
 fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CF.RESERVE cf 8 EXPANSION 2");
-    for i in 0..60 {
-        c.call(&["CF.ADD", "cf", &i.to_string()]);
-    }
-    for i in 0..5 {
-        c.call(&["CF.DEL", "cf", &i.to_string()]);
-    }
+    send_numbered(&mut c, "CF.ADD", "cf", "", 60);
+    send_numbered(&mut c, "CF.DEL", "cf", "", 5);
     let payload = c.cmd("DUMP cf").bulk();
     if !feature::survives_refused_restore() {
         // Redis 6.0 exits on any module value the module refuses to load, RESTORE included
@@ -551,8 +516,7 @@ fn corrupt_cuckoo_payloads_are_refused_and_the_server_lives() {
 
 #[test]
 fn unlink_of_a_big_cuckoo_filter_is_lazy() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("CF.RESERVE big 16777216"), ok());
     assert_eq!(c.cmd("CF.INFO big").array()[1], int(40 + 16 + 16_777_216));
     assert!(c.cmd("MEMORY USAGE big").int() > 16_777_216);

@@ -8,18 +8,14 @@ use common::*;
 
 fn writes(c: &mut Conn) {
     c.cmd("BF.RESERVE r 0.01 10 EXPANSION 2");
-    for i in 0..100 {
-        c.call(&["BF.ADD", "r", &format!("i{i}")]);
-    }
+    send_numbered(c, "BF.ADD", "r", "i", 100);
     c.cmd("BF.MADD m a b c");
     c.cmd("BF.INSERT n CAPACITY 2 NONSCALING ITEMS a b c");
     // A filter copied over by SCANDUMP/LOADCHUNK.
     let chunks = bf::scandump(c, "r");
     bf::loadchunks(c, "loaded", &chunks);
     c.cmd("CF.RESERVE cf 8 EXPANSION 2");
-    for i in 0..100 {
-        c.call(&["CF.ADD", "cf", &format!("i{i}")]);
-    }
+    send_numbered(c, "CF.ADD", "cf", "i", 100);
     c.cmd("CF.INSERTNX cfn ITEMS a b a");
     let chunks = cf::scandump(c, "cf");
     cf::loadchunks(c, "cf-loaded", &chunks);
@@ -46,8 +42,7 @@ fn check_replica(master_options: &[&str], replica_options: &[&str]) {
     let master = master_builder.start();
     let mut m = master.conn();
     writes(&mut m); // before the replica exists: reaches it by full sync
-    let mut replica_builder =
-        Server::with(Module::RedisBf).arg(&format!("--replicaof 127.0.0.1 {}", master.port));
+    let mut replica_builder = Server::with(Module::RedisBf).replica_of(&master);
     for option in replica_options {
         replica_builder = replica_builder.arg(option);
     }
@@ -109,7 +104,7 @@ fn replica_ignores_its_memory_limit_for_the_masters_writes() {
     let mut m = master.conn();
     let replica = Server::with(Module::RedisBf)
         .setting("bf-memory-usage-limit", "64kb")
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .replica_of(&master)
         .start();
     let mut r = replica.conn();
     wait_in_sync(&mut m, &mut r);

@@ -20,8 +20,7 @@ fn arity(command: &str) -> Value {
 /// redis-bf prints them itself, as glibc's `printf("%.17g")` does.
 #[test]
 fn doubles_read_as_the_servers_own() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let mut rng = Rng(0x5eed);
     let mut values = vec![
         // (Not -0: a sorted set keeps it as 0.)
@@ -140,8 +139,7 @@ fn replies_in_both_protocols() {
 /// RedisBloom's flow-test anchors (`tests/flow/test_tdigest.py`).
 #[test]
 fn redisbloom_flow_test_values() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("TDIGEST.CREATE t COMPRESSION 1000");
     c.cmd("TDIGEST.ADD t 1 2 2 3 3 3 4 4 4 4 5 5 5 5 5");
     let probes = "0 1 2 3 4 5 6";
@@ -164,8 +162,7 @@ fn redisbloom_flow_test_values() {
 
 #[test]
 fn errors_in_redisbloom_order() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     c.cmd("TDIGEST.CREATE t");
     c.cmd("TDIGEST.ADD t 1 2 3");
@@ -304,8 +301,7 @@ fn errors_in_redisbloom_order() {
 
 #[test]
 fn merge_builds_a_new_digest() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("TDIGEST.CREATE a COMPRESSION 20");
     c.cmd("TDIGEST.ADD a 1 2 3 4");
     c.cmd("TDIGEST.CREATE b COMPRESSION 50");
@@ -381,8 +377,7 @@ fn assert_same(after: &[Value], before: &[Value], log: &str) {
 
 #[test]
 fn debug_reload_and_restart() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     let keys = populate(&mut c);
     let before = snapshot(&mut c, &keys);
     assert_eq!(c.cmd("DEBUG RELOAD"), ok());
@@ -442,8 +437,7 @@ fn aof_rewrite_with_rdb_preamble() {
 
 #[test]
 fn dump_restore_and_copy() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     let keys = populate(&mut c);
     persist::restores_and_copies(&mut c, &keys, answers, |c, copy| {
         c.call(&["TDIGEST.ADD", copy, "123456"]);
@@ -467,8 +461,7 @@ fn dump_restore_and_copy() {
 
 #[test]
 fn memory_usage_is_redisbloom_8s() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for compression in [1, 100, 1000] {
         let key = format!("c{compression}");
         c.call(&[
@@ -495,8 +488,7 @@ fn memory_usage_is_redisbloom_8s() {
 /// ADDs that fill the buffer included.
 #[test]
 fn a_million_equal_values_answer_at_once() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("TDIGEST.CREATE eq COMPRESSION 20000");
     let batch: Vec<String> = std::iter::repeat_n("5".to_string(), 10_000).collect();
     let started = Instant::now();
@@ -549,8 +541,7 @@ fn keyspace_notifications_for_writes() {
 
 #[test]
 fn command_info_and_acl() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for (command, arity, may_replicate) in [
         ("tdigest.create", -2, None),
         ("tdigest.add", -3, None),
@@ -630,8 +621,7 @@ fn client_pause_write_holds_back_compressing_reads() {
     if !server_at_least((6, 2, 0)) {
         return;
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     c.cmd("TDIGEST.CREATE k");
     c.cmd("TDIGEST.ADD k 1 2 3");
     assert_eq!(c.cmd("CLIENT PAUSE 300 WRITE"), ok());
@@ -697,15 +687,9 @@ fn states(c: &mut Conn) -> Vec<Value> {
 
 #[test]
 fn replicas_and_the_aof_hold_the_primarys_digests() {
-    let primary = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let primary = Server::with_aof();
     let mut p = primary.conn();
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
-    let mut r = replica.conn();
-    wait_in_sync(&mut p, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&primary);
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     for round in 0..8 {
         stream(&mut p, &mut rng, 150);
@@ -731,11 +715,7 @@ fn replicas_and_the_aof_hold_the_primarys_digests() {
     wait_for("a BGSAVE to start", || {
         p.cmd("BGSAVE") == simple("Background saving started")
     });
-    let late = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
-    let mut l = late.conn();
-    wait_in_sync(&mut p, &mut l);
+    let (_late, mut l) = Server::synced_replica_of(&primary);
     for k in 0..4 {
         p.call(&["TDIGEST.ADD", &format!("k{k}"), "1"]);
     }

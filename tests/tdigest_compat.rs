@@ -178,13 +178,9 @@ fn random_command_streams_reply_and_store_identically() {
     let (ours, theirs) = start_pair();
     let (mut compared, mut errors, mut doubles) = (0, 0, 0);
     for seed in 1..=64u64 {
-        let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
+        let (mut a, mut b, context) = conns_for_stream(&ours, &theirs, seed);
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         let kind = seed % 5;
-        for c in [&mut a, &mut b] {
-            c.cmd("FLUSHALL");
-            c.cmd("SET str x");
-        }
         let mut dumped = std::collections::HashSet::new();
         let mut history: Vec<String> = Vec::new();
         for step in 0..600 {
@@ -286,9 +282,7 @@ fn answers_and_info(c: &mut Conn, key: &str) -> Vec<Value> {
 /// same and dumps the same bytes.
 #[test]
 fn digests_move_both_ways_by_dump_and_restore() {
-    let (ours, theirs) = start_pair();
-    let (mut a, mut b) = (ours.conn(), theirs.conn());
-    both_ways(&mut a, &mut b, |from, to| {
+    both_ways_on_new_pair(|from, to| {
         for key in populate(from) {
             let payload = from.call(&["DUMP", key]).bulk();
             assert_eq!(

@@ -32,8 +32,7 @@ const BAD_INCREMENT: &str = "TopK: increment must be an integer greater or equal
 
 #[test]
 fn reserve_validates_in_redisbloom_8_order() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     expect_replies(
         &mut c,
@@ -101,8 +100,7 @@ fn reserve_validates_in_redisbloom_8_order() {
 
 #[test]
 fn redisbloom_s_flow_tests() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     // test_simple, test_add_query_count.
     c.cmd("TOPK.RESERVE topk 20 50 5 0.9");
     assert_eq!(c.cmd("TOPK.ADD topk a"), Value::Array(vec![Value::Nil]));
@@ -203,8 +201,7 @@ fn redisbloom_s_flow_tests() {
 
 #[test]
 fn incrby_checks_every_increment_before_the_first() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     c.cmd("TOPK.RESERVE t 3 10 3 1");
     c.cmd("TOPK.INCRBY t a 5");
@@ -241,8 +238,7 @@ fn incrby_checks_every_increment_before_the_first() {
 
 #[test]
 fn keys_lists_and_both_protocols() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     c.cmd("SET str x");
     c.cmd("TOPK.RESERVE t 3 8 7 1");
     for (line, reply) in [
@@ -334,8 +330,7 @@ fn keys_lists_and_both_protocols() {
 
 #[test]
 fn binary_items_are_kept_whole_and_replied_as_c_strings() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("TOPK.RESERVE t 3 8 7 1");
     for (item, n) in [(&b""[..], "1"), (b"x\x00y", "2"), (b"abc", "1")] {
         c.call_bytes(&[b"TOPK.INCRBY", b"t", item, n.as_bytes()]);
@@ -367,8 +362,7 @@ fn binary_items_are_kept_whole_and_replied_as_c_strings() {
 
 #[test]
 fn memory_usage_info_totals_events_and_watch() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     c.cmd("TOPK.RESERVE t 2 50 5 0.9");
     c.cmd("TOPK.RESERVE u 10");
     // RedisBloom's TopKMemUsage, 2088 + 8 × width × depth + 24 × k, plus the server's share.
@@ -415,8 +409,7 @@ fn memory_usage_info_totals_events_and_watch() {
 
 #[test]
 fn command_info_docs_and_acl() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     for (command, arity, flags) in [
         ("topk.reserve", -3, vec!["denyoom", "module", "write"]),
         ("topk.add", -3, vec!["denyoom", "module", "write"]),
@@ -500,11 +493,7 @@ fn decay_below_one_gives_the_same_bytes_on_replicas_and_after_reloads() {
     let mut m = master.conn();
     m.cmd("TOPK.RESERVE d9 8 4 3 0.9");
     m.cmd("TOPK.RESERVE d5 8 4 3 0.5");
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&master);
     let mut rng = Rng(0x5eed);
     decaying_stream(&mut m, &mut rng);
     // A reload in the middle changes nothing either (RedisBloom 2.8.2's loaded Top-Ks never
@@ -539,8 +528,7 @@ fn hostile_payloads_are_refused_and_the_server_lives() {
     if !feature::survives_refused_restore() {
         return;
     }
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     c.cmd("CONFIG SET rdbcompression no");
     c.cmd("TOPK.RESERVE t 2 3 2 1");
     c.cmd("TOPK.ADD t ab cd ab");

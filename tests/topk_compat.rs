@@ -58,8 +58,13 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
             push(&mut cmd, &pick(rng, &["1", "3", "4294967296"]));
             push(&mut cmd, &pick(rng, &["1", "1", "0", "1.5", "z"]));
         }
-        5..=44 => {
-            push(&mut cmd, "TOPK.ADD");
+        // Items after the key: TOPK.ADD, or TOPK.QUERY or TOPK.COUNT.
+        n @ (5..=44 | 65..=79) => {
+            let name = match n {
+                5..=44 => "TOPK.ADD".to_string(),
+                _ => pick(rng, &["TOPK.QUERY", "TOPK.COUNT"]),
+            };
+            push(&mut cmd, &name);
             push(&mut cmd, &key(rng));
             for _ in 0..1 + rng.below(6) {
                 cmd.push(item(rng));
@@ -77,13 +82,6 @@ fn random_command(rng: &mut Rng) -> Vec<Vec<u8>> {
                 // One pair: both send a well-formed `[error]`.
                 cmd.pop();
                 push(&mut cmd, &pick(rng, &["-1", "100001", "x"]));
-            }
-        }
-        65..=79 => {
-            push(&mut cmd, pick(rng, &["TOPK.QUERY", "TOPK.COUNT"]).as_str());
-            push(&mut cmd, &key(rng));
-            for _ in 0..1 + rng.below(6) {
-                cmd.push(item(rng));
             }
         }
         80..=94 => {
@@ -302,7 +300,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
     let replica = Server::with(replica)
         .binary("redis-server")
         .arg("--rdbcompression no")
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
+        .replica_of(&master)
         .start();
     let (mut m, mut r) = (master.conn(), replica.conn());
     wait_in_sync(&mut m, &mut r);

@@ -12,8 +12,7 @@ use common::*;
 
 #[test]
 fn creation_checks_every_option_before_anything_is_made() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (server, mut c) = Server::start_with_conn();
     expect_replies(
         &mut c,
         "
@@ -81,31 +80,17 @@ fn creation_checks_every_option_before_anything_is_made() {
     // What MEMORY USAGE counts of the value: (12 + 4 × (slots + 1)) bytes a bucket, 24 a heap
     // slot, 8 a slot's total and the struct (docs/topk-window.md), beside a classic Top-K's
     // 2088 + 8 × width × depth + 24 k; read as what each creation adds to the INFO total.
-    let total = |c: &mut Conn| {
-        info_field(c, "bf_topk_core_metrics", "bf_topk_total_memory_bytes")
-            .parse::<i64>()
-            .unwrap()
-    };
-    for (slots, bytes) in [(0, 116_488), (2, 340_544), (4, 452_560), (8, 676_592)] {
-        let before = total(&mut c);
-        let key = format!("m{slots}");
-        let window = ["TIMESPAN", "1000", "SLOTS", &slots.to_string()].map(String::from);
-        let mut line = vec!["TOPK.RESERVE", &key, "100", "2000", "7", "0.9"];
-        line.extend(
-            window
-                .iter()
-                .map(String::as_str)
-                .take(if slots == 0 { 0 } else { 4 }),
-        );
-        assert_eq!(c.call(&line), ok());
-        assert_eq!(total(&mut c) - before, bytes, "{slots} slots");
-    }
+    forgetting::assert_memory_by_slots(
+        &mut c,
+        ("bf_topk_core_metrics", "bf_topk_total_memory_bytes"),
+        &["TOPK.RESERVE", "100", "2000", "7", "0.9"],
+        &[(0, 116_488), (2, 340_544), (4, 452_560), (8, 676_592)],
+    );
 }
 
 #[test]
 fn an_item_that_stops_arriving_leaves_within_a_window_and_a_slot() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(
         c.cmd("TOPK.RESERVE t 3 100 5 0.9 TIMESPAN 400 SLOTS 4"),
         ok()
@@ -141,8 +126,7 @@ fn an_item_that_stops_arriving_leaves_within_a_window_and_a_slot() {
 
 #[test]
 fn a_count_window_lists_the_heaviest_of_its_last_updates() {
-    let server = Server::start();
-    let mut c = server.conn();
+    let (_server, mut c) = Server::start_with_conn();
     assert_eq!(c.cmd("TOPK.RESERVE t 3 500 5 0.9 WINDOW 300 SLOTS 4"), ok());
     // Three heavy items, then three others: after a window and a slot, only the new ones.
     for (heavy, rounds) in [(["a", "b", "c"], 100), (["x", "y", "z"], 130)] {

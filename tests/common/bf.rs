@@ -12,6 +12,16 @@ pub fn loadchunks(c: &mut Conn, key: &str, chunks: &[(i64, Vec<u8>)]) {
     loadchunks_of(c, "BF", key, chunks);
 }
 
+/// The reply to one `BF.LOADCHUNK key iter data`, for the tests of what it refuses.
+pub fn loadchunk(c: &mut Conn, key: &str, iter: i64, data: &[u8]) -> Value {
+    c.call_bytes(&[
+        b"BF.LOADCHUNK",
+        key.as_bytes(),
+        iter.to_string().as_bytes(),
+        data,
+    ])
+}
+
 /// The value BF.INFO's RESP2 array gives for `name`.
 pub fn info_value(info: &Value, name: &str) -> Value {
     let fields = info.array();

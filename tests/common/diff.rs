@@ -40,6 +40,14 @@ pub fn both_ways(a: &mut Conn, b: &mut Conn, mut check: impl FnMut(&mut Conn, &m
     }
 }
 
+/// [`both_ways`] on a new pair of servers ([`start_pair`]), for the checks that need no other
+/// connection to them.
+pub fn both_ways_on_new_pair(check: impl FnMut(&mut Conn, &mut Conn)) {
+    let (ours, theirs) = start_pair();
+    let (mut a, mut b) = (ours.conn(), theirs.conn());
+    both_ways(&mut a, &mut b, check);
+}
+
 /// The filters a differential test builds and what it compares of them, for one family.
 pub struct Fixture {
     /// Builds the same filters on any server and names their keys.
@@ -52,9 +60,7 @@ impl Fixture {
     /// Each filter, moved by DUMP and RESTORE from RedisBloom to redis-bf and back, answers
     /// the same, dumps the same bytes and reports the same size.
     pub fn moves_both_ways_by_dump_and_restore(&self) {
-        let (ours, theirs) = start_pair();
-        let (mut a, mut b) = (ours.conn(), theirs.conn());
-        both_ways(&mut a, &mut b, |from, to| {
+        both_ways_on_new_pair(|from, to| {
             for key in (self.build)(from) {
                 let payload = from.call(&["DUMP", key]).bulk();
                 assert_eq!(
@@ -136,6 +142,17 @@ pub fn conns_for_seed(ours: &Server, theirs: &Server, seed: u64) -> (Conn, Conn,
     } else {
         (ours.conn(), theirs.conn(), context)
     }
+}
+
+/// [`conns_for_seed`] on emptied servers that hold `str`, the key of another type every random
+/// stream sends commands to.
+pub fn conns_for_stream(ours: &Server, theirs: &Server, seed: u64) -> (Conn, Conn, String) {
+    let (mut a, mut b, context) = conns_for_seed(ours, theirs, seed);
+    for c in [&mut a, &mut b] {
+        c.cmd("FLUSHALL");
+        c.cmd("SET str x");
+    }
+    (a, b, context)
 }
 
 /// Runs `cmd` on both servers and checks the replies are the same, or differ only by one of

@@ -1,6 +1,7 @@
 //! What every value that forgets must do on a server, checked alike for each family that has
 //! them (Count-Min sketches, Top-Ks): hold the primary's bytes on a replica and in the AOF
-//! through writes made over real time, and refuse or wholly load a corrupt payload.
+//! through writes made over real time, and refuse or wholly load a corrupt payload; and what
+//! each adds to its family's memory total by its number of slots.
 
 use std::thread::sleep;
 use std::time::Duration;
@@ -58,17 +59,11 @@ fn same_bytes(m: &mut Conn, r: &mut Conn, keys: &[&str]) {
 /// hold the primary's bytes; reads on the replica, by its own clock, change nothing; and once
 /// the replica is promoted, the old primary, now its replica, holds what it writes.
 pub fn replica_and_aof_hold_the_primarys_bytes(family: &Forgetting) {
-    let master = Server::with(Module::RedisBf)
-        .arg("--appendonly yes")
-        .start();
+    let master = Server::with_aof();
     let mut m = master.conn();
     (family.create)(&mut m);
     stream(family, &mut m, 0); // before the replica: reaches it by full sync
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", master.port))
-        .start();
-    let mut r = replica.conn();
-    wait_in_sync(&mut m, &mut r);
+    let (replica, mut r) = Server::synced_replica_of(&master);
     same_bytes(&mut m, &mut r, family.keys);
     stream(family, &mut m, 1); // through the replication stream
     wait_in_sync(&mut m, &mut r);
@@ -131,4 +126,28 @@ pub fn corrupt_payloads_are_refused_or_load_whole(family: &Forgetting) {
     let cut = &payload[..payload.len() - 20];
     assert!(c.call_bytes(&[b"RESTORE", b"cut", b"0", cut]).is_error());
     assert_eq!(c.cmd("PING"), simple("PONG"));
+}
+
+/// What each value adds to its family's memory total (the INFO field `metric`, a section and
+/// a field name), by its number of slots: for each `(slots, bytes)`, `create` (a command and
+/// its arguments, the key `m<slots>` put after the command) with `TIMESPAN 1000 SLOTS <slots>`,
+/// or without them for 0 slots (a classic value), must add `bytes`.
+pub fn assert_memory_by_slots(
+    c: &mut Conn,
+    metric: (&str, &str),
+    create: &[&str],
+    expected: &[(u32, i64)],
+) {
+    let total = |c: &mut Conn| info_field(c, metric.0, metric.1).parse::<i64>().unwrap();
+    for &(slots, bytes) in expected {
+        let before = total(c);
+        let (key, slots_text) = (format!("m{slots}"), slots.to_string());
+        let mut line = vec![create[0], &key];
+        line.extend(&create[1..]);
+        if slots != 0 {
+            line.extend(["TIMESPAN", "1000", "SLOTS", &slots_text]);
+        }
+        assert_eq!(c.call(&line), ok());
+        assert_eq!(total(c) - before, bytes, "{slots} slots");
+    }
 }

@@ -108,6 +108,14 @@ pub fn keyspace_events_of(lines: &[&str]) -> Option<(Vec<String>, Vec<Value>)> {
     }
 }
 
+/// Sends `command key <prefix><i>` for each `i` below `count`, replies unread: how tests fill
+/// (or empty) a filter with distinct items.
+pub fn send_numbered(c: &mut Conn, command: &str, key: &str, prefix: &str, count: usize) {
+    for i in 0..count {
+        c.call(&[command, key, &format!("{prefix}{i}")]);
+    }
+}
+
 /// The value of `field` in `INFO <section>`.
 pub fn info_field(conn: &mut Conn, section: &str, field: &str) -> String {
     let info = conn.call(&["INFO", section]).text();
@@ -161,6 +169,26 @@ pub fn crc64(data: &[u8]) -> u64 {
         }
     }
     crc
+}
+
+/// An RDB length, as Redis encodes it, for the DUMP payloads tests build by hand.
+pub fn rdb_len(n: u64) -> Vec<u8> {
+    match n {
+        0..=63 => vec![n as u8],
+        64..=16383 => vec![0x40 | (n >> 8) as u8, n as u8],
+        16384..=0xffff_ffff => [&[0x80][..], &(n as u32).to_be_bytes()].concat(),
+        _ => [&[0x81][..], &n.to_be_bytes()].concat(),
+    }
+}
+
+/// A module value's unsigned field as `RedisModule_SaveUnsigned` writes it.
+pub fn rdb_unsigned(n: u64) -> Vec<u8> {
+    [vec![2], rdb_len(n)].concat()
+}
+
+/// A module value's buffer field as `RedisModule_SaveStringBuffer` writes it.
+pub fn rdb_buffer(data: &[u8]) -> Vec<u8> {
+    [vec![5], rdb_len(data.len() as u64), data.to_vec()].concat()
 }
 
 /// Sends each command of `table` on `c` and checks its reply. One command a line, written

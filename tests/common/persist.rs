@@ -149,11 +149,7 @@ fn replica_holds_the_same_keys(family: &Family, keys: &[&str]) {
     let primary = Server::start();
     let mut p = primary.conn();
     (family.build)(&mut p);
-    let replica = Server::with(Module::RedisBf)
-        .arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
-        .start();
-    let mut r = replica.conn();
-    wait_in_sync(&mut p, &mut r);
+    let (_replica, mut r) = Server::synced_replica_of(&primary);
     for key in keys {
         (family.write)(&mut p, key);
     }

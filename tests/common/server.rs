@@ -161,6 +161,41 @@ impl Server {
         Server::with(Module::RedisBf).start()
     }
 
+    /// A server of the binary under test with our module, and a connection to it: how most
+    /// tests begin.
+    pub fn start_with_conn() -> (Server, Conn) {
+        let server = Server::start();
+        let conn = server.conn();
+        (server, conn)
+    }
+
+    /// A server with our module and one module argument `name value`: how a test of one
+    /// setting starts.
+    pub fn with_setting(name: &str, value: &str) -> Server {
+        Server::with(Module::RedisBf).setting(name, value).start()
+    }
+
+    /// A server with our module and the AOF on, for the tests that replay or compare it.
+    pub fn with_aof() -> Server {
+        Server::with(Module::RedisBf)
+            .arg("--appendonly yes")
+            .start()
+    }
+
+    /// A server with our module started as a replica of `primary`.
+    pub fn replica_of(primary: &Server) -> Server {
+        Server::with(Module::RedisBf).replica_of(primary).start()
+    }
+
+    /// A replica of `primary` with our module, a connection to it, once it has applied all the
+    /// primary has sent ([`wait_in_sync`](super::wait_in_sync)).
+    pub fn synced_replica_of(primary: &Server) -> (Server, Conn) {
+        let replica = Server::replica_of(primary);
+        let mut r = replica.conn();
+        super::wait_in_sync(&mut primary.conn(), &mut r);
+        (replica, r)
+    }
+
     pub fn with(module: Module) -> ServerBuilder {
         ServerBuilder {
             binary: server_binary(),
@@ -228,6 +263,10 @@ impl ServerBuilder {
     pub fn arg(mut self, option: &str) -> Self {
         self.args.extend(option.split(' ').map(String::from));
         self
+    }
+    /// Starts as a replica of `primary` (the `--replicaof` option).
+    pub fn replica_of(self, primary: &Server) -> Self {
+        self.arg(&format!("--replicaof 127.0.0.1 {}", primary.port))
     }
     /// An argument passed to the module.
     pub fn module_arg(mut self, arg: &str) -> Self {
