@@ -565,17 +565,10 @@ fn sized_payload(
         fields.push(cell_size);
     }
     for n in fields {
-        payload.push(2);
-        if n < 64 {
-            payload.push(n as u8);
-        } else {
-            payload.push(0x81);
-            payload.extend_from_slice(&n.to_be_bytes());
-        }
+        payload.extend(rdb_unsigned(n));
     }
     if let Some(array) = array {
-        payload.extend_from_slice(&[5, array.len() as u8]);
-        payload.extend_from_slice(array);
+        payload.extend(rdb_buffer(array));
     }
     payload.extend_from_slice(&[0x00, 0x0a, 0x00]);
     let crc = crc64(&payload);
