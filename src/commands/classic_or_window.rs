@@ -25,13 +25,9 @@ impl<'k, C: Measured + Any, W: Measured + Any> ClassicOrWindow<Tracked<'k, C>, T
     pub fn to_write(key: &'k mut WriteKey, missing: &'static CStr) -> Result<Self, Failure> {
         key.lookup_as(|value| {
             if value.is::<C>() {
-                value
-                    .downcast_mut()
-                    .map(|classic| Self::Classic(Tracked::new(classic)))
+                value.downcast_mut().map(Tracked::new).map(Self::Classic)
             } else {
-                value
-                    .downcast_mut()
-                    .map(|window| Self::Window(Tracked::new(window)))
+                value.downcast_mut().map(Tracked::new).map(Self::Window)
             }
         })
         .or_missing(missing)

@@ -204,17 +204,11 @@ fn is_bloom(value: &dyn Any) -> bool {
 /// A module value as a Bloom-family value to change, if it is one.
 fn writing(value: &mut dyn Any) -> Option<Writing<'_>> {
     if value.is::<Chain>() {
-        value
-            .downcast_mut()
-            .map(|chain| Bloom::Chain(Tracked::new(chain)))
+        value.downcast_mut().map(Tracked::new).map(Bloom::Chain)
     } else if value.is::<WindowFilter>() {
-        value
-            .downcast_mut()
-            .map(|window| Bloom::Window(Tracked::new(window)))
+        value.downcast_mut().map(Tracked::new).map(Bloom::Window)
     } else {
-        value
-            .downcast_mut()
-            .map(|object| Bloom::Valkey(Tracked::new(object)))
+        value.downcast_mut().map(Tracked::new).map(Bloom::Valkey)
     }
 }
 
