@@ -99,28 +99,29 @@ pub fn allocations() -> u64 {
     ALLOCATIONS.load(Ordering::Relaxed)
 }
 
+/// A counted block of `layout` from the server (zeroed or not): aligned by the server's
+/// allocator up to [`MALLOC_ALIGN`], by [`over_aligned`] beyond.
+fn allocate(layout: Layout, zeroed: bool) -> *mut u8 {
+    // One uncontended atomic add per allocation, beside the server's own accounting of the
+    // block; the commands whose speed matters allocate nothing at all.
+    ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    if layout.align() <= MALLOC_ALIGN {
+        server_alloc(layout.size(), zeroed)
+    } else {
+        over_aligned(layout, zeroed)
+    }
+}
+
 // SAFETY: every block is obtained from and returned to the server's allocator, which is
 // thread-safe; blocks are aligned as their layout asks (by the allocator up to 16, by
 // `over_aligned` beyond); a null return is how GlobalAlloc reports failure.
 unsafe impl GlobalAlloc for ServerAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // One uncontended atomic add per allocation, beside the server's own accounting of
-        // the block; the commands whose speed matters allocate nothing at all.
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        if layout.align() <= MALLOC_ALIGN {
-            server_alloc(layout.size(), false)
-        } else {
-            over_aligned(layout, false)
-        }
+        allocate(layout, false)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        if layout.align() <= MALLOC_ALIGN {
-            server_alloc(layout.size(), true)
-        } else {
-            over_aligned(layout, true)
-        }
+        allocate(layout, true)
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {

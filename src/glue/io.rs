@@ -108,9 +108,18 @@ impl Aof {
         Aof { io, key }
     }
 
-    /// Emits `<command> key <iter> <data>` (a family's LOADCHUNK).
-    pub fn chunk(&mut self, command: &CStr, iter: i64, data: &[u8]) {
-        self.emit(command, iter, data);
+    /// Emits the value as the LOADCHUNK sequence of a SCANDUMP walk: `<command> key 1
+    /// <header>`, then `<command> key <next> <chunk>` for each `(next, chunk)` of `chunks`.
+    pub fn loadchunks<'a>(
+        &mut self,
+        command: &CStr,
+        header: &[u8],
+        chunks: impl IntoIterator<Item = (i64, &'a [u8])>,
+    ) {
+        self.emit(command, 1, header);
+        for (next, chunk) in chunks {
+            self.emit(command, next, chunk);
+        }
     }
 
     /// Emits `RESTORE key 0 <payload>`: the key, no expiry (the rewrite writes the key's

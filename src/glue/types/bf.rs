@@ -159,12 +159,13 @@ fn rewrite_chunks<'a>(
     header: &[u8],
     chunk_at: impl Fn(i64) -> Option<(i64, &'a [u8])>,
 ) {
-    aof.chunk(c"BF.LOADCHUNK", 1, header);
     let mut iter = 1;
-    while let Some((next, data)) = chunk_at(iter) {
-        aof.chunk(c"BF.LOADCHUNK", next, data);
+    let walk = std::iter::from_fn(|| {
+        let (next, data) = chunk_at(iter)?;
         iter = next;
-    }
+        Some((next, data))
+    });
+    aof.loadchunks(c"BF.LOADCHUNK", header, walk);
 }
 
 impl Format for ValkeyType {

@@ -38,10 +38,11 @@ impl Format for Cuckoo {
     /// The CF.LOADCHUNK sequence of a SCANDUMP walk. Unlike SCANDUMP, an empty filter is
     /// written too.
     fn rewrite(filter: &CuckooFilter, aof: &mut Aof) {
-        aof.chunk(c"CF.LOADCHUNK", 1, &encoding::encode_header(filter));
-        for (next, data) in encoding::chunks(filter) {
-            aof.chunk(c"CF.LOADCHUNK", next, data);
-        }
+        aof.loadchunks(
+            c"CF.LOADCHUNK",
+            &encoding::encode_header(filter),
+            encoding::chunks(filter),
+        );
     }
 
     /// Every field and every fingerprint, so any difference shows (blocks never written are
