@@ -26,7 +26,7 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::commands::window_options::WindowOptions;
+use crate::commands::window_options::{WindowOptions, SLOTS_ARG, WINDOW_ARG};
 use crate::core::topk::{Params, TopK};
 use crate::core::window::Window;
 
@@ -52,17 +52,8 @@ pub static RESERVE: CommandSpec = CommandSpec {
             ]),
         )
         .optional(),
-        ArgSpec::new(
-            "window",
-            ArgKind::OneOf(&[
-                ArgSpec::new("count", ArgKind::Integer).token("WINDOW"),
-                ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
-            ]),
-        )
-        .optional(),
-        ArgSpec::new("slots", ArgKind::Integer)
-            .token("SLOTS")
-            .optional(),
+        WINDOW_ARG,
+        SLOTS_ARG,
     ],
     run: reserve,
 };
