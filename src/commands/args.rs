@@ -97,6 +97,7 @@ pub fn parse_memory(text: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::testing::assert_reads_none;
 
     #[test]
     fn integers_parse_like_redis() {
@@ -107,29 +108,25 @@ mod tests {
         for n in [1, 7, 10, 99, 12345, i64::MAX / 10, i64::MIN + 1] {
             assert_eq!(parse_integer(n.to_string().as_bytes()), Some(n));
         }
-        for bad in [
-            &b""[..],
-            b"-",
-            b"+1",
-            b"01",
-            b"-0",
-            b" 1",
-            b"1 ",
-            b"1.0",
-            b"9223372036854775808",
-            b"-9223372036854775809",
-            b"99999999999999999999",
-            b"0x10",
-            b"12345678901234567a",
-            b"123456789012345678a",
-        ] {
-            assert_eq!(
-                parse_integer(bad),
-                None,
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
-        }
+        assert_reads_none(
+            parse_integer,
+            &[
+                &b""[..],
+                b"-",
+                b"+1",
+                b"01",
+                b"-0",
+                b" 1",
+                b"1 ",
+                b"1.0",
+                b"9223372036854775808",
+                b"-9223372036854775809",
+                b"99999999999999999999",
+                b"0x10",
+                b"12345678901234567a",
+                b"123456789012345678a",
+            ],
+        );
     }
 
     /// Redis takes exactly the texts an `i64` prints as: the oracle parses with Rust and
@@ -169,24 +166,20 @@ mod tests {
         assert_eq!(parse_memory(b"4gb"), Some(4 << 30));
         assert_eq!(parse_memory(b"7b"), Some(7));
         assert_eq!(parse_memory(b"18446744073709551615"), Some(u64::MAX));
-        for bad in [
-            &b""[..],
-            b"mb",
-            b"-1",
-            b"+1",
-            b" 1",
-            b"1 mb",
-            b"1.5gb",
-            b"1tb",
-            b"18446744073709551616",
-            b"17179869184gb",
-        ] {
-            assert_eq!(
-                parse_memory(bad),
-                None,
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
-        }
+        assert_reads_none(
+            parse_memory,
+            &[
+                &b""[..],
+                b"mb",
+                b"-1",
+                b"+1",
+                b" 1",
+                b"1 mb",
+                b"1.5gb",
+                b"1tb",
+                b"18446744073709551616",
+                b"17179869184gb",
+            ],
+        );
     }
 }
