@@ -1,5 +1,6 @@
 //! Numbers in arguments, parsed exactly as Redis parses them, so that what RedisBloom (which
-//! uses the server's parsers) accepts and refuses, redis-bf accepts and refuses.
+//! uses the server's parsers) accepts and refuses, redis-bf accepts and refuses; and
+//! item/increment pairs, every increment checked before any is applied.
 
 use std::ffi::CStr;
 use std::ops::RangeInclusive;
@@ -66,6 +67,24 @@ pub fn integer_in(text: &[u8], range: &RangeInclusive<i64>) -> Result<i64, Bad> 
     } else {
         Err(Bad::OutOfRange)
     }
+}
+
+/// The item/increment pairs after the key (`args`, the command name first, an even count),
+/// every increment checked by `check` before the first pair is given, so that a bad one
+/// refuses them all and nothing is applied; each pair's increment is then what `read` reads
+/// of a text `check` accepted.
+pub fn checked_pairs<'a, T>(
+    args: &'a [&'a [u8]],
+    check: impl Fn(&[u8]) -> Result<T, Failure>,
+    read: impl Fn(&[u8]) -> T + 'a,
+) -> Result<impl ExactSizeIterator<Item = (&'a [u8], T)> + 'a, Failure> {
+    let pairs = args.get(2..).unwrap_or(&[]).as_chunks::<2>().0;
+    for [_, increment] in pairs {
+        check(increment)?;
+    }
+    Ok(pairs
+        .iter()
+        .map(move |[item, increment]| (*item, read(increment))))
 }
 
 /// A byte count as redis.conf spells memory sizes (`maxmemory 2gb`): digits, then optionally
