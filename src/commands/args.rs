@@ -1,5 +1,6 @@
 //! Numbers in arguments, parsed exactly as Redis parses them, so that what RedisBloom (which
-//! uses the server's parsers) accepts and refuses, redis-bf accepts and refuses.
+//! uses the server's parsers) accepts and refuses, redis-bf accepts and refuses; and
+//! item/increment pairs, every increment checked before any is applied.
 
 use std::ffi::CStr;
 use std::ops::RangeInclusive;
@@ -68,6 +69,24 @@ pub fn integer_in(text: &[u8], range: &RangeInclusive<i64>) -> Result<i64, Bad> 
     }
 }
 
+/// The item/increment pairs after the key (`args`, the command name first, an even count),
+/// every increment checked by `check` before the first pair is given, so that a bad one
+/// refuses them all and nothing is applied; each pair's increment is then what `read` reads
+/// of a text `check` accepted.
+pub fn checked_pairs<'a, T>(
+    args: &'a [&'a [u8]],
+    check: impl Fn(&[u8]) -> Result<T, Failure>,
+    read: impl Fn(&[u8]) -> T + 'a,
+) -> Result<impl ExactSizeIterator<Item = (&'a [u8], T)> + 'a, Failure> {
+    let pairs = args.get(2..).unwrap_or(&[]).as_chunks::<2>().0;
+    for [_, increment] in pairs {
+        check(increment)?;
+    }
+    Ok(pairs
+        .iter()
+        .map(move |[item, increment]| (*item, read(increment))))
+}
+
 /// A byte count as redis.conf spells memory sizes (`maxmemory 2gb`): digits, then optionally
 /// one of the units `b`, `k` (1000), `kb` (1024), `m`, `mb`, `g`, `gb`, in any case.
 pub fn parse_memory(text: &[u8]) -> Option<u64> {
@@ -97,6 +116,7 @@ pub fn parse_memory(text: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::testing::assert_reads_none;
 
     #[test]
     fn integers_parse_like_redis() {
@@ -107,29 +127,25 @@ mod tests {
         for n in [1, 7, 10, 99, 12345, i64::MAX / 10, i64::MIN + 1] {
             assert_eq!(parse_integer(n.to_string().as_bytes()), Some(n));
         }
-        for bad in [
-            &b""[..],
-            b"-",
-            b"+1",
-            b"01",
-            b"-0",
-            b" 1",
-            b"1 ",
-            b"1.0",
-            b"9223372036854775808",
-            b"-9223372036854775809",
-            b"99999999999999999999",
-            b"0x10",
-            b"12345678901234567a",
-            b"123456789012345678a",
-        ] {
-            assert_eq!(
-                parse_integer(bad),
-                None,
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
-        }
+        assert_reads_none(
+            parse_integer,
+            &[
+                &b""[..],
+                b"-",
+                b"+1",
+                b"01",
+                b"-0",
+                b" 1",
+                b"1 ",
+                b"1.0",
+                b"9223372036854775808",
+                b"-9223372036854775809",
+                b"99999999999999999999",
+                b"0x10",
+                b"12345678901234567a",
+                b"123456789012345678a",
+            ],
+        );
     }
 
     /// Redis takes exactly the texts an `i64` prints as: the oracle parses with Rust and
@@ -169,24 +185,20 @@ mod tests {
         assert_eq!(parse_memory(b"4gb"), Some(4 << 30));
         assert_eq!(parse_memory(b"7b"), Some(7));
         assert_eq!(parse_memory(b"18446744073709551615"), Some(u64::MAX));
-        for bad in [
-            &b""[..],
-            b"mb",
-            b"-1",
-            b"+1",
-            b" 1",
-            b"1 mb",
-            b"1.5gb",
-            b"1tb",
-            b"18446744073709551616",
-            b"17179869184gb",
-        ] {
-            assert_eq!(
-                parse_memory(bad),
-                None,
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
-        }
+        assert_reads_none(
+            parse_memory,
+            &[
+                &b""[..],
+                b"mb",
+                b"-1",
+                b"+1",
+                b" 1",
+                b"1 mb",
+                b"1.5gb",
+                b"1tb",
+                b"18446744073709551616",
+                b"17179869184gb",
+            ],
+        );
     }
 }

@@ -91,6 +91,7 @@ fn parse_short_decimal(text: &[u8]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::testing::assert_reads_none;
     use crate::core::testing::Rng;
 
     #[test]
@@ -107,7 +108,7 @@ mod tests {
         assert_eq!(parse_double(b"0x1p-1074"), Some(f64::from_bits(1)));
         assert_eq!(parse_double(b"0x1.fffffffffffff8p1023"), None);
         assert_eq!(parse_double(b"0x1.fffffffffffff7p1023"), Some(f64::MAX));
-        for bad in [
+        let bad = [
             &b""[..],
             b" 1",
             b"1 ",
@@ -131,11 +132,9 @@ mod tests {
             b"--1",
             b"+-1",
             b"1-",
-        ] {
-            let text = String::from_utf8_lossy(bad);
-            assert_eq!(parse_double(bad), None, "{text:?}");
-            assert_eq!(parse_short_decimal(bad), None, "{text:?}");
-        }
+        ];
+        assert_reads_none(parse_double, &bad);
+        assert_reads_none(parse_short_decimal, &bad);
     }
 
     #[test]

@@ -108,13 +108,14 @@ pub fn written(
         .written_as(&[event], &[advance_to(advance, now.as_bytes()), as_it_came]);
 }
 
-/// A new value replicated as `created` (its explicit form: nothing recomputed on replicas),
-/// raising `event`; a time window's clock follows behind `advance key <now>`.
+/// A new value replicated in its explicit form, `command key <shape> WINDOW n | TIMESPAN ms
+/// SLOTS s` (nothing recomputed on replicas), raising `event`; a time window's clock follows
+/// behind `advance key <now>`.
 pub fn created(
     call: &Call,
     advance: &'static CStr,
-    created: Replicated,
-    window: Window,
+    (command, shape): (&'static CStr, &[&[u8]]),
+    (window, slots): (Window, u64),
     now: u64,
     event: &'static CStr,
 ) {
@@ -122,7 +123,15 @@ pub fn created(
         call.finish_write(event);
         return;
     }
-    let now = now.to_string();
+    let kind: &[u8] = match window {
+        Window::Count(_) => b"WINDOW",
+        Window::Time(_) => b"TIMESPAN",
+    };
+    let [length, slots, now] = [window.length(), slots, now].map(|n| n.to_string());
+    let options = [kind, length.as_bytes(), b"SLOTS", slots.as_bytes()];
+    let mut args = vec![Arg::Own(1)];
+    args.extend(shape.iter().chain(&options).map(|word| Arg::Bytes(word)));
+    let created = Replicated { command, args };
     match window {
         Window::Time(_) => call
             .server
@@ -136,13 +145,5 @@ fn advance_to<'a>(advance: &'static CStr, now: &'a [u8]) -> Replicated<'a> {
     Replicated {
         command: advance,
         args: vec![Arg::Own(1), Arg::Bytes(now)],
-    }
-}
-
-/// The words of a window, as the explicit form of a creation spells them.
-pub fn window_words(window: Window) -> (&'static [u8], String) {
-    match window {
-        Window::Count(n) => (b"WINDOW", n.to_string()),
-        Window::Time(ms) => (b"TIMESPAN", ms.to_string()),
     }
 }

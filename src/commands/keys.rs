@@ -89,6 +89,12 @@ impl<'a> WriteKey<'a> {
         Lookup::of(self.0.server().held(&self.0), |v| is(v).then_some(()))
     }
 
+    /// Whether the key holds nothing at all (for a command that creates a value only there,
+    /// refusing a value of any type).
+    pub fn is_empty(&self) -> bool {
+        matches!(self.peek(|_| true), Lookup::Missing)
+    }
+
     /// Puts a new value under the key, which must be empty, adding it to its family's totals.
     pub fn store<T: Measured + Any>(&mut self, value: T) -> Result<(), Failure> {
         store(self.0.server(), &mut self.0, value).map(drop)

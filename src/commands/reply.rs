@@ -64,6 +64,14 @@ pub trait Out {
     fn error(&self, text: &'static CStr);
 }
 
+impl dyn Out + '_ {
+    /// An array of `values`, written element by element: a command's answer per item.
+    pub fn scalars(&self, values: impl ExactSizeIterator<Item = Scalar>) {
+        self.array(values.len());
+        values.for_each(|value| self.scalar(value));
+    }
+}
+
 impl Reply {
     /// `+OK`.
     pub const OK: Reply = Reply::Scalar(Scalar::Ok);

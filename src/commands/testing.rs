@@ -13,3 +13,15 @@ pub fn assert_refused<T: std::fmt::Debug + PartialEq>(
 ) {
     assert_eq!(result, Err(super::errors::Failure::Message(text)));
 }
+
+/// Asserts that `parse` reads none of `texts`, naming the text it read.
+#[track_caller]
+pub fn assert_reads_none<T: std::fmt::Debug + PartialEq>(
+    parse: impl Fn(&[u8]) -> Option<T>,
+    texts: &[&[u8]],
+) {
+    for text in texts {
+        let shown = String::from_utf8_lossy(text);
+        assert_eq!(parse(text), None, "{shown:?}");
+    }
+}

@@ -1,12 +1,29 @@
 //! `[WINDOW n | TIMESPAN ms] [SLOTS s]`: the options that make a value that forgets (a
-//! Count-Min sketch or a Top-K; `forgetting.rs`), read the same way by every family, each
-//! wording its own errors.
+//! Count-Min sketch or a Top-K; `forgetting.rs`), declared, read and shown by `INFO` the same
+//! way by every family, each wording its own errors.
 
 use std::ffi::CStr;
 
 use super::args::integer_in;
 use super::errors::Failure;
+use super::reply::{Reply, Scalar};
+use super::spec::{ArgKind, ArgSpec};
 use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
+
+/// `[WINDOW n | TIMESPAN ms]` in COMMAND DOCS: what a value that forgets forgets by.
+pub const WINDOW_ARG: ArgSpec = ArgSpec::new(
+    "window",
+    ArgKind::OneOf(&[
+        ArgSpec::new("count", ArgKind::Integer).token("WINDOW"),
+        ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
+    ]),
+)
+.optional();
+
+/// `[SLOTS s]` in COMMAND DOCS: how many slots the window is cut into.
+pub const SLOTS_ARG: ArgSpec = ArgSpec::new("slots", ArgKind::Integer)
+    .token("SLOTS")
+    .optional();
 
 /// Why `[WINDOW n | TIMESPAN ms] [SLOTS s]` was refused; each family words it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,4 +124,18 @@ impl WindowOptions {
     pub fn window(self) -> Option<(Window, u64)> {
         Some((self.window?, self.slots.unwrap_or(DEFAULT_SLOTS)))
     }
+}
+
+/// The `INFO` pairs of a value that forgets by `window`, cut into `slots`: `window_type`
+/// (`count` or `time`), `window` (its length) and `slots`.
+pub fn info(window: Window, slots: u64) -> [(&'static CStr, Reply); 3] {
+    let kind = match window {
+        Window::Count(_) => "count",
+        Window::Time(_) => "time",
+    };
+    [
+        (c"window_type", Reply::Scalar(Scalar::Text(kind))),
+        (c"window", Reply::count(window.length())),
+        (c"slots", Reply::count(slots)),
+    ]
 }

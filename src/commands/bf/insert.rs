@@ -107,7 +107,7 @@ fn insert(call: &Call) -> CommandResult {
     }
     let items = call.args.get(parsed.first_item..).unwrap_or(&[]);
     if let (Some(asked), false) = (parsed.window, parsed.nocreate) {
-        if matches!(key.peek(is_bloom), Lookup::Missing) {
+        if key.is_empty() {
             let (mut filter, header) = window::created(call, &mut key, parsed.params, asked)?;
             return Ok(window::add_items(
                 call,

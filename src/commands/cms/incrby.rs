@@ -18,7 +18,7 @@
 //! item's count in the window.
 
 use super::{errors, sketch_to_write, window, Sketch};
-use crate::commands::args::parse_integer;
+use crate::commands::args::{checked_pairs, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::digits::decimal_digits;
 use crate::commands::errors::{CommandResult, Failure};
@@ -103,13 +103,7 @@ fn forgetting<'a>(
 pub fn parse<'a>(
     args: &'a [&'a [u8]],
 ) -> Result<impl ExactSizeIterator<Item = (&'a [u8], i64)> + 'a, Failure> {
-    let pairs = args.get(2..).unwrap_or(&[]).as_chunks::<2>().0;
-    for [_, amount] in pairs {
-        amount_of(amount)?;
-    }
-    Ok(pairs
-        .iter()
-        .map(|[item, amount]| (*item, checked_amount(amount))))
+    checked_pairs(args, amount_of, checked_amount)
 }
 
 /// The value of an increment [`amount_of`] accepted (an optional `-`, then decimal digits of

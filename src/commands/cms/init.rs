@@ -28,10 +28,9 @@ use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::commands::window_options::WindowOptions;
+use crate::commands::window_options::{WindowOptions, SLOTS_ARG, WINDOW_ARG};
 use crate::core::cms::{CellSize, CountMinSketch, Dimensions};
 use crate::core::window::Window;
 
@@ -87,21 +86,6 @@ const CELL_SIZE_ARG: ArgSpec = ArgSpec::new(
 )
 .optional();
 
-/// Ours: what a sketch that forgets forgets by (`window.rs`).
-const WINDOW_ARG: ArgSpec = ArgSpec::new(
-    "window",
-    ArgKind::OneOf(&[
-        ArgSpec::new("count", ArgKind::Integer).token("WINDOW"),
-        ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
-    ]),
-)
-.optional();
-
-/// Ours: how many slots the window is cut into.
-const SLOTS_ARG: ArgSpec = ArgSpec::new("slots", ArgKind::Integer)
-    .token("SLOTS")
-    .optional();
-
 fn initbydim(call: &Call) -> CommandResult {
     create(call, c"cms.initbydim")
 }
@@ -120,7 +104,7 @@ fn create(call: &Call, event: &'static CStr) -> CommandResult {
         _ => false,
     })?;
     let mut key = call.open_for_write()?;
-    if !matches!(key.peek(|_| true), Lookup::Missing) {
+    if !key.is_empty() {
         return Err(Failure::Message(errors::KEY_EXISTS));
     }
     let InitArgs { dimensions, window } = parse(call.args)?;

@@ -26,22 +26,18 @@ pub static QUERY: CommandSpec = CommandSpec {
 
 fn query(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
-    let items = call.args.get(2..).unwrap_or(&[]);
+    let items = call.args.get(2..).unwrap_or(&[]).iter();
     match sketch_to_read(&key)? {
         Sketch::Classic(sketch) => {
-            call.out.array(items.len());
-            for item in items {
-                // Counters are at most 2^63 − 1.
-                call.out.scalar(Scalar::Integer(sketch.query(item) as i64));
-            }
+            // Counters are at most 2^63 − 1.
+            call.out
+                .scalars(items.map(|item| Scalar::Integer(sketch.query(item) as i64)));
         }
         Sketch::Window(sketch) => {
             let now = window::read_time(call, sketch);
-            call.out.array(items.len());
-            for item in items {
-                let estimate = sketch.query(item, now).min(i64::MAX as u64);
-                call.out.scalar(Scalar::Integer(estimate as i64));
-            }
+            let estimate =
+                |item| Scalar::Integer(sketch.query(item, now).min(i64::MAX as u64) as i64);
+            call.out.scalars(items.map(|item| estimate(item)));
         }
     }
     Ok(Reply::Sent)

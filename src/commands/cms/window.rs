@@ -38,11 +38,11 @@ use super::errors;
 use crate::commands::call::Call;
 use crate::commands::classic_or_window;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::forgetting::{self, window_words};
+use crate::commands::forgetting;
 use crate::commands::keys::WriteKey;
-use crate::commands::reply::{Reply, Scalar};
-use crate::commands::server::{Arg, Replicated};
+use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
+use crate::commands::window_options;
 use crate::core::cms::window::{Shape, Window};
 use crate::core::cms::{CountMinSketch, Dimensions, WindowSketch};
 use crate::core::Error;
@@ -83,21 +83,10 @@ pub fn create(
     let now = forgetting::creation_time(call, window);
     let sketch = WindowSketch::new(shape, now, &call.memory()).map_err(errors::fail)?;
     key.store(sketch)?;
-    let (kind, length) = window_words(window);
-    let [width, depth, slots] = [width, depth, slots].map(|n| n.to_string());
-    let explicit = Replicated {
-        command: c"CMS.INITBYDIM",
-        args: vec![
-            Arg::Own(1),
-            Arg::Bytes(width.as_bytes()),
-            Arg::Bytes(depth.as_bytes()),
-            Arg::Bytes(kind),
-            Arg::Bytes(length.as_bytes()),
-            Arg::Bytes(b"SLOTS"),
-            Arg::Bytes(slots.as_bytes()),
-        ],
-    };
-    forgetting::created(call, ADVANCE_NAME, explicit, window, now, event);
+    let [width, depth] = [width, depth].map(|n| n.to_string());
+    let words = [width.as_bytes(), depth.as_bytes()];
+    let explicit = (c"CMS.INITBYDIM", &words[..]);
+    forgetting::created(call, ADVANCE_NAME, explicit, (window, slots), now, event);
     Ok(())
 }
 
@@ -121,19 +110,13 @@ pub fn written(call: &Call, command: &'static CStr, opened: Option<u64>, event: 
 /// the window's.
 pub fn info(sketch: &WindowSketch, now: u64) -> Reply {
     let shape = sketch.shape();
-    let int = |n: u64| Reply::integer(i64::try_from(n).unwrap_or(i64::MAX));
-    let kind = match shape.window {
-        Window::Count(_) => "count",
-        Window::Time(_) => "time",
-    };
-    Reply::Map(vec![
-        (c"width", int(shape.width)),
-        (c"depth", int(shape.depth)),
-        (c"count", int(sketch.window_count(now))),
-        (c"cell_size", int(4)),
-        (c"window_type", Reply::Scalar(Scalar::Text(kind))),
-        (c"window", int(shape.window.length())),
-        (c"slots", int(shape.slots)),
-        (c"ticks_per_slot", int(shape.ticks_per_slot)),
-    ])
+    let mut pairs = vec![
+        (c"width", Reply::count(shape.width)),
+        (c"depth", Reply::count(shape.depth)),
+        (c"count", Reply::count(sketch.window_count(now))),
+        (c"cell_size", Reply::count(4)),
+    ];
+    pairs.extend(window_options::info(shape.window, shape.slots));
+    pairs.push((c"ticks_per_slot", Reply::count(shape.ticks_per_slot)));
+    Reply::Map(pairs)
 }

@@ -139,10 +139,7 @@ fn compress_if(digest: &mut TDigest, in_place: bool) {
 
 /// An array of doubles, written as it goes.
 pub(super) fn doubles(call: &Call, values: &[f64]) -> Reply {
-    call.out.array(values.len());
-    for &x in values {
-        call.out.scalar(Scalar::Double(x));
-    }
+    call.out.scalars(values.iter().map(|&x| Scalar::Double(x)));
     Reply::Sent
 }
 

@@ -104,12 +104,7 @@ fn ranks(call: &Call, order: Order) -> CommandResult {
         |digest| digest.ranks_compress(&values),
         |digest, in_place| {
             // Written as they are made: nothing can fail once they are.
-            let reply = |ranks: Ranks| {
-                call.out.array(ranks.len());
-                for rank in ranks {
-                    call.out.scalar(Scalar::Integer(rank));
-                }
-            };
+            let reply = |ranks: Ranks| call.out.scalars(ranks.map(Scalar::Integer));
             if in_place {
                 digest.ranks_compressing(&values, order, reply)
             } else {

@@ -22,7 +22,7 @@
 use std::ffi::CStr;
 
 use super::{errors, topk_to_write, window, Topk};
-use crate::commands::args::parse_integer;
+use crate::commands::args::{checked_pairs, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
@@ -140,13 +140,7 @@ fn reply(call: &Call, counted: Result<Option<Expelled>, Error>) {
 pub fn parse<'a>(
     args: &'a [&'a [u8]],
 ) -> Result<impl ExactSizeIterator<Item = (&'a [u8], u32)> + 'a, Failure> {
-    let pairs = args.get(2..).unwrap_or(&[]).as_chunks::<2>().0;
-    for [_, increment] in pairs {
-        increment_of(increment)?;
-    }
-    Ok(pairs
-        .iter()
-        .map(|[item, increment]| (*item, increment_of(increment).unwrap_or(0))))
+    checked_pairs(args, increment_of, |text| increment_of(text).unwrap_or(0))
 }
 
 /// An increment: an integer in [0, 100000] as Redis parses one.

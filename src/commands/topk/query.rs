@@ -72,9 +72,7 @@ fn each_item(
         Topk::Window(topk) => Topk::Window((topk, window::read_time(call, topk))),
     };
     let items = call.args.get(2..).unwrap_or(&[]);
-    call.out.array(items.len());
-    for item in items {
-        call.out.scalar(answer(topk, item));
-    }
+    call.out
+        .scalars(items.iter().map(|item| answer(topk, item)));
     Ok(Reply::Sent)
 }

@@ -23,10 +23,9 @@ use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::commands::window_options::WindowOptions;
+use crate::commands::window_options::{WindowOptions, SLOTS_ARG, WINDOW_ARG};
 use crate::core::topk::{Params, TopK};
 use crate::core::window::Window;
 
@@ -52,17 +51,8 @@ pub static RESERVE: CommandSpec = CommandSpec {
             ]),
         )
         .optional(),
-        ArgSpec::new(
-            "window",
-            ArgKind::OneOf(&[
-                ArgSpec::new("count", ArgKind::Integer).token("WINDOW"),
-                ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
-            ]),
-        )
-        .optional(),
-        ArgSpec::new("slots", ArgKind::Integer)
-            .token("SLOTS")
-            .optional(),
+        WINDOW_ARG,
+        SLOTS_ARG,
     ],
     run: reserve,
 };
@@ -75,7 +65,7 @@ fn reserve(call: &Call) -> CommandResult {
         _ => false,
     })?;
     let mut key = call.open_for_write()?;
-    if !matches!(key.peek(|_| true), Lookup::Missing) {
+    if !key.is_empty() {
         return Err(Failure::Message(errors::KEY_EXISTS));
     }
     let ReserveArgs { params, window } = parse(call.args)?;

@@ -19,11 +19,11 @@ use super::errors;
 use crate::commands::call::Call;
 use crate::commands::classic_or_window;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::forgetting::{self, window_words};
+use crate::commands::forgetting;
 use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
-use crate::commands::server::{Arg, Replicated};
 use crate::commands::spec::CommandSpec;
+use crate::commands::window_options;
 use crate::core::topk::window::{Shape, Window};
 use crate::core::topk::{Params, TopK, WindowTopK};
 use crate::core::Error;
@@ -62,27 +62,24 @@ pub fn create(
     let now = forgetting::creation_time(call, window);
     let topk = WindowTopK::new(shape, now, &call.memory()).map_err(errors::fail)?;
     key.store(topk)?;
-    let (kind, length) = window_words(window);
-    let numbers = [params.k(), params.width(), params.depth()].map(|n| n.to_string());
+    let [k, width, depth] = [params.k(), params.width(), params.depth()].map(|n| n.to_string());
     // The decay as the shortest text that reads back as the same double.
     let decay = format!("{:?}", params.decay());
-    let slots = slots.to_string();
-    let [k, width, depth] = &numbers;
-    let explicit = Replicated {
-        command: c"TOPK.RESERVE",
-        args: vec![
-            Arg::Own(1),
-            Arg::Bytes(k.as_bytes()),
-            Arg::Bytes(width.as_bytes()),
-            Arg::Bytes(depth.as_bytes()),
-            Arg::Bytes(decay.as_bytes()),
-            Arg::Bytes(kind),
-            Arg::Bytes(length.as_bytes()),
-            Arg::Bytes(b"SLOTS"),
-            Arg::Bytes(slots.as_bytes()),
-        ],
-    };
-    forgetting::created(call, ADVANCE_NAME, explicit, window, now, c"topk.reserve");
+    let words = [
+        k.as_bytes(),
+        width.as_bytes(),
+        depth.as_bytes(),
+        decay.as_bytes(),
+    ];
+    let explicit = (c"TOPK.RESERVE", &words[..]);
+    forgetting::created(
+        call,
+        ADVANCE_NAME,
+        explicit,
+        (window, slots),
+        now,
+        c"topk.reserve",
+    );
     Ok(())
 }
 
@@ -107,19 +104,13 @@ pub fn written(call: &Call, command: &'static CStr, opened: Option<u64>, event: 
 pub fn info(topk: &WindowTopK, now: u64) -> Reply {
     let shape = topk.shape();
     let params = shape.params;
-    let int = |n: u64| Reply::integer(i64::try_from(n).unwrap_or(i64::MAX));
-    let kind = match shape.window {
-        Window::Count(_) => "count",
-        Window::Time(_) => "time",
-    };
-    Reply::Map(vec![
-        (c"k", int(params.k().into())),
-        (c"width", int(params.width().into())),
-        (c"depth", int(params.depth().into())),
+    let mut pairs = vec![
+        (c"k", Reply::count(params.k().into())),
+        (c"width", Reply::count(params.width().into())),
+        (c"depth", Reply::count(params.depth().into())),
         (c"decay", Reply::Scalar(Scalar::Double(params.decay()))),
-        (c"window_type", Reply::Scalar(Scalar::Text(kind))),
-        (c"window", int(shape.window.length())),
-        (c"slots", int(shape.slots)),
-        (c"window_count", int(topk.window_total(now))),
-    ])
+    ];
+    pairs.extend(window_options::info(shape.window, shape.slots));
+    pairs.push((c"window_count", Reply::count(topk.window_total(now))));
+    Reply::Map(pairs)
 }

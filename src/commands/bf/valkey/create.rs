@@ -51,7 +51,7 @@ pub fn makes_valkey_bloom(args: &[&[u8]], options_from: usize) -> bool {
 /// filter of valkey-bloom's configs with the items. `None` where the key is not empty or the
 /// flavour is RedisBloom's.
 pub fn add_creating(call: &Call, key: &mut WriteKey, single: bool) -> Option<CommandResult> {
-    if !config::valkey_flavour() || !matches!(key.peek(|_| true), Lookup::Missing) {
+    if !config::valkey_flavour() || !key.is_empty() {
         return None;
     }
     let created = create(call, key, defaults(call), 2);
@@ -201,7 +201,7 @@ fn checked(
 /// valkey-bloom's own options.
 pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
     // Only a creation needs the configs' seed: an insert into a filter draws none.
-    let creating = matches!(key.peek(|_| true), Lookup::Missing);
+    let creating = key.is_empty();
     let defaults = if creating {
         defaults(call)
     } else {
