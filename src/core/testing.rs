@@ -115,10 +115,13 @@ pub(crate) fn dump_payload(type_id: u64, save: impl Fn(&mut DumpWriter)) -> Vec<
     payload(type_id, 10, save).unwrap()
 }
 
-pub(crate) fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
+/// The bytes of hex text; white space between digits is passed over, so long payloads may be
+/// wrapped.
+pub(crate) fn unhex(text: &str) -> Vec<u8> {
+    let text: String = text.split_whitespace().collect();
+    (0..text.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
         .collect()
 }
 
