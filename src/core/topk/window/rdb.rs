@@ -12,12 +12,11 @@
 //! against the memory limits before the first string is read. The decay table is rebuilt
 //! from the decay.
 
-use super::{zeroed_totals, Shape, Window, WindowTopK};
-use crate::core::le::LeReader;
+use super::{Shape, Window, WindowTopK};
 use crate::core::rdb::{known_version, load_array, save_array, RdbRead, RdbWrite};
 use crate::core::topk::params::Params;
 use crate::core::topk::rdb::{load_heap, save_heap};
-use crate::core::window;
+use crate::core::window::{self, Clock};
 use crate::core::{Error, Memory};
 
 /// The encoding version written and loaded.
@@ -37,10 +36,9 @@ pub fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
         out.unsigned(field);
     }
     out.double(params.decay());
-    out.unsigned(topk.slot);
-    out.unsigned(topk.updates);
-    let totals: Vec<u8> = topk.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
-    out.bytes(&totals);
+    out.unsigned(topk.slot());
+    out.unsigned(topk.updates());
+    window::save_totals(&topk.totals, out);
     save_array(&topk.buckets, out);
     save_heap(&topk.heap, out);
 }
@@ -64,15 +62,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
         return Err(Error::BadEncoding);
     }
     memory.check(shape.memory_usage().ok_or(Error::BadEncoding)?)?;
-    let saved_totals = input.bytes()?;
-    let mut totals = zeroed_totals(&shape)?;
-    if saved_totals.len() != 8 * totals.len() {
-        return Err(Error::BadEncoding);
-    }
-    let mut reader = LeReader(&saved_totals);
-    for total in &mut totals {
-        *total = reader.u64()?;
-    }
+    let totals = window::load_totals(input, shape.counts())?;
     let buckets = load_array(
         input,
         shape.buckets_bytes().ok_or(Error::BadEncoding)?,
@@ -82,5 +72,6 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     // empty slot all zero), which is what `save` writes: this format is ours, unlike
     // `TopK-TYPE`'s, which must take RedisBloom's pointers.
     let heap = load_heap(input, params.k(), true)?;
-    WindowTopK::from_parts(shape, slot, updates, totals, buckets, heap)
+    let clock = Clock::at(window, shape.slots, slot, updates);
+    WindowTopK::from_parts(shape, clock, totals, buckets, heap)
 }
