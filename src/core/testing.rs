@@ -4,7 +4,7 @@
 //! byte.
 
 use crate::core::dump::{payload, DumpWriter};
-use crate::core::rdb::RdbRead;
+use crate::core::rdb::{FieldWriter, RdbRead};
 use crate::core::Error;
 
 /// Marsaglia's xorshift64 (13, 7, 17), seeded as the capture scripts seeded it.
@@ -108,6 +108,13 @@ impl RdbRead for DumpReader<'_> {
         let len = self.length()? as usize;
         Ok(self.take(len)?.to_vec())
     }
+}
+
+/// The plain bytes ([`FieldWriter`]) of the fields `save` writes.
+pub(crate) fn fields_of(save: impl FnOnce(&mut FieldWriter)) -> Vec<u8> {
+    let mut out = FieldWriter::default();
+    save(&mut out);
+    out.0
 }
 
 /// The whole `DUMP` payload Redis 7.0 builds from a value's fields (RDB version 10).

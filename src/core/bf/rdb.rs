@@ -167,13 +167,11 @@ mod tests {
     use super::*;
     use crate::core::bf::chain::{scaling_test_chain, LayoutKind};
     use crate::core::le::LeReader;
-    use crate::core::rdb::FieldWriter;
+    use crate::core::testing::fields_of;
     use crate::core::{eager_limited, EAGER};
 
     fn saved(chain: &Chain) -> Vec<u8> {
-        let mut out = FieldWriter::default();
-        save(chain, &mut out);
-        out.0
+        fields_of(|out| save(chain, out))
     }
 
     #[test]

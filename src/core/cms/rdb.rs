@@ -67,13 +67,11 @@ mod tests {
     use crate::core::cms::{MergeSource, Weighted};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
-    use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
+    use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
     use crate::core::{eager_limited, EAGER};
 
     fn saved(sketch: &CountMinSketch) -> Vec<u8> {
-        let mut out = FieldWriter::default();
-        save(sketch, &mut out, LEGACY_ENCODING_VERSION);
-        out.0
+        fields_of(|out| save(sketch, out, LEGACY_ENCODING_VERSION))
     }
 
     fn sample_of(cell_size: CellSize) -> CountMinSketch {

@@ -12,7 +12,7 @@ use super::rdb::{load, save};
 use super::*;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbRead, RdbWrite};
-use crate::core::testing::{dump_payload, fnv, unhex, DumpReader, Rng, FNV_OFFSET};
+use crate::core::testing::{dump_payload, fields_of, fnv, unhex, DumpReader, Rng, FNV_OFFSET};
 use crate::core::{Error, EAGER};
 
 /// `TopK-TYPE` encoding version 0 as a module type id.
@@ -23,9 +23,7 @@ fn topk(k: i64, width: i64, depth: i64, decay: f64) -> TopK {
 }
 
 fn saved(t: &TopK) -> Vec<u8> {
-    let mut out = FieldWriter::default();
-    save(t, &mut out);
-    out.0
+    fields_of(|out| save(t, out))
 }
 
 /// The reply element of an expelled item, coded as the capture script coded it: `-,` for

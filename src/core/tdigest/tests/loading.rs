@@ -8,13 +8,11 @@ use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{AddError, Order, TDigest, MAX_COMPRESSION};
-use crate::core::testing::unhex;
+use crate::core::testing::{fields_of, unhex};
 use crate::core::{eager_limited, Error, Memory, EAGER};
 
 fn saved(digest: &TDigest) -> Vec<u8> {
-    let mut out = FieldWriter::default();
-    save(digest, &mut out).unwrap();
-    out.0
+    fields_of(|out| save(digest, out).unwrap())
 }
 
 fn loaded(bytes: &[u8]) -> Result<TDigest, Error> {
