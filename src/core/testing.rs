@@ -110,6 +110,18 @@ impl RdbRead for DumpReader<'_> {
     }
 }
 
+/// The value `load` reads from `payload`'s fields ([`DumpReader`]), which must be all of them.
+pub(crate) fn load_payload<T>(
+    payload: &[u8],
+    type_id: u64,
+    load: impl FnOnce(&mut DumpReader) -> Result<T, Error>,
+) -> T {
+    let mut fields = DumpReader::new(payload, type_id);
+    let value = load(&mut fields).unwrap();
+    assert!(fields.is_done());
+    value
+}
+
 /// The plain bytes ([`FieldWriter`]) of the fields `save` writes.
 pub(crate) fn fields_of(save: impl FnOnce(&mut FieldWriter)) -> Vec<u8> {
     let mut out = FieldWriter::default();
