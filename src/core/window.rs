@@ -1,6 +1,8 @@
 //! What a value that forgets forgets by — the last `n` updates or the last `n` milliseconds —
-//! and how its window is cut into periods, shared by the families whose values can forget
-//! (Count-Min sketches, Top-K; the Bloom filters' windows are sized by their capacity).
+//! how its window is cut into periods, where the value stands in time ([`Clock`]) and the rings
+//! it keeps a value per period in, with their RDB fields, shared by the families whose values
+//! can forget (Count-Min sketches, Top-K; the Bloom filters' windows are sized by their
+//! capacity).
 
 use std::ops::Range;
 
@@ -118,8 +120,8 @@ impl Clock {
         Clock::at(window, periods, newest, 0)
     }
 
-    /// A clock at period `newest` that has applied `updates` (a loaded value's).
-    pub fn at(window: Window, periods: u64, newest: u64, updates: u64) -> Clock {
+    /// A clock at period `newest` that has applied `updates`.
+    fn at(window: Window, periods: u64, newest: u64, updates: u64) -> Clock {
         let mut clock = Clock {
             window,
             periods,
@@ -224,6 +226,23 @@ pub fn load(input: &mut impl RdbRead) -> Result<Window, Error> {
     } else {
         Err(Error::BadEncoding)
     }
+}
+
+/// Saves `clock` as two RDB fields: its newest period and its updates.
+pub fn save_clock(clock: &Clock, out: &mut impl RdbWrite) {
+    out.unsigned(clock.newest);
+    out.unsigned(clock.updates);
+}
+
+/// Loads what [`save_clock`] saved, the clock of `window` cut into `periods`. `BadEncoding` for
+/// updates on a time window, whose time they are not.
+pub fn load_clock(input: &mut impl RdbRead, window: Window, periods: u64) -> Result<Clock, Error> {
+    let newest = input.unsigned()?;
+    let updates = input.unsigned()?;
+    if matches!(window, Window::Time(_)) && updates != 0 {
+        return Err(Error::BadEncoding);
+    }
+    Ok(Clock::at(window, periods, newest, updates))
 }
 
 /// Saves a ring of per-period totals as one RDB string of little-endian `u64`.

@@ -7,9 +7,9 @@
 //! recomputed from the tick. Every field is checked before anything is sized from it, and the
 //! whole sketch's size against the memory limits before the counters are read.
 
-use super::{Shape, Window, WindowSketch};
+use super::{Shape, WindowSketch};
 use crate::core::rdb::{known_version, load_array, save_array, RdbRead, RdbWrite};
-use crate::core::window::{self, Clock};
+use crate::core::window;
 use crate::core::{Error, Memory};
 
 /// The encoding version written and loaded.
@@ -28,11 +28,10 @@ pub fn save(sketch: &WindowSketch, out: &mut impl RdbWrite) {
         shape.width,
         shape.depth,
         HASH_MURMUR2_ROWS,
-        sketch.tick(),
-        sketch.updates(),
     ] {
         out.unsigned(field);
     }
+    window::save_clock(&sketch.clock, out);
     window::save_totals(&sketch.totals, out);
     save_array(&sketch.counters, out);
 }
@@ -53,11 +52,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     if !shape.is_valid() || input.unsigned()? != HASH_MURMUR2_ROWS {
         return Err(Error::BadEncoding);
     }
-    let tick = input.unsigned()?;
-    let updates = input.unsigned()?;
-    if matches!(window, Window::Time(_)) && updates != 0 {
-        return Err(Error::BadEncoding);
-    }
+    let clock = window::load_clock(input, window, shape.ticks_per_window())?;
     memory.check(shape.memory_usage().ok_or(Error::BadEncoding)?)?;
     let totals_len = usize::try_from(shape.totals_len()).map_err(|_| Error::OutOfMemory)?;
     let totals = window::load_totals(input, totals_len)?;
@@ -67,7 +62,6 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
         memory,
     )?;
     let blank = counters.iter().all(|&byte| byte == 0);
-    let clock = Clock::at(window, shape.ticks_per_window(), tick, updates);
     Ok(WindowSketch::with_clock(
         shape, clock, totals, counters, blank,
     ))

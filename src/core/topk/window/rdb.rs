@@ -12,11 +12,11 @@
 //! against the memory limits before the first string is read. The decay table is rebuilt
 //! from the decay.
 
-use super::{Shape, Window, WindowTopK};
+use super::{Shape, WindowTopK};
 use crate::core::rdb::{known_version, load_array, save_array, RdbRead, RdbWrite};
 use crate::core::topk::params::Params;
 use crate::core::topk::rdb::{load_heap, save_heap};
-use crate::core::window::{self, Clock};
+use crate::core::window;
 use crate::core::{Error, Memory};
 
 /// The encoding version written and loaded.
@@ -36,8 +36,7 @@ pub fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
         out.unsigned(field);
     }
     out.double(params.decay());
-    out.unsigned(topk.slot());
-    out.unsigned(topk.updates());
+    window::save_clock(&topk.clock, out);
     window::save_totals(&topk.totals, out);
     save_array(&topk.buckets, out);
     save_heap(&topk.heap, out);
@@ -56,11 +55,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     let (k, width, depth) = (dimension()?, dimension()?, dimension()?);
     let params = Params::new(k, width, depth, input.double()?).map_err(|_| Error::BadEncoding)?;
     let shape = Shape::new(params, window, slots).ok_or(Error::BadEncoding)?;
-    let slot = input.unsigned()?;
-    let updates = input.unsigned()?;
-    if matches!(window, Window::Time(_)) && updates != 0 {
-        return Err(Error::BadEncoding);
-    }
+    let clock = window::load_clock(input, window, shape.slots)?;
     memory.check(shape.memory_usage().ok_or(Error::BadEncoding)?)?;
     let totals = window::load_totals(input, shape.counts())?;
     let buckets = load_array(
@@ -72,6 +67,5 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     // empty slot all zero), which is what `save` writes: this format is ours, unlike
     // `TopK-TYPE`'s, which must take RedisBloom's pointers.
     let heap = load_heap(input, params.k(), true)?;
-    let clock = Clock::at(window, shape.slots, slot, updates);
     WindowTopK::from_parts(shape, clock, totals, buckets, heap)
 }
