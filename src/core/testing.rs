@@ -4,7 +4,7 @@
 //! byte.
 
 use crate::core::dump::{payload, DumpWriter};
-use crate::core::rdb::RdbRead;
+use crate::core::rdb::{FieldWriter, RdbRead};
 use crate::core::Error;
 
 /// Marsaglia's xorshift64 (13, 7, 17), seeded as the capture scripts seeded it.
@@ -110,15 +110,37 @@ impl RdbRead for DumpReader<'_> {
     }
 }
 
+/// The value `load` reads from `payload`'s fields ([`DumpReader`]), which must be all of them.
+pub(crate) fn load_payload<T>(
+    payload: &[u8],
+    type_id: u64,
+    load: impl FnOnce(&mut DumpReader) -> Result<T, Error>,
+) -> T {
+    let mut fields = DumpReader::new(payload, type_id);
+    let value = load(&mut fields).unwrap();
+    assert!(fields.is_done());
+    value
+}
+
+/// The plain bytes ([`FieldWriter`]) of the fields `save` writes.
+pub(crate) fn fields_of(save: impl FnOnce(&mut FieldWriter)) -> Vec<u8> {
+    let mut out = FieldWriter::default();
+    save(&mut out);
+    out.0
+}
+
 /// The whole `DUMP` payload Redis 7.0 builds from a value's fields (RDB version 10).
 pub(crate) fn dump_payload(type_id: u64, save: impl Fn(&mut DumpWriter)) -> Vec<u8> {
     payload(type_id, 10, save).unwrap()
 }
 
-pub(crate) fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
+/// The bytes of hex text; white space between digits is passed over, so long payloads may be
+/// wrapped.
+pub(crate) fn unhex(text: &str) -> Vec<u8> {
+    let text: String = text.split_whitespace().collect();
+    (0..text.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
         .collect()
 }
 

@@ -1,11 +1,13 @@
 //! What a value that forgets forgets by — the last `n` updates or the last `n` milliseconds —
-//! and how its window is cut into periods, shared by the families whose values can forget
-//! (Count-Min sketches, Top-K; the Bloom filters' windows are sized by their capacity).
+//! how its window is cut into periods, where the value stands in time ([`Clock`]) and the rings
+//! it keeps a value per period in, with their RDB fields, shared by the families whose values
+//! can forget (Count-Min sketches, Top-K; the Bloom filters' windows are sized by their
+//! capacity).
 
 use std::ops::Range;
 
 use super::rdb::{RdbRead, RdbWrite};
-use super::Error;
+use super::{try_vec, Error};
 
 /// What a value forgets by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +95,108 @@ pub fn fill_ring<T: Copy>(ring: &mut [T], first: u64, last: u64, value: T) {
     }
 }
 
+/// Where a value that forgets stands in time, its window cut into `periods` periods (a
+/// Count-Min sketch's ticks, a Top-K's slots): the newest period a write moved it to, and the
+/// updates applied, which are a count window's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    window: Window,
+    periods: u64,
+    newest: u64,
+    /// Updates applied (count windows: their clock; 0 for time windows).
+    updates: u64,
+    /// The first time (or update count) of the period after `newest` (a function of it, not
+    /// saved): a write before it needs no division to know its period.
+    next_at: u64,
+}
+
+impl Clock {
+    /// The clock of a value made at `now` (milliseconds; count windows start at 0).
+    pub fn started(window: Window, periods: u64, now: u64) -> Clock {
+        let newest = match window {
+            Window::Count(_) => 0,
+            Window::Time(_) => window.period_of(now, periods),
+        };
+        Clock::at(window, periods, newest, 0)
+    }
+
+    /// A clock at period `newest` that has applied `updates`.
+    fn at(window: Window, periods: u64, newest: u64, updates: u64) -> Clock {
+        let mut clock = Clock {
+            window,
+            periods,
+            newest,
+            updates,
+            next_at: 0,
+        };
+        clock.move_to(newest);
+        clock
+    }
+
+    /// The newest period a write moved it to.
+    pub fn newest(&self) -> u64 {
+        self.newest
+    }
+
+    /// Updates applied (count windows), or 0.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// Whether a write at `now` (milliseconds) would move a time window's clock past its newest
+    /// period: such a write must reach replicas with its time.
+    pub fn opens_period(&self, now: u64) -> bool {
+        // `next_at` is where the period after the newest begins: no division per write.
+        matches!(self.window, Window::Time(_)) && now >= self.next_at
+    }
+
+    /// The period of `now` (milliseconds) on a time window, where a replica moves the clock
+    /// before a write its primary made then; `None` on a count window, whose time is its
+    /// updates.
+    pub fn time_period(&self, now: u64) -> Option<u64> {
+        match self.window {
+            Window::Count(_) => None,
+            Window::Time(_) => Some(self.window.period_of(now, self.periods)),
+        }
+    }
+
+    /// The period a write at `now` is made in (milliseconds; `None`: at the newest period, as
+    /// a replayed write), or, for count windows, at the next update: never before the newest,
+    /// and divided out only when the write has reached the next period.
+    pub fn write_period(&self, now: Option<u64>) -> u64 {
+        let t = match (self.window, now) {
+            (Window::Count(_), _) => self.updates,
+            (Window::Time(_), Some(now)) => now,
+            (Window::Time(_), None) => return self.newest,
+        };
+        if t < self.next_at {
+            self.newest
+        } else {
+            self.window.period_of(t, self.periods).max(self.newest)
+        }
+    }
+
+    /// The period a read at `now` sees: never before the newest.
+    pub fn read_period(&self, now: u64) -> u64 {
+        self.write_period(Some(now))
+    }
+
+    /// Moves the clock to `period`; the value moves what it holds with it.
+    pub fn move_to(&mut self, period: u64) {
+        self.newest = period;
+        // The first time of the next period: `⌈(period + 1) · length / periods⌉`, saturating.
+        let at = (u128::from(period) + 1) * u128::from(self.window.length());
+        self.next_at = u64::try_from(at.div_ceil(u128::from(self.periods))).unwrap_or(u64::MAX);
+    }
+
+    /// Counts one update, a count window's time.
+    pub fn count_update(&mut self) {
+        if let Window::Count(_) = self.window {
+            self.updates += 1;
+        }
+    }
+}
+
 /// A window's kind in saved values: count windows.
 const KIND_COUNT: u64 = 0;
 /// A window's kind in saved values: time windows.
@@ -122,6 +226,47 @@ pub fn load(input: &mut impl RdbRead) -> Result<Window, Error> {
     } else {
         Err(Error::BadEncoding)
     }
+}
+
+/// Saves `clock` as two RDB fields: its newest period and its updates.
+pub fn save_clock(clock: &Clock, out: &mut impl RdbWrite) {
+    out.unsigned(clock.newest);
+    out.unsigned(clock.updates);
+}
+
+/// Loads what [`save_clock`] saved, the clock of `window` cut into `periods`. `BadEncoding` for
+/// updates on a time window, whose time they are not.
+pub fn load_clock(input: &mut impl RdbRead, window: Window, periods: u64) -> Result<Clock, Error> {
+    let newest = input.unsigned()?;
+    let updates = input.unsigned()?;
+    if matches!(window, Window::Time(_)) && updates != 0 {
+        return Err(Error::BadEncoding);
+    }
+    Ok(Clock::at(window, periods, newest, updates))
+}
+
+/// Saves a ring of per-period totals as one RDB string of little-endian `u64`.
+pub fn save_totals(totals: &[u64], out: &mut impl RdbWrite) {
+    let bytes: Vec<u8> = totals.iter().flat_map(|t| t.to_le_bytes()).collect();
+    out.bytes(&bytes);
+}
+
+/// Loads what [`save_totals`] saved, a ring of `len` totals. `BadEncoding` for a string of
+/// another length.
+pub fn load_totals(input: &mut impl RdbRead, len: usize) -> Result<Vec<u64>, Error> {
+    let saved = input.bytes()?;
+    if saved.len() as u64 != 8 * len as u64 {
+        return Err(Error::BadEncoding);
+    }
+    let mut totals = try_vec(len)?;
+    totals.extend(
+        saved
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .map(|t| u64::from_le_bytes(*t)),
+    );
+    Ok(totals)
 }
 
 #[cfg(test)]

@@ -207,6 +207,7 @@ fn max_load(hashes: u32, error: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::bf::assert_false_positive_rate_near;
     use crate::core::hash::{HashKind, HashPair};
 
     /// Test helpers over one flat array (one segment: these filters are small).
@@ -295,21 +296,9 @@ mod tests {
                     HashPair::of(format!("member:{i}").as_bytes(), HashKind::Xxh3)
                 ));
             }
-            let trials = 2_000_000u64;
-            let hits = (0..trials)
-                .filter(|i| {
-                    contains(
-                        &b,
-                        &bytes,
-                        HashPair::of(format!("other:{i}").as_bytes(), HashKind::Xxh3),
-                    )
-                })
-                .count();
-            let rate = hits as f64 / trials as f64;
-            assert!(
-                (rate - error).abs() <= error * 0.1,
-                "rate {rate} for configured {error}"
-            );
+            assert_false_positive_rate_near(error, 2_000_000, |item| {
+                contains(&b, &bytes, HashPair::of(item, HashKind::Xxh3))
+            });
         }
     }
 

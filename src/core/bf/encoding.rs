@@ -206,6 +206,18 @@ mod tests {
         chain
     }
 
+    /// `chain` as SCANDUMP sends it and LOADCHUNK loads it: its header, then every chunk from
+    /// iterator 1 on.
+    fn copied_by_chunks(chain: &Chain) -> Chain {
+        let mut copy = decode_header(&encode_header(chain), &EAGER).unwrap();
+        let mut iter = 1;
+        while let Some((next, data)) = chunk_at(chain, iter) {
+            load_chunk(&mut copy, next, data).unwrap();
+            iter = next;
+        }
+        copy
+    }
+
     #[test]
     fn header_matches_the_documented_bytes() {
         // The BF.SCANDUMP example of RedisBloom's docs: one link of 8 bytes, 64 bits, k = 5.
@@ -223,13 +235,7 @@ mod tests {
     #[test]
     fn scandump_round_trip_restores_identical_chain() {
         let chain = scaling_test_chain(5, 100, LayoutKind::Classic);
-        let mut copy = decode_header(&encode_header(&chain), &EAGER).unwrap();
-        let mut iter = 1;
-        while let Some((next, data)) = chunk_at(&chain, iter) {
-            load_chunk(&mut copy, next, data).unwrap();
-            iter = next;
-        }
-        assert_eq!(copy, chain);
+        assert_eq!(copied_by_chunks(&chain), chain);
         assert_eq!(chunk_at(&chain, 0), None);
         assert_eq!(chunk_at(&chain, -5), None);
     }
@@ -336,13 +342,7 @@ mod tests {
             header.len(),
             HEADER_LEN + LINK_LEN * links + FAST_TRAILER.len()
         );
-        let mut copy = decode_header(&header, &EAGER).unwrap();
-        let mut iter = 1;
-        while let Some((next, data)) = chunk_at(&chain, iter) {
-            load_chunk(&mut copy, next, data).unwrap();
-            iter = next;
-        }
-        assert_eq!(copy, chain);
+        assert_eq!(copied_by_chunks(&chain), chain);
         // Without the trailer, or with a classic header's options, it is refused.
         assert!(decode_header(&header[..header.len() - 8], &EAGER).is_err());
         let mut wrong_trailer = header.clone();

@@ -35,3 +35,23 @@ fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
         state
     }
 }
+
+/// The share of `trials` items never added (`other:0`, `other:1`, …) that `contains` finds.
+#[cfg(test)]
+fn false_positive_rate(trials: u64, contains: impl Fn(&[u8]) -> bool) -> f64 {
+    let hits = (0..trials)
+        .filter(|i| contains(format!("other:{i}").as_bytes()))
+        .count();
+    hits as f64 / trials as f64
+}
+
+/// Checks that a full filter's [`false_positive_rate`] is within ten percent of the `error`
+/// rate it was configured for.
+#[cfg(test)]
+fn assert_false_positive_rate_near(error: f64, trials: u64, contains: impl Fn(&[u8]) -> bool) {
+    let rate = false_positive_rate(trials, contains);
+    assert!(
+        (rate - error).abs() <= error * 0.1,
+        "rate {rate} for configured {error}"
+    );
+}

@@ -85,10 +85,7 @@ pub fn load_classic(
     } else {
         DEFAULT_GROWTH
     };
-    let mut links = Vec::new();
-    let mut announced = Announced::default();
-    for _ in 0..nfilters {
-        let stored = stored_shape(input)?;
+    let links = load_links(input, nfilters, |input, stored, announced| {
         let bpe = input.double()?;
         let bits = input.unsigned()?;
         let n2 = u8::try_from(input.unsigned()?).map_err(|_| Error::BadEncoding)?;
@@ -96,9 +93,8 @@ pub fn load_classic(
         announced.link(shape, memory)?;
         let bits = input.bytes()?;
         let link_items = input.unsigned()?;
-        links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
-        links.push(Link::from_saved(shape, vec![bits], link_items)?);
-    }
+        Link::from_saved(shape, vec![bits], link_items)
+    })?;
     Chain::from_links(items, options, growth, links)
 }
 
@@ -110,10 +106,7 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Resu
     let nfilters = input.unsigned()?;
     let options = narrow(input.unsigned()?)?;
     let growth = narrow(input.unsigned()?)?;
-    let mut links = Vec::new();
-    let mut announced = Announced::default();
-    for _ in 0..nfilters {
-        let stored = stored_shape(input)?;
+    let links = load_links(input, nfilters, |input, stored, announced| {
         let blocks = input.unsigned()?;
         let link_items = input.unsigned()?;
         let shape = stored.blocked(blocks)?;
@@ -123,10 +116,27 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Resu
             segments.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
             segments.push(input.bytes()?);
         }
-        links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
-        links.push(Link::from_saved(shape, segments, link_items)?);
-    }
+        Link::from_saved(shape, segments, link_items)
+    })?;
     Chain::from_links(items, options, growth, links)
+}
+
+/// Reads `nfilters` links: the fields every link starts with, then the rest with `link`, which
+/// [announces](Announced::link) the link's shape before it reads the link's bits.
+fn load_links<R: RdbRead>(
+    input: &mut R,
+    nfilters: u64,
+    mut link: impl FnMut(&mut R, StoredShape, &mut Announced) -> Result<Link, Error>,
+) -> Result<Vec<Link>, Error> {
+    let mut links = Vec::new();
+    let mut announced = Announced::default();
+    for _ in 0..nfilters {
+        let stored = stored_shape(input)?;
+        let link = link(input, stored, &mut announced)?;
+        links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
+        links.push(link);
+    }
+    Ok(links)
 }
 
 /// The links a payload has announced so far, as their count and bytes.
@@ -167,13 +177,11 @@ mod tests {
     use super::*;
     use crate::core::bf::chain::{scaling_test_chain, LayoutKind};
     use crate::core::le::LeReader;
-    use crate::core::rdb::FieldWriter;
+    use crate::core::testing::fields_of;
     use crate::core::{eager_limited, EAGER};
 
     fn saved(chain: &Chain) -> Vec<u8> {
-        let mut out = FieldWriter::default();
-        save(chain, &mut out);
-        out.0
+        fields_of(|out| save(chain, out))
     }
 
     #[test]

@@ -107,6 +107,7 @@ mod tests {
     use crate::core::cf::{ItemHash, Params};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
+    use crate::core::testing::fields_of;
     use crate::core::EAGER;
 
     const DEFAULTS: LegacyDefaults = LegacyDefaults {
@@ -133,9 +134,7 @@ mod tests {
     }
 
     fn saved(f: &CuckooFilter) -> Vec<u8> {
-        let mut out = FieldWriter::default();
-        save(f, &mut out);
-        out.0
+        fields_of(|out| save(f, out))
     }
 
     #[test]

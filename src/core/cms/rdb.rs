@@ -67,13 +67,11 @@ mod tests {
     use crate::core::cms::{MergeSource, Weighted};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
-    use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
+    use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
     use crate::core::{eager_limited, EAGER};
 
     fn saved(sketch: &CountMinSketch) -> Vec<u8> {
-        let mut out = FieldWriter::default();
-        save(sketch, &mut out, LEGACY_ENCODING_VERSION);
-        out.0
+        fields_of(|out| save(sketch, out, LEGACY_ENCODING_VERSION))
     }
 
     fn sample_of(cell_size: CellSize) -> CountMinSketch {
@@ -103,21 +101,19 @@ mod tests {
     fn every_cell_size_round_trips_in_encoding_1() {
         for bytes in [1, 2, 4, 8] {
             let sketch = sample_of(CellSize::new(bytes).unwrap());
-            let mut out = FieldWriter::default();
-            save(&sketch, &mut out, ENCODING_VERSION);
+            let out = fields_of(|out| save(&sketch, out, ENCODING_VERSION));
             let mut expected = FieldWriter::default();
             for n in [7, 3, sketch.count(), bytes as u64] {
                 expected.unsigned(n);
             }
             expected.bytes(sketch.counters());
-            assert_eq!(out.0, expected.0);
+            assert_eq!(out, expected.0);
             assert_eq!(sketch.counters().len(), 21 * bytes as usize);
-            assert_eq!(load(&mut LeReader(&out.0), 1, &EAGER).unwrap(), sketch);
+            assert_eq!(load(&mut LeReader(&out), 1, &EAGER).unwrap(), sketch);
         }
         // Encoding 0 and encoding 1 of a four-byte sketch hold the same sketch.
-        let mut out = FieldWriter::default();
-        save(&sample(), &mut out, ENCODING_VERSION);
-        let from_1 = load(&mut LeReader(&out.0), 1, &EAGER).unwrap();
+        let out = fields_of(|out| save(&sample(), out, ENCODING_VERSION));
+        let from_1 = load(&mut LeReader(&out), 1, &EAGER).unwrap();
         assert_eq!(
             load(&mut LeReader(&saved(&sample())), 0, &EAGER).unwrap(),
             from_1

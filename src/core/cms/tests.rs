@@ -13,7 +13,7 @@ use super::rdb::{load, save};
 use super::*;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
-use crate::core::testing::{dump_payload, unhex, DumpReader, Rng};
+use crate::core::testing::{dump_payload, load_payload, unhex, Rng};
 use crate::core::{eager_limited, Error, Memory, EAGER};
 
 /// The module type id RedisBloom writes after `RDB_TYPE_MODULE_2` (`0x81` + 8 bytes, big
@@ -48,9 +48,10 @@ fn the_spec_dump_of_a_3x2_sketch_is_written_and_read_byte_for_byte() {
     let mut s = sketch(3, 2);
     assert_eq!(s.increment(b"a", 1), Ok(1));
     assert_eq!(dump_payload(CMS_TYPE_ID, |out| save(&s, out, 0)), theirs);
-    let mut fields = DumpReader::new(&theirs, CMS_TYPE_ID);
-    assert_eq!(load(&mut fields, 0, &EAGER).unwrap(), s);
-    assert!(fields.is_done());
+    assert_eq!(
+        load_payload(&theirs, CMS_TYPE_ID, |fields| load(fields, 0, &EAGER)),
+        s
+    );
 }
 
 #[test]
@@ -61,9 +62,7 @@ fn a_wrapped_total_of_an_older_file_loads_and_takes_no_more() {
         "078108c4a4f9360f1000020402030281000000010000000e0530ffffffffffffffff0800000002000000\
          ffffffffffffffff0a00000000000000ffffffff0c000000ffffffff02000000000a00e0a72cea547698aa",
     );
-    let mut fields = DumpReader::new(&theirs, CMS_TYPE_ID);
-    let mut s = load(&mut fields, 0, &EAGER).unwrap();
-    assert!(fields.is_done());
+    let mut s = load_payload(&theirs, CMS_TYPE_ID, |fields| load(fields, 0, &EAGER));
     assert_eq!(s.count(), 4_294_967_310);
     let queried: Vec<u64> = [&b"a"[..], b"b", b"c", b"", b"x\0y", b"x", b"d"]
         .iter()

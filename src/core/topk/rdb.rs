@@ -89,14 +89,12 @@ mod tests {
     use super::*;
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
-    use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
+    use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
     use crate::core::topk::TopK;
     use crate::core::{eager_limited, EAGER};
 
     fn saved(topk: &TopK) -> Vec<u8> {
-        let mut out = FieldWriter::default();
-        save(topk, &mut out);
-        out.0
+        fields_of(|out| save(topk, out))
     }
 
     fn sample() -> TopK {

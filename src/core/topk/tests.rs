@@ -12,7 +12,9 @@ use super::rdb::{load, save};
 use super::*;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbRead, RdbWrite};
-use crate::core::testing::{dump_payload, fnv, unhex, DumpReader, Rng, FNV_OFFSET};
+use crate::core::testing::{
+    dump_payload, fields_of, fnv, load_payload, unhex, DumpReader, Rng, FNV_OFFSET,
+};
 use crate::core::{Error, EAGER};
 
 /// `TopK-TYPE` encoding version 0 as a module type id.
@@ -23,9 +25,7 @@ fn topk(k: i64, width: i64, depth: i64, decay: f64) -> TopK {
 }
 
 fn saved(t: &TopK) -> Vec<u8> {
-    let mut out = FieldWriter::default();
-    save(t, &mut out);
-    out.0
+    fields_of(|out| save(t, out))
 }
 
 /// The reply element of an expelled item, coded as the capture script coded it: `-,` for
@@ -100,9 +100,10 @@ fn the_spec_dump_of_a_single_item_is_written_byte_for_byte() {
     assert_eq!(t.add(b"a", 1), Ok(None));
     let ours = dump_payload(TOPK_TYPE_ID, |out| save(&t, out));
     assert_eq!(ours, without_pointers(&theirs));
-    let mut fields = DumpReader::new(&theirs, TOPK_TYPE_ID);
-    assert_eq!(load(&mut fields, 0, &EAGER).unwrap(), t);
-    assert!(fields.is_done());
+    assert_eq!(
+        load_payload(&theirs, TOPK_TYPE_ID, |fields| load(fields, 0, &EAGER)),
+        t
+    );
 }
 
 #[test]

@@ -331,6 +331,7 @@ pub fn scaling_test_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chai
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::bf::{assert_false_positive_rate_near, false_positive_rate};
     use crate::core::{eager_limited, EAGER};
 
     /// A classic filter's parameters.
@@ -407,15 +408,7 @@ mod tests {
             for i in 0..capacity {
                 chain.add(format!("member:{i}").as_bytes(), &EAGER).unwrap();
             }
-            let trials = 1_000_000u64;
-            let hits = (0..trials)
-                .filter(|i| chain.contains(format!("other:{i}").as_bytes()))
-                .count();
-            let rate = hits as f64 / trials as f64;
-            assert!(
-                (rate - error_rate).abs() <= error_rate * 0.1,
-                "rate {rate} for configured {error_rate}"
-            );
+            assert_false_positive_rate_near(error_rate, 1_000_000, |item| chain.contains(item));
         }
     }
 
@@ -477,14 +470,8 @@ mod tests {
             .iter()
             .all(|l| matches!(l.shape(), Shape::Blocked(_))));
         assert!((0..30_000u32).all(|i| chain.contains(format!("member:{i}").as_bytes())));
-        let trials = 200_000;
-        let hits = (0..trials)
-            .filter(|i| chain.contains(format!("other:{i}").as_bytes()))
-            .count();
-        assert!(
-            (hits as f64 / trials as f64) <= 0.01,
-            "{hits} false positives in {trials}"
-        );
+        let rate = false_positive_rate(200_000, |item| chain.contains(item));
+        assert!(rate <= 0.01, "false positive rate {rate}");
     }
 
     #[test]

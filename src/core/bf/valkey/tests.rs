@@ -5,7 +5,7 @@
 use super::object::OBJECT_LIMIT;
 use super::*;
 use crate::core::dump::payload as dump_payload;
-use crate::core::testing::{unhex, DumpReader};
+use crate::core::testing::{load_payload, unhex, DumpReader};
 use crate::core::{Error, EAGER};
 
 /// `bloomfltr` encoding 1 as a module type id (the name in 6-bit characters, then the version).
@@ -67,9 +67,9 @@ fn the_same_adds_make_valkey_bloom_s_bytes() {
 fn valkey_bloom_s_bytes_load_as_the_same_object() {
     let (object, _) = made();
     let dump = unhex(DUMP);
-    let mut fields = DumpReader::new(&dump, TYPE_ID);
-    let loaded = rdb::load(&mut fields, rdb::ENCODING_VERSION, &EAGER).unwrap();
-    assert!(fields.is_done());
+    let loaded = load_payload(&dump, TYPE_ID, |fields| {
+        rdb::load(fields, rdb::ENCODING_VERSION, &EAGER)
+    });
     assert_eq!(loaded, object);
     let from_payload = payload::decode(&unhex(PAYLOAD), &EAGER).unwrap();
     assert_eq!(from_payload, object);

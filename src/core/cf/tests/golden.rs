@@ -7,6 +7,7 @@
 use super::{params, scandump_walk, Rng};
 use crate::core::cf::encoding::decode_header;
 use crate::core::cf::{CuckooFilter, ItemHash, Params};
+use crate::core::testing::unhex;
 use crate::core::{Error, EAGER};
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -255,13 +256,6 @@ fn check_run(
         .map(|&(cursor, hex)| (cursor, unhex(hex)))
         .collect();
     assert_eq!(scandump_walk(&f), expected);
-}
-
-fn unhex(hex: &str) -> Vec<u8> {
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 fn adds(range: impl Iterator<Item = u32>) -> Vec<(&'static str, String)> {

@@ -55,7 +55,7 @@ impl WindowSketch {
         let Window::Time(_) = self.shape.window else {
             return Err(MergeError::CountWindow);
         };
-        let mut tick = self.read_tick(now);
+        let mut tick = self.clock.read_period(now);
         for weighted in sources {
             if let MergeSource::Other(sketch) = weighted.source {
                 if (sketch.shape.width, sketch.shape.depth) != (self.shape.width, self.shape.depth)
@@ -65,7 +65,7 @@ impl WindowSketch {
                 if sketch.shape != self.shape {
                     return Err(MergeError::WindowsDiffer);
                 }
-                tick = tick.max(sketch.tick);
+                tick = tick.max(sketch.tick());
             }
         }
         let read = self.shape.sweep(tick);
@@ -82,7 +82,7 @@ impl WindowSketch {
             let mut sum = 0i128;
             for weighted in sources {
                 let sketch = weighted.source.or(self);
-                if at <= sketch.tick && at >= sketch.oldest_total_tick() {
+                if at <= sketch.tick() && at >= sketch.oldest_total_tick() {
                     let total = sketch.totals.get(ring_place(len, at)).copied().unwrap_or(0);
                     sum += i128::from(total) * i128::from(weighted.weight);
                 }

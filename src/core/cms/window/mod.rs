@@ -38,7 +38,7 @@ use super::IncrementError;
 use crate::core::divisor::Divisor;
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::window::{fill_ring, in_ring, ring_place};
+use crate::core::window::{fill_ring, in_ring, ring_place, Clock};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 use crate::core::{try_copy, try_filled, Error, Memory};
 use shape::{Current, Sweep};
@@ -48,10 +48,8 @@ pub use shape::{Shape, TICKS_PER_SLOT};
 #[derive(Debug)]
 pub struct WindowSketch {
     shape: Shape,
-    /// The newest tick a write or merge moved the pointer to.
-    tick: u64,
-    /// Updates applied (count windows: their clock; 0 for time windows).
-    updates: u64,
+    /// The newest tick a write or merge moved the pointer to, and the updates applied.
+    clock: Clock,
     /// Increments per tick, tick `t` at `t mod totals_len`, for the ticks `tick − slots ·
     /// ticks_per_slot ..= tick`.
     totals: Vec<u64>,
@@ -60,11 +58,10 @@ pub struct WindowSketch {
     /// Whether every counter is known to be zero: moving the pointer of a sketch nothing was
     /// added to clears nothing (not saved; a loaded sketch is cleared as any other).
     blank: bool,
-    /// Where the pointer stands at `tick`, and the first time (or update count) of the next
-    /// tick, and the place of `tick`'s total: what every write and read would otherwise divide
-    /// for (not saved: a function of `tick`, set by [`WindowSketch::set_tick`]).
+    /// Where the pointer stands at the newest tick, and the place of that tick's total: what
+    /// every write and read would otherwise divide for (not saved: a function of the tick, set
+    /// by [`WindowSketch::set_tick`]).
     sweep: Sweep,
-    next_tick_at: u64,
     newest_total: usize,
     /// The width, to take hashes modulo it (a function of it, not saved).
     columns: Divisor,
@@ -77,7 +74,7 @@ pub struct WindowSketch {
 /// Equal when they hold the same state; whether a sketch knows it is blank is bookkeeping.
 impl PartialEq for WindowSketch {
     fn eq(&self, other: &WindowSketch) -> bool {
-        (self.shape, self.tick, self.updates) == (other.shape, other.tick, other.updates)
+        (self.shape, self.clock) == (other.shape, other.clock)
             && self.totals == other.totals
             && self.counters == other.counters
     }
@@ -98,52 +95,43 @@ impl WindowSketch {
     pub fn new(shape: Shape, now: u64, memory: &Memory) -> Result<WindowSketch, Error> {
         memory.check(shape.memory_usage().ok_or(Error::OutOfMemory)?)?;
         let counters = memory.array(shape.counter_bytes().ok_or(Error::OutOfMemory)?)?;
-        let tick = match shape.window {
-            Window::Count(_) => 0,
-            Window::Time(_) => shape.tick_of(now),
-        };
         Ok(WindowSketch::with_clock(
             shape,
-            tick,
-            0,
+            Clock::started(shape.window, shape.ticks_per_window(), now),
             zeroed_totals(&shape)?,
             counters,
             true,
         ))
     }
 
-    /// A sketch of these parts, its pointer placed at `tick`.
+    /// A sketch of these parts, its pointer placed at its clock's tick.
     fn with_clock(
         shape: Shape,
-        tick: u64,
-        updates: u64,
+        clock: Clock,
         totals: Vec<u64>,
         counters: Vec<u8>,
         blank: bool,
     ) -> WindowSketch {
         let mut sketch = WindowSketch {
             shape,
-            tick,
-            updates,
+            clock,
             totals,
             counters,
             blank,
             sweep: Sweep::default(),
-            next_tick_at: 0,
             newest_total: 0,
             columns: Divisor::new(shape.width),
             kept: 0,
         };
-        sketch.set_tick(tick);
+        sketch.set_tick(clock.newest());
         sketch
     }
 
     /// Moves the clock to `tick`, the pointer with it (no counter is cleared here), once the
     /// totals are those of `tick`.
     fn set_tick(&mut self, tick: u64) {
-        self.tick = tick;
+        self.clock.move_to(tick);
         self.sweep = self.shape.sweep(tick);
-        self.next_tick_at = self.shape.next_tick_at(tick);
         self.newest_total = ring_place(self.totals.len(), tick);
         self.kept = self.totals.iter().map(|&total| u128::from(total)).sum();
     }
@@ -176,15 +164,14 @@ impl WindowSketch {
     /// Whether a write at `now` (milliseconds) would move a time window's clock past the
     /// newest tick it holds: such a write must reach replicas with its time.
     pub fn opens_tick(&self, now: u64) -> bool {
-        // `next_tick_at` is where the tick after the newest begins: no division per write.
-        matches!(self.shape.window, Window::Time(_)) && now >= self.next_tick_at
+        self.clock.opens_period(now)
     }
 
     /// Moves a time window's clock to `now` (milliseconds), clearing what expired: what a
     /// replica does before a write its primary made at a new tick. Never moves it back.
     pub fn advance_to(&mut self, now: u64) {
-        if let Window::Time(_) = self.shape.window {
-            self.advance(self.shape.tick_of(now));
+        if let Some(tick) = self.clock.time_period(now) {
+            self.advance(tick);
         }
     }
 
@@ -199,8 +186,7 @@ impl WindowSketch {
         amount: u64,
         now: Option<u64>,
     ) -> Result<u64, IncrementError> {
-        let tick = self.write_tick(now);
-        self.advance(tick);
+        self.advance(self.clock.write_period(now));
         let current = Current::of(&self.shape, &self.sweep);
         let f = self.shape.counters_per_cell() as usize;
         // Each row's counter, found and checked before any is written.
@@ -241,9 +227,7 @@ impl WindowSketch {
             *total = total.saturating_add(amount);
             self.kept += u128::from(*total - before);
         }
-        if let Window::Count(_) = self.shape.window {
-            self.updates += 1;
-        }
+        self.clock.count_update();
         self.blank &= amount == 0;
         Ok(estimate)
     }
@@ -265,14 +249,15 @@ impl WindowSketch {
     /// The item's estimate at time `now` (milliseconds; count windows read at their update
     /// count): the minimum over rows of the sum of its cell's counters still alive then.
     pub fn query(&self, item: &[u8], now: u64) -> u64 {
-        self.query_at(item, self.read_tick(now))
+        self.query_at(item, self.clock.read_period(now))
     }
 
     /// The increments of the window at time `now`, at tick granularity (`CMS.INFO count`).
     pub fn window_count(&self, now: u64) -> u64 {
         let oldest = self.oldest_total_tick();
         let from = self
-            .read_tick(now)
+            .clock
+            .read_period(now)
             .saturating_sub(self.shape.ticks_per_window())
             .max(oldest);
         // Every total kept, less those of the ticks expired by `now` (none at the newest tick).
@@ -286,32 +271,12 @@ impl WindowSketch {
 
     /// Updates applied (count windows), or 0.
     pub fn updates(&self) -> u64 {
-        self.updates
+        self.clock.updates()
     }
 
     /// The tick the pointer last moved to.
     pub fn tick(&self) -> u64 {
-        self.tick
-    }
-
-    /// The tick a write at `now` is made at: divided out only when `now` (or the update count)
-    /// has reached the next tick.
-    fn write_tick(&self, now: Option<u64>) -> u64 {
-        let t = match (self.shape.window, now) {
-            (Window::Count(_), _) => self.updates,
-            (Window::Time(_), Some(now)) => now,
-            (Window::Time(_), None) => return self.tick,
-        };
-        if t < self.next_tick_at {
-            self.tick
-        } else {
-            self.shape.tick_of(t).max(self.tick)
-        }
-    }
-
-    /// The tick a read at `now` sees: never before the newest held.
-    fn read_tick(&self, now: u64) -> u64 {
-        self.write_tick(Some(now))
+        self.clock.newest()
     }
 
     fn query_at(&self, item: &[u8], tick: u64) -> u64 {
@@ -324,7 +289,7 @@ impl WindowSketch {
                 .map_or(0, |c| u64::from(u32::from_le_bytes(*c)))
         };
         let mut estimate = u64::MAX;
-        if tick == self.tick {
+        if tick == self.tick() {
             // Every counter of a cell is in the window at the newest tick.
             cells_of(self.shape, self.columns, item, |_, cell| {
                 let sum = (cell * f..cell * f + f).map(counter).sum();
@@ -363,11 +328,11 @@ impl WindowSketch {
     /// Moves the pointer to `tick` (never back), clearing the counter each passed cell makes
     /// current, and the totals of the ticks it opens.
     fn advance(&mut self, tick: u64) {
-        if tick <= self.tick {
+        if tick <= self.tick() {
             return;
         }
         let from = self.sweep;
-        fill_ring(&mut self.totals, self.tick + 1, tick, 0);
+        fill_ring(&mut self.totals, self.clock.newest() + 1, tick, 0);
         self.set_tick(tick);
         let to = self.sweep;
         if self.blank {
@@ -403,7 +368,7 @@ impl WindowSketch {
 
     /// The oldest tick whose total is kept.
     fn oldest_total_tick(&self) -> u64 {
-        self.tick.saturating_sub(self.shape.ticks_per_window())
+        self.tick().saturating_sub(self.shape.ticks_per_window())
     }
 }
 

@@ -7,8 +7,7 @@
 //! recomputed from the tick. Every field is checked before anything is sized from it, and the
 //! whole sketch's size against the memory limits before the counters are read.
 
-use super::{Shape, Window, WindowSketch};
-use crate::core::le::LeReader;
+use super::{Shape, WindowSketch};
 use crate::core::rdb::{known_version, load_array, save_array, RdbRead, RdbWrite};
 use crate::core::window;
 use crate::core::{Error, Memory};
@@ -29,13 +28,11 @@ pub fn save(sketch: &WindowSketch, out: &mut impl RdbWrite) {
         shape.width,
         shape.depth,
         HASH_MURMUR2_ROWS,
-        sketch.tick,
-        sketch.updates,
     ] {
         out.unsigned(field);
     }
-    let totals: Vec<u8> = sketch.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
-    out.bytes(&totals);
+    window::save_clock(&sketch.clock, out);
+    window::save_totals(&sketch.totals, out);
     save_array(&sketch.counters, out);
 }
 
@@ -55,21 +52,10 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     if !shape.is_valid() || input.unsigned()? != HASH_MURMUR2_ROWS {
         return Err(Error::BadEncoding);
     }
-    let tick = input.unsigned()?;
-    let updates = input.unsigned()?;
-    if matches!(window, Window::Time(_)) && updates != 0 {
-        return Err(Error::BadEncoding);
-    }
+    let clock = window::load_clock(input, window, shape.ticks_per_window())?;
     memory.check(shape.memory_usage().ok_or(Error::BadEncoding)?)?;
-    let saved_totals = input.bytes()?;
-    if saved_totals.len() as u64 != 8 * shape.totals_len() {
-        return Err(Error::BadEncoding);
-    }
-    let mut totals = super::zeroed_totals(&shape)?;
-    let mut reader = LeReader(&saved_totals);
-    for total in &mut totals {
-        *total = reader.u64()?;
-    }
+    let totals_len = usize::try_from(shape.totals_len()).map_err(|_| Error::OutOfMemory)?;
+    let totals = window::load_totals(input, totals_len)?;
     let counters = load_array(
         input,
         shape.counter_bytes().ok_or(Error::BadEncoding)?,
@@ -77,6 +63,6 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     )?;
     let blank = counters.iter().all(|&byte| byte == 0);
     Ok(WindowSketch::with_clock(
-        shape, tick, updates, totals, counters, blank,
+        shape, clock, totals, counters, blank,
     ))
 }

@@ -85,22 +85,6 @@ impl Shape {
             .checked_add(STRUCT_BYTES)
     }
 
-    /// The tick of time (or update count) `t`.
-    pub(super) fn tick_of(&self, t: u64) -> u64 {
-        self.window.period_of(t, self.ticks_per_window())
-    }
-
-    /// The first time (or update count) whose tick is after `tick`: `⌈(tick + 1) · window /
-    /// ticks⌉`, saturating.
-    pub(super) fn next_tick_at(&self, tick: u64) -> u64 {
-        let (ticks, length) = (
-            u128::from(self.ticks_per_window()),
-            u128::from(self.window.length()),
-        );
-        let at = (u128::from(tick) + 1) * length;
-        u64::try_from(at.div_ceil(ticks)).unwrap_or(u64::MAX)
-    }
-
     /// Where the pointer stands at `tick`.
     pub(super) fn sweep(&self, tick: u64) -> Sweep {
         let cells = u128::from(self.cells().unwrap_or(1).max(1));

@@ -53,7 +53,8 @@ fn check_kept(sketch: &WindowSketch) {
 fn check_window_count(sketch: &WindowSketch, now: u64) {
     let len = sketch.totals.len() as u64;
     let from = sketch
-        .read_tick(now)
+        .clock
+        .read_period(now)
         .saturating_sub(sketch.shape().ticks_per_window())
         .max(sketch.oldest_total_tick());
     let seen = (from..=sketch.tick())

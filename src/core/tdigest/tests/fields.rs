@@ -79,44 +79,6 @@ impl RdbRead for DumpReader<'_> {
     }
 }
 
-/// CRC-64/Jones as Redis computes it over a `DUMP` payload (reflected, no final xor).
-pub fn crc64(data: &[u8]) -> u64 {
-    const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
-    let mut crc = 0u64;
-    for &b in data {
-        crc ^= u64::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ POLY
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
-}
-
-/// A whole `DUMP` payload of `TDIS-TYPE` (encoding version 0) around `fields`, with RDB
-/// version `rdb_version`.
-pub fn dump_payload(fields: &[u8], rdb_version: u16) -> Vec<u8> {
-    let mut out = vec![0x07, 0x81];
-    out.extend_from_slice(&0x4c32_12f9_360f_1000u64.to_be_bytes());
-    out.extend_from_slice(fields);
-    out.push(0x00);
-    out.extend_from_slice(&rdb_version.to_le_bytes());
-    let crc = crc64(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
-}
-
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub fn unhex(text: &str) -> Vec<u8> {
-    let text: String = text.split_whitespace().collect();
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
 }

@@ -1,19 +1,18 @@
 //! Creating and loading: sizes checked before allocating, every RDB field checked, hostile
 //! input refused without a panic, and what loads saves back unchanged.
 
-use super::fields::{unhex, DumpReader};
+use super::fields::DumpReader;
 use super::runs::Rng;
 use super::scenarios::restore;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{AddError, Order, TDigest, MAX_COMPRESSION};
+use crate::core::testing::{fields_of, unhex};
 use crate::core::{eager_limited, Error, Memory, EAGER};
 
 fn saved(digest: &TDigest) -> Vec<u8> {
-    let mut out = FieldWriter::default();
-    save(digest, &mut out).unwrap();
-    out.0
+    fields_of(|out| save(digest, out).unwrap())
 }
 
 fn loaded(bytes: &[u8]) -> Result<TDigest, Error> {

@@ -469,11 +469,11 @@ fn corrupted_redisbloom_digests_stay_finite_here() {
             }
             assert!(labels.contains(&label), "{name}: {ours} / {theirs}");
             if label == "DUMP" {
-                let payload = fields::unhex(ours.split(": ").nth(1).unwrap());
+                let payload = crate::core::testing::unhex(ours.split(": ").nth(1).unwrap());
                 let ours = scenarios::restore(&payload);
                 assert!(ours.means.iter().all(|m| m.is_finite()));
                 // RedisBloom's own payload holds a non-finite mean, which loading refuses.
-                let theirs = fields::unhex(theirs.split(": ").nth(1).unwrap());
+                let theirs = crate::core::testing::unhex(theirs.split(": ").nth(1).unwrap());
                 let fields = &theirs[10..theirs.len() - 11];
                 let loaded = crate::core::tdigest::rdb::load(
                     &mut fields::DumpReader(fields),

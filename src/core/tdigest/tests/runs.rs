@@ -80,6 +80,12 @@ fn list<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
     format!("[{}]", shown.join(","))
 }
 
+/// Doubles as the transcripts list them: their bits, which compare equal where the doubles are
+/// NaN.
+pub fn bits_list(values: &[f64]) -> String {
+    list(values, |&x| bits(x))
+}
+
 /// Reads twice — from the view, and after the in-place compression RedisBloom runs — and
 /// checks that both agree.
 fn read_both<T: PartialEq + std::fmt::Debug>(
@@ -173,25 +179,13 @@ pub fn random_run(seed: u64) -> String {
                         }
                     })
                     .collect();
-                let got = read_both(digest, true, |d| {
-                    d.quantiles(&qs)
-                        .unwrap()
-                        .iter()
-                        .map(|&x| bits(x))
-                        .collect::<Vec<_>>()
-                });
-                line("QUANTILE", key, list(&got, |s| s.clone()));
+                let got = read_both(digest, true, |d| bits_list(&d.quantiles(&qs).unwrap()));
+                line("QUANTILE", key, got);
             }
             45..52 => {
                 let xs: Vec<f64> = (0..1 + g.below(5)).map(|_| g.probe(kind)).collect();
-                let got = read_both(digest, true, |d| {
-                    d.cdfs(&xs)
-                        .unwrap()
-                        .iter()
-                        .map(|&x| bits(x))
-                        .collect::<Vec<_>>()
-                });
-                line("CDF", key, list(&got, |s| s.clone()));
+                let got = read_both(digest, true, |d| bits_list(&d.cdfs(&xs).unwrap()));
+                line("CDF", key, got);
             }
             52..64 => {
                 let (label, order) = if op < 58 {
@@ -223,13 +217,9 @@ pub fn random_run(seed: u64) -> String {
                     .collect();
                 let compresses = digest.by_ranks_compress(&ranks);
                 let got = read_both(digest, compresses, |d| {
-                    d.by_ranks(&ranks, order)
-                        .unwrap()
-                        .iter()
-                        .map(|&x| bits(x))
-                        .collect::<Vec<_>>()
+                    bits_list(&d.by_ranks(&ranks, order).unwrap())
                 });
-                line(label, key, list(&got, |s| s.clone()));
+                line(label, key, got);
             }
             75..80 => {
                 let low = g.below(1000);

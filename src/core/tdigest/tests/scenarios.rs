@@ -3,10 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use super::fields::{crc64, dump_payload, hex, unhex, DumpReader, DumpWriter};
-use super::runs::bits;
+use super::fields::{hex, DumpReader};
+use super::runs::{bits, bits_list};
+use crate::core::dump::crc64;
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{merge_compression, Order, TDigest};
+use crate::core::testing::{dump_payload, unhex};
 use crate::core::EAGER;
 
 /// The digest in a `DUMP` payload of RDB version 10 (Redis 7.0), its CRC checked.
@@ -20,19 +22,15 @@ pub fn restore(payload: &[u8]) -> TDigest {
     digest
 }
 
+/// `TDIS-TYPE`, encoding version 0, as a payload names it.
+const TDIGEST_TYPE_ID: u64 = 0x4c32_12f9_360f_1000;
+
 pub fn dump(digest: &TDigest) -> Vec<u8> {
-    let mut out = DumpWriter::default();
-    save(digest, &mut out).unwrap();
-    dump_payload(&out.0, 10)
+    dump_payload(TDIGEST_TYPE_ID, |out| save(digest, out).unwrap())
 }
 
 fn numbers(args: &[&str]) -> Vec<f64> {
     args.iter().map(|a| a.parse().unwrap()).collect()
-}
-
-fn shown(values: &[f64]) -> String {
-    let parts: Vec<String> = values.iter().map(|&x| bits(x)).collect();
-    format!("[{}]", parts.join(","))
 }
 
 /// Runs `commands` (`TDIGEST.` left out, arguments split on spaces) and returns the transcript.
@@ -100,8 +98,8 @@ fn read(digest: &mut TDigest, name: &str, args: &[&str]) -> (String, bool) {
         "DUMP" => (hex(&dump(digest)), true),
         "MIN" => (bits(digest.min()), false),
         "MAX" => (bits(digest.max()), false),
-        "QUANTILE" => (shown(&digest.quantiles(&numbers(args)).unwrap()), true),
-        "CDF" => (shown(&digest.cdfs(&numbers(args)).unwrap()), true),
+        "QUANTILE" => (bits_list(&digest.quantiles(&numbers(args)).unwrap()), true),
+        "CDF" => (bits_list(&digest.cdfs(&numbers(args)).unwrap()), true),
         "TRIMMED_MEAN" => {
             let cuts = numbers(args);
             (bits(digest.trimmed_mean(cuts[0], cuts[1]).unwrap()), true)
@@ -131,7 +129,7 @@ fn read(digest: &mut TDigest, name: &str, args: &[&str]) -> (String, bool) {
             };
             let ranks: Vec<i64> = args.iter().map(|a| a.parse().unwrap()).collect();
             let values = digest.by_ranks(&ranks, order).unwrap();
-            (shown(&values), digest.by_ranks_compress(&ranks))
+            (bits_list(&values), digest.by_ranks_compress(&ranks))
         }
         "INFO" => {
             let i = digest.info();

@@ -33,7 +33,7 @@ use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed};
 use super::sketch::Positions;
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::window::{fill_ring, in_ring, ring_place};
+use crate::core::window::{fill_ring, in_ring, ring_place, Clock};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::core::{try_copy, try_filled, try_vec, Error, Memory};
 pub use shape::Shape;
@@ -42,10 +42,8 @@ pub use shape::Shape;
 #[derive(Debug, PartialEq)]
 pub struct WindowTopK {
     shape: Shape,
-    /// The newest slot a write opened.
-    slot: u64,
-    /// Updates applied (count windows: their clock; 0 for time windows).
-    updates: u64,
+    /// The newest slot a write opened, and the updates applied.
+    clock: Clock,
     /// Increments per slot, slot `s` at `s mod (slots + 1)`.
     totals: Vec<u64>,
     /// `width × depth` buckets, row-major, each `fp u32, tag u64, counts u32 × (slots + 1)`,
@@ -53,9 +51,6 @@ pub struct WindowTopK {
     buckets: Vec<u8>,
     heap: Heap,
     table: DecayTable,
-    /// The first time (or update count) of the slot after `slot` (a function of it, not
-    /// saved): a write before it needs no division to know its slot.
-    next_slot_at: u64,
 }
 
 impl Relocate for WindowTopK {
@@ -74,18 +69,14 @@ impl WindowTopK {
         memory.check(shape.memory_usage().ok_or(Error::OutOfMemory)?)?;
         let buckets = memory.array(shape.buckets_bytes().ok_or(Error::OutOfMemory)?)?;
         let heap = Heap::empty(shape.params.k(), memory)?;
-        let slot = match shape.window {
-            Window::Count(_) => 0,
-            Window::Time(_) => shape.slot_of(now),
-        };
-        WindowTopK::from_parts(shape, slot, 0, zeroed_totals(&shape)?, buckets, heap)
+        let clock = Clock::started(shape.window, shape.slots, now);
+        WindowTopK::from_parts(shape, clock, zeroed_totals(&shape)?, buckets, heap)
     }
 
     /// A Top-K from its checked shape and its parts; `BadEncoding` unless they fit the shape.
     fn from_parts(
         shape: Shape,
-        slot: u64,
-        updates: u64,
+        clock: Clock,
         totals: Vec<u64>,
         buckets: Vec<u8>,
         heap: Heap,
@@ -95,13 +86,11 @@ impl WindowTopK {
         }
         Ok(WindowTopK {
             shape,
-            slot,
-            updates,
+            clock,
             totals,
             buckets,
             heap,
             table: DecayTable::new(shape.params.decay())?,
-            next_slot_at: shape.next_slot_at(slot),
         })
     }
 
@@ -111,8 +100,7 @@ impl WindowTopK {
         totals.copy_from_slice(&self.totals);
         WindowTopK::from_parts(
             self.shape,
-            self.slot,
-            self.updates,
+            self.clock,
             totals,
             try_copy(&self.buckets)?,
             self.heap.try_clone()?,
@@ -131,26 +119,25 @@ impl WindowTopK {
 
     /// The newest slot a write opened.
     pub fn slot(&self) -> u64 {
-        self.slot
+        self.clock.newest()
     }
 
     /// Updates applied (count windows), or 0.
     pub fn updates(&self) -> u64 {
-        self.updates
+        self.clock.updates()
     }
 
     /// Whether a write at `now` (milliseconds) would open a new slot of a time window: such
     /// a write must reach replicas with its time.
     pub fn opens_slot(&self, now: u64) -> bool {
-        // `next_slot_at` is where the slot after the newest begins: no division per write.
-        matches!(self.shape.window, Window::Time(_)) && now >= self.next_slot_at
+        self.clock.opens_period(now)
     }
 
     /// Moves a time window's clock to `now` (milliseconds): what a replica does before a write
     /// its primary made in a new slot. Never moves it back.
     pub fn advance_to(&mut self, now: u64) {
-        if let Window::Time(_) = self.shape.window {
-            self.open(self.shape.slot_of(now));
+        if let Some(slot) = self.clock.time_period(now) {
+            self.open(slot);
         }
     }
 
@@ -167,11 +154,9 @@ impl WindowTopK {
         increment: u32,
         now: Option<u64>,
     ) -> Result<Option<Expelled>, Error> {
-        let slot = self.write_slot(now);
+        let slot = self.clock.write_period(now);
         self.open(slot);
-        if let Window::Count(_) = self.shape.window {
-            self.updates += 1;
-        }
+        self.clock.count_update();
         let at = ring_place(self.shape.counts(), slot);
         if let Some(total) = self.totals.get_mut(at) {
             *total = total.saturating_add(u64::from(increment));
@@ -205,19 +190,19 @@ impl WindowTopK {
     pub fn query(&self, item: &[u8], now: u64) -> bool {
         let positions = Positions::of(item, &self.shape.params);
         self.heap.find(positions.fp, item).is_some()
-            && self.count_at(&positions, self.read_slot(now)) > 0
+            && self.count_at(&positions, self.clock.read_period(now)) > 0
     }
 
     /// `TOPK.COUNT` at time `now`: the largest window count of the item's buckets that hold
     /// its fingerprint.
     pub fn count(&self, item: &[u8], now: u64) -> u32 {
-        self.item_count(item, self.read_slot(now))
+        self.item_count(item, self.clock.read_period(now))
     }
 
     /// `TOPK.LIST` at time `now`: the heap's items by window count, largest first, ties in
     /// heap order, without those of count 0.
     pub fn list(&self, now: u64) -> Result<Vec<Listed<'_>>, Error> {
-        let slot = self.read_slot(now);
+        let slot = self.clock.read_period(now);
         let mut listed = try_vec(self.shape.params.k() as usize)?;
         let counted = self.heap.entries().map(|(heap_slot, _, item)| {
             let count = self.item_count(item, slot);
@@ -232,39 +217,19 @@ impl WindowTopK {
 
     /// The increments of the window at time `now` (`TOPK.INFO`'s `window_count`).
     pub fn window_total(&self, now: u64) -> u64 {
-        let oldest = self.read_slot(now).saturating_sub(self.shape.slots);
-        let first = oldest.max(self.slot.saturating_sub(self.shape.slots));
-        in_ring(&self.totals, first, self.slot).fold(0, |sum, &total| sum.saturating_add(total))
-    }
-
-    /// The slot a write at `now` is made in.
-    fn write_slot(&self, now: Option<u64>) -> u64 {
-        let t = match (self.shape.window, now) {
-            (Window::Count(_), _) => self.updates,
-            (Window::Time(_), Some(now)) => now,
-            (Window::Time(_), None) => return self.slot,
-        };
-        if t < self.next_slot_at {
-            self.slot
-        } else {
-            self.shape.slot_of(t).max(self.slot)
-        }
-    }
-
-    /// The slot a read at `now` sees: never before the newest held.
-    fn read_slot(&self, now: u64) -> u64 {
-        self.write_slot(Some(now))
+        let oldest = self.clock.read_period(now).saturating_sub(self.shape.slots);
+        let first = oldest.max(self.slot().saturating_sub(self.shape.slots));
+        in_ring(&self.totals, first, self.slot()).fold(0, |sum, &total| sum.saturating_add(total))
     }
 
     /// Opens `slot` (nothing if it is not newer): the totals of the slots passed are cleared,
     /// and every item of the heap counted again at it.
     fn open(&mut self, slot: u64) {
-        if slot <= self.slot {
+        if slot <= self.slot() {
             return;
         }
-        fill_ring(&mut self.totals, self.slot + 1, slot, 0);
-        self.slot = slot;
-        self.next_slot_at = self.shape.next_slot_at(slot);
+        fill_ring(&mut self.totals, self.clock.newest() + 1, slot, 0);
+        self.clock.move_to(slot);
         let mut heap = std::mem::take(&mut self.heap);
         heap.recount_all(|_, item| self.item_count(item, slot));
         self.heap = heap;

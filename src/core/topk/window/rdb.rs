@@ -12,8 +12,7 @@
 //! against the memory limits before the first string is read. The decay table is rebuilt
 //! from the decay.
 
-use super::{zeroed_totals, Shape, Window, WindowTopK};
-use crate::core::le::LeReader;
+use super::{Shape, WindowTopK};
 use crate::core::rdb::{known_version, load_array, save_array, RdbRead, RdbWrite};
 use crate::core::topk::params::Params;
 use crate::core::topk::rdb::{load_heap, save_heap};
@@ -37,10 +36,8 @@ pub fn save(topk: &WindowTopK, out: &mut impl RdbWrite) {
         out.unsigned(field);
     }
     out.double(params.decay());
-    out.unsigned(topk.slot);
-    out.unsigned(topk.updates);
-    let totals: Vec<u8> = topk.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
-    out.bytes(&totals);
+    window::save_clock(&topk.clock, out);
+    window::save_totals(&topk.totals, out);
     save_array(&topk.buckets, out);
     save_heap(&topk.heap, out);
 }
@@ -58,21 +55,9 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     let (k, width, depth) = (dimension()?, dimension()?, dimension()?);
     let params = Params::new(k, width, depth, input.double()?).map_err(|_| Error::BadEncoding)?;
     let shape = Shape::new(params, window, slots).ok_or(Error::BadEncoding)?;
-    let slot = input.unsigned()?;
-    let updates = input.unsigned()?;
-    if matches!(window, Window::Time(_)) && updates != 0 {
-        return Err(Error::BadEncoding);
-    }
+    let clock = window::load_clock(input, window, shape.slots)?;
     memory.check(shape.memory_usage().ok_or(Error::BadEncoding)?)?;
-    let saved_totals = input.bytes()?;
-    let mut totals = zeroed_totals(&shape)?;
-    if saved_totals.len() != 8 * totals.len() {
-        return Err(Error::BadEncoding);
-    }
-    let mut reader = LeReader(&saved_totals);
-    for total in &mut totals {
-        *total = reader.u64()?;
-    }
+    let totals = window::load_totals(input, shape.counts())?;
     let buckets = load_array(
         input,
         shape.buckets_bytes().ok_or(Error::BadEncoding)?,
@@ -82,5 +67,5 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<Wi
     // empty slot all zero), which is what `save` writes: this format is ours, unlike
     // `TopK-TYPE`'s, which must take RedisBloom's pointers.
     let heap = load_heap(input, params.k(), true)?;
-    WindowTopK::from_parts(shape, slot, updates, totals, buckets, heap)
+    WindowTopK::from_parts(shape, clock, totals, buckets, heap)
 }

@@ -61,16 +61,4 @@ impl Shape {
             .checked_add(8 * self.counts() as u64)?
             .checked_add(STRUCT_BYTES)
     }
-
-    /// The slot of time (or update count) `t`.
-    pub(super) fn slot_of(&self, t: u64) -> u64 {
-        self.window.period_of(t, self.slots)
-    }
-
-    /// The first time (or update count) of the slot after `slot`: `⌈(slot + 1) · window /
-    /// slots⌉`, saturating.
-    pub(super) fn next_slot_at(&self, slot: u64) -> u64 {
-        let at = (u128::from(slot) + 1) * u128::from(self.window.length());
-        u64::try_from(at.div_ceil(u128::from(self.slots))).unwrap_or(u64::MAX)
-    }
 }

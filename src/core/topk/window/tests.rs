@@ -7,8 +7,7 @@ use std::collections::HashMap;
 
 use super::*;
 use crate::core::le::LeReader;
-use crate::core::rdb::FieldWriter;
-use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
+use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
 use crate::core::topk::params::Params;
 use crate::core::{eager_limited, EAGER};
 
@@ -18,9 +17,7 @@ fn topk(k: i64, width: i64, window: Window, slots: u64, now: u64) -> WindowTopK 
 }
 
 fn saved(topk: &WindowTopK) -> Vec<u8> {
-    let mut out = FieldWriter::default();
-    rdb::save(topk, &mut out);
-    out.0
+    fields_of(|out| rdb::save(topk, out))
 }
 
 /// A Zipf-like item of rank 1..=n (s = 1), drawn by inverting the harmonic sums.
