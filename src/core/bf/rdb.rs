@@ -93,7 +93,7 @@ pub fn load_classic(
         announced.link(shape, memory)?;
         let bits = input.bytes()?;
         let link_items = input.unsigned()?;
-        Link::from_saved(shape, vec![bits], link_items)
+        Ok((shape, vec![bits], link_items))
     })?;
     Chain::from_links(items, options, growth, links)
 }
@@ -116,25 +116,30 @@ pub fn load_fast(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Resu
             segments.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
             segments.push(input.bytes()?);
         }
-        Link::from_saved(shape, segments, link_items)
+        Ok((shape, segments, link_items))
     })?;
     Chain::from_links(items, options, growth, links)
 }
 
-/// Reads `nfilters` links: the fields every link starts with, then the rest with `link`, which
-/// [announces](Announced::link) the link's shape before it reads the link's bits.
+/// Reads `nfilters` links: the fields every link starts with, then the rest with `read_rest`,
+/// which [announces](Announced::link) the link's shape before it reads the link's bits, and
+/// gives the shape, the bits (one array a segment) and the items.
 fn load_links<R: RdbRead>(
     input: &mut R,
     nfilters: u64,
-    mut link: impl FnMut(&mut R, StoredShape, &mut Announced) -> Result<Link, Error>,
+    mut read_rest: impl FnMut(
+        &mut R,
+        StoredShape,
+        &mut Announced,
+    ) -> Result<(Shape, Vec<Vec<u8>>, u64), Error>,
 ) -> Result<Vec<Link>, Error> {
     let mut links = Vec::new();
     let mut announced = Announced::default();
     for _ in 0..nfilters {
         let stored = stored_shape(input)?;
-        let link = link(input, stored, &mut announced)?;
+        let (shape, segments, items) = read_rest(input, stored, &mut announced)?;
         links.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
-        links.push(link);
+        links.push(Link::from_saved(shape, segments, items)?);
     }
     Ok(links)
 }
