@@ -154,6 +154,25 @@ pub fn chunk_at(chain: &Chain, iter: i64) -> Option<(i64, &[u8])> {
     None
 }
 
+/// Every data chunk of a walk from iterator 1, as `(next iterator, chunk)`: the chunks
+/// [`chunk_at`] gives along the walk, which an AOF rewrite emits after the header.
+pub fn chunks(chain: &Chain) -> impl Iterator<Item = (i64, &[u8])> + '_ {
+    walk(move |iter| chunk_at(chain, iter))
+}
+
+/// The walk `chunk_at` gives: its chunk at iterator 1, then at each next iterator it names
+/// (window filters walk by the same rule).
+pub(super) fn walk<'a>(
+    chunk_at: impl Fn(i64) -> Option<(i64, &'a [u8])>,
+) -> impl Iterator<Item = (i64, &'a [u8])> {
+    let mut iter = 1;
+    std::iter::from_fn(move || {
+        let (next, data) = chunk_at(iter)?;
+        iter = next;
+        Some((next, data))
+    })
+}
+
 /// Writes a chunk that SCANDUMP returned as `(iter, data)`.
 pub fn load_chunk(chain: &mut Chain, iter: i64, data: &[u8]) -> Result<(), Error> {
     if iter <= 0 || (iter as u64) < data.len() as u64 {
@@ -210,10 +229,8 @@ mod tests {
     /// iterator 1 on.
     fn copied_by_chunks(chain: &Chain) -> Chain {
         let mut copy = decode_header(&encode_header(chain), &EAGER).unwrap();
-        let mut iter = 1;
-        while let Some((next, data)) = chunk_at(chain, iter) {
+        for (next, data) in chunks(chain) {
             load_chunk(&mut copy, next, data).unwrap();
-            iter = next;
         }
         copy
     }

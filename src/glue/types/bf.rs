@@ -74,9 +74,11 @@ impl<const FAST: bool> Format for Bloom<FAST> {
 
     /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
     fn rewrite(chain: &Chain, aof: &mut Aof) {
-        rewrite_chunks(aof, &encoding::encode_header(chain), |iter| {
-            encoding::chunk_at(chain, iter)
-        });
+        aof.loadchunks(
+            c"BF.LOADCHUNK",
+            &encoding::encode_header(chain),
+            encoding::chunks(chain),
+        );
     }
 
     /// Every field and every bit, so any difference shows (blocks never written are known to
@@ -118,9 +120,11 @@ impl Format for Window {
 
     /// The BF.LOADCHUNK sequence BF.SCANDUMP would give.
     fn rewrite(filter: &WindowFilter, aof: &mut Aof) {
-        rewrite_chunks(aof, &window_encoding::encode_header(filter), |iter| {
-            window_encoding::chunk_at(filter, iter)
-        });
+        aof.loadchunks(
+            c"BF.LOADCHUNK",
+            &window_encoding::encode_header(filter),
+            window_encoding::chunks(filter),
+        );
     }
 
     /// Every field (the header holds them all) and every bit, so any difference shows.
@@ -151,21 +155,6 @@ impl StoredValue for Chain {
     fn try_clone(&self) -> Result<Chain, Error> {
         Chain::try_clone(self, &memory::machine_memory())
     }
-}
-
-/// BF.LOADCHUNK of `header`, then of each chunk `chunk_at` gives, from iterator 1 on.
-fn rewrite_chunks<'a>(
-    aof: &mut Aof,
-    header: &[u8],
-    chunk_at: impl Fn(i64) -> Option<(i64, &'a [u8])>,
-) {
-    let mut iter = 1;
-    let walk = std::iter::from_fn(|| {
-        let (next, data) = chunk_at(iter)?;
-        iter = next;
-        Some((next, data))
-    });
-    aof.loadchunks(c"BF.LOADCHUNK", header, walk);
 }
 
 impl Format for ValkeyType {

@@ -19,6 +19,7 @@
 
 use super::filter::{memory_usage, slot_end, zeroed_counters, WindowFilter};
 use super::params::{Shape, Window};
+use crate::core::bf::encoding::walk;
 use crate::core::le::LeReader;
 use crate::core::rdb::{
     known_version, load_array, save_array, FieldWriter, RdbRead, RdbWrite, MAX_STRING,
@@ -98,6 +99,12 @@ pub fn chunk_at(filter: &WindowFilter, iter: i64) -> Option<(i64, &[u8])> {
         .filter(|rest| !rest.is_empty())?;
     let data = rest.get(..rest.len().min(MAX_CHUNK))?;
     Some((iter.checked_add(data.len() as i64)?, data))
+}
+
+/// Every data chunk of a walk from iterator 1, as [`chunk_at`] gives them (as a chain's
+/// [`chunks`](crate::core::bf::encoding::chunks)).
+pub fn chunks(filter: &WindowFilter) -> impl Iterator<Item = (i64, &[u8])> + '_ {
+    walk(move |iter| chunk_at(filter, iter))
 }
 
 /// Writes a chunk that SCANDUMP returned as `(iter, data)`, with classic LOADCHUNK's errors.
