@@ -13,7 +13,7 @@ use super::rdb::{load, save};
 use super::*;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
-use crate::core::testing::{dump_payload, load_payload, unhex, Rng};
+use crate::core::testing::{dump_payload, fields_of, load_payload, unhex, Rng};
 use crate::core::{eager_limited, Error, Memory, EAGER};
 
 /// The module type id RedisBloom writes after `RDB_TYPE_MODULE_2` (`0x81` + 8 bytes, big
@@ -33,9 +33,7 @@ fn sized(width: i64, depth: i64, cell_size: CellSize) -> CountMinSketch {
 
 /// A copy through save and load (the sketch is not `Clone`).
 fn copy(s: &CountMinSketch) -> CountMinSketch {
-    let mut out = FieldWriter::default();
-    save(s, &mut out, 1);
-    load(&mut LeReader(&out.0), 1, &EAGER).unwrap()
+    load(&mut LeReader(&fields_of(|out| save(s, out, 1))), 1, &EAGER).unwrap()
 }
 
 #[test]

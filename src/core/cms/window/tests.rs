@@ -7,8 +7,7 @@ use std::collections::VecDeque;
 use super::*;
 use crate::core::cms::{MergeError, MergeSource, Weighted};
 use crate::core::le::LeReader;
-use crate::core::rdb::FieldWriter;
-use crate::core::testing::{truncations_fail_and_flips_load_or_fail, Rng};
+use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
 use crate::core::{eager_limited, EAGER};
 
 /// Far more columns than items: the estimate is then the item's own count over what its cells
@@ -340,9 +339,7 @@ fn merging_a_sketch_into_itself_keeps_what_is_alive() {
 }
 
 fn saved(sketch: &WindowSketch) -> Vec<u8> {
-    let mut out = FieldWriter::default();
-    rdb::save(sketch, &mut out);
-    out.0
+    fields_of(|out| rdb::save(sketch, out))
 }
 
 #[test]

@@ -7,8 +7,7 @@ use super::params::{Window, MAX_TIMESPAN_MS};
 use super::WindowFilter;
 use crate::core::bf::chain;
 use crate::core::bf::sizing::{options, Layout};
-use crate::core::rdb::FieldWriter;
-use crate::core::testing::Rng;
+use crate::core::testing::{fields_of, Rng};
 use crate::core::{Error, Memory, EAGER};
 
 mod encodings;
@@ -29,9 +28,7 @@ fn count_window(error: f64, capacity: u64) -> WindowFilter {
 }
 
 fn saved(filter: &WindowFilter) -> Vec<u8> {
-    let mut out = FieldWriter::default();
-    encoding::save(filter, &mut out);
-    out.0
+    fields_of(|out| encoding::save(filter, out))
 }
 
 fn false_positive_rate(filter: &WindowFilter, now: u64, probes: u64) -> f64 {
