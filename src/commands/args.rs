@@ -72,10 +72,11 @@ pub fn integer_in(text: &[u8], range: &RangeInclusive<i64>) -> Result<i64, Bad> 
 /// The item/increment pairs after the key (`args`, the command name first, an even count),
 /// every increment checked by `check` before the first pair is given, so that a bad one
 /// refuses them all and nothing is applied; each pair's increment is then what `read` reads
-/// of a text `check` accepted.
-pub fn checked_pairs<'a, T>(
+/// of a text `check` accepted (what `check` made of it is not kept: keeping it would take an
+/// allocation per command).
+pub fn checked_pairs<'a, T, Checked>(
     args: &'a [&'a [u8]],
-    check: impl Fn(&[u8]) -> Result<T, Failure>,
+    check: impl Fn(&[u8]) -> Result<Checked, Failure>,
     read: impl Fn(&[u8]) -> T + 'a,
 ) -> Result<impl ExactSizeIterator<Item = (&'a [u8], T)> + 'a, Failure> {
     let pairs = args.get(2..).unwrap_or(&[]).as_chunks::<2>().0;

@@ -108,13 +108,13 @@ pub fn written(
         .written_as(&[event], &[advance_to(advance, now.as_bytes()), as_it_came]);
 }
 
-/// A new value replicated in its explicit form, `command key <shape> WINDOW n | TIMESPAN ms
+/// A new value replicated in its explicit form, `command key <shape_words> WINDOW n | TIMESPAN ms
 /// SLOTS s` (nothing recomputed on replicas), raising `event`; a time window's clock follows
 /// behind `advance key <now>`.
 pub fn created(
     call: &Call,
     advance: &'static CStr,
-    (command, shape): (&'static CStr, &[&[u8]]),
+    (command, shape_words): (&'static CStr, &[&[u8]]),
     (window, slots): (Window, u64),
     now: u64,
     event: &'static CStr,
@@ -129,8 +129,11 @@ pub fn created(
     };
     let [length, slots, now] = [window.length(), slots, now].map(|n| n.to_string());
     let options = [kind, length.as_bytes(), b"SLOTS", slots.as_bytes()];
-    let mut args = vec![Arg::Own(1)];
-    args.extend(shape.iter().chain(&options).map(|word| Arg::Bytes(word)));
+    let words = shape_words
+        .iter()
+        .chain(&options)
+        .map(|word| Arg::Bytes(word));
+    let args = std::iter::once(Arg::Own(1)).chain(words).collect();
     let created = Replicated { command, args };
     match window {
         Window::Time(_) => call

@@ -35,9 +35,11 @@ fn query(call: &Call) -> CommandResult {
         }
         Sketch::Window(sketch) => {
             let now = window::read_time(call, sketch);
-            let estimate =
-                |item| Scalar::Integer(sketch.query(item, now).min(i64::MAX as u64) as i64);
-            call.out.scalars(items.map(|item| estimate(item)));
+            call.out.scalars(
+                items.map(|item| {
+                    Scalar::Integer(sketch.query(item, now).min(i64::MAX as u64) as i64)
+                }),
+            );
         }
     }
     Ok(Reply::Sent)
