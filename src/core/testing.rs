@@ -3,7 +3,7 @@
 //! with the CRC), so golden payloads captured from RedisBloom are read and written here byte for
 //! byte.
 
-use crate::core::dump::{payload, DumpWriter};
+use crate::core::dump::{crc64, payload, DumpWriter};
 use crate::core::rdb::{FieldWriter, RdbRead};
 use crate::core::Error;
 
@@ -50,7 +50,8 @@ pub(crate) struct DumpReader<'a>(&'a [u8]);
 
 impl<'a> DumpReader<'a> {
     /// The fields of `payload`, after checking its header (`07`, `81`, the type id) and
-    /// dropping its trailer (RDB version and CRC-64, which [`dump_payload`] checks).
+    /// dropping its trailer (RDB version and CRC-64) unchecked, so that a payload with a byte
+    /// flipped still reaches the loader ([`load_payload`] checks the CRC).
     pub(crate) fn new(payload: &'a [u8], type_id: u64) -> DumpReader<'a> {
         assert_eq!(payload[..2], [0x07, 0x81]);
         assert_eq!(payload[2..10], type_id.to_be_bytes());
@@ -110,12 +111,15 @@ impl RdbRead for DumpReader<'_> {
     }
 }
 
-/// The value `load` reads from `payload`'s fields ([`DumpReader`]), which must be all of them.
+/// The value `load` reads from `payload`'s fields ([`DumpReader`]), which must be all of them,
+/// after checking the payload's CRC-64.
 pub(crate) fn load_payload<T>(
     payload: &[u8],
     type_id: u64,
     load: impl FnOnce(&mut DumpReader) -> Result<T, Error>,
 ) -> T {
+    let (framed, crc) = payload.split_at(payload.len() - 8);
+    assert_eq!(crc, crc64(framed).to_le_bytes(), "CRC-64");
     let mut fields = DumpReader::new(payload, type_id);
     let value = load(&mut fields).unwrap();
     assert!(fields.is_done());
