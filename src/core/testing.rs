@@ -58,6 +58,11 @@ impl<'a> DumpReader<'a> {
         DumpReader(&payload[10..payload.len() - 10])
     }
 
+    /// Fields without a payload around them, such as a prefix of [`payload_fields`].
+    pub(crate) fn of_fields(fields: &'a [u8]) -> DumpReader<'a> {
+        DumpReader(fields)
+    }
+
     /// Whether every field was read: only the end-of-value opcode is left.
     pub(crate) fn is_done(&self) -> bool {
         self.0 == [0]
@@ -136,6 +141,12 @@ pub(crate) fn fields_of(save: impl FnOnce(&mut FieldWriter)) -> Vec<u8> {
 /// The whole `DUMP` payload Redis 7.0 builds from a value's fields (RDB version 10).
 pub(crate) fn dump_payload(type_id: u64, save: impl Fn(&mut DumpWriter)) -> Vec<u8> {
     payload(type_id, 10, save).unwrap()
+}
+
+/// The fields of a `DUMP` payload, between its 10-byte header and its end-of-value opcode and
+/// 10-byte trailer: what the capture scripts print (`payload[10:-11]`).
+pub(crate) fn payload_fields(payload: &[u8]) -> &[u8] {
+    &payload[10..payload.len() - 11]
 }
 
 /// The bytes of hex text; white space between digits is passed over, so long payloads may be

@@ -1,14 +1,13 @@
 //! Creating and loading: sizes checked before allocating, every RDB field checked, hostile
 //! input refused without a panic, and what loads saves back unchanged.
 
-use super::fields::DumpReader;
 use super::runs::Rng;
-use super::scenarios::restore;
+use super::scenarios::{dump_payload, restore};
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{AddError, Order, TDigest, MAX_COMPRESSION};
-use crate::core::testing::{fields_of, unhex};
+use crate::core::testing::{fields_of, payload_fields, unhex, DumpReader};
 use crate::core::{eager_limited, Error, Memory, EAGER};
 
 fn saved(digest: &TDigest) -> Vec<u8> {
@@ -98,10 +97,10 @@ fn every_sample_round_trips_and_every_truncation_fails_cleanly() {
             assert_eq!(loaded(&bytes[..len]).unwrap_err(), Error::BadEncoding);
         }
         // The DUMP encoding too.
-        let mut dump = super::fields::DumpWriter::default();
-        save(&d, &mut dump).unwrap();
-        for len in 0..dump.0.len() {
-            assert!(load(&mut DumpReader(&dump.0[..len]), 0, &EAGER).is_err());
+        let payload = dump_payload(&d);
+        let fields = payload_fields(&payload);
+        for len in 0..fields.len() {
+            assert!(load(&mut DumpReader::of_fields(&fields[..len]), 0, &EAGER).is_err());
         }
     }
 }

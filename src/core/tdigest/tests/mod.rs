@@ -8,7 +8,6 @@
 //! t-digest is the same code (t-digest-c `5b89d70` changes only allocation), bar `Memory
 //! usage`, which the transcripts show as RedisBloom 8 counts it.
 
-mod fields;
 mod loading;
 mod primary;
 mod runs;
@@ -19,8 +18,10 @@ mod walks;
 use runs::{all_ranks, fnv, random_run};
 use scenarios::replay;
 
+use super::rdb::load;
 use super::{Order, TDigest};
-use crate::core::EAGER;
+use crate::core::testing::{unhex, DumpReader};
+use crate::core::{Error, EAGER};
 
 /// RedisBloom 2.8.2's DUMP after `CREATE t`, `ADD t 5`, `DUMP t`, `RESTORE p 0 <that>`,
 /// `ADD p 7`, `DUMP p`: its reload kept no node for 5 but a weightless `(0.0, 0)` one.
@@ -469,18 +470,12 @@ fn corrupted_redisbloom_digests_stay_finite_here() {
             }
             assert!(labels.contains(&label), "{name}: {ours} / {theirs}");
             if label == "DUMP" {
-                let payload = crate::core::testing::unhex(ours.split(": ").nth(1).unwrap());
-                let ours = scenarios::restore(&payload);
+                let ours = scenarios::restore(&unhex(ours.split(": ").nth(1).unwrap()));
                 assert!(ours.means.iter().all(|m| m.is_finite()));
                 // RedisBloom's own payload holds a non-finite mean, which loading refuses.
-                let theirs = crate::core::testing::unhex(theirs.split(": ").nth(1).unwrap());
-                let fields = &theirs[10..theirs.len() - 11];
-                let loaded = crate::core::tdigest::rdb::load(
-                    &mut fields::DumpReader(fields),
-                    0,
-                    &crate::core::EAGER,
-                );
-                assert_eq!(loaded, Err(crate::core::Error::BadEncoding));
+                let theirs = unhex(theirs.split(": ").nth(1).unwrap());
+                let mut fields = DumpReader::new(&theirs, scenarios::TDIGEST_TYPE_ID);
+                assert_eq!(load(&mut fields, 0, &EAGER), Err(Error::BadEncoding));
             }
         }
     }

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use super::fields::{hex, DumpReader, DumpWriter};
-use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
+use super::scenarios::{dump_payload, restore};
 use crate::core::tdigest::{merge_compression, Order, Ranks, TDigest};
+use crate::core::testing::payload_fields;
 use crate::core::EAGER;
 
 const COMPRESSIONS: [i64; 10] = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500];
@@ -67,6 +67,11 @@ impl Rng {
     }
 }
 
+/// Bytes as the transcripts show them: Python's `bytes.hex()`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 pub fn bits(x: f64) -> String {
     if x.is_nan() {
         "nan".to_string()
@@ -118,20 +123,17 @@ pub fn fnv(data: &[u8]) -> u64 {
     })
 }
 
-/// Saves `digest` as DUMP carries it, and checks that loading those bytes gives back the
-/// compressed digest, which saves to the same bytes.
+/// The fields of `digest`'s `DUMP` payload, as `capture.py` prints them; checks that loading
+/// the payload gives back the compressed digest, which saves to the same payload.
 fn dump(digest: &TDigest) -> Vec<u8> {
-    let mut out = DumpWriter::default();
-    save(digest, &mut out).unwrap();
-    let loaded = load(&mut DumpReader(&out.0), ENCODING_VERSION, &EAGER).unwrap();
-    let mut again = DumpWriter::default();
-    save(&loaded, &mut again).unwrap();
-    assert_eq!(again.0, out.0);
+    let payload = dump_payload(digest);
+    let loaded = restore(&payload);
+    assert_eq!(dump_payload(&loaded), payload);
     let merged = digest.merged_view().unwrap();
     if merged.size() > 1 {
         assert_eq!(&loaded, &*merged);
     }
-    out.0
+    payload_fields(&payload).to_vec()
 }
 
 /// The transcript of run `seed`, as `capture.py` writes it.

@@ -3,30 +3,25 @@
 
 use std::collections::BTreeMap;
 
-use super::fields::{hex, DumpReader};
-use super::runs::{bits, bits_list};
-use crate::core::dump::crc64;
+use super::runs::{bits, bits_list, hex};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{merge_compression, Order, TDigest};
-use crate::core::testing::{dump_payload, unhex};
+use crate::core::testing::{self, load_payload, unhex};
 use crate::core::EAGER;
 
-/// The digest in a `DUMP` payload of RDB version 10 (Redis 7.0), its CRC checked.
+/// The digest in a `DUMP` payload, its CRC checked.
 pub fn restore(payload: &[u8]) -> TDigest {
-    let (body, crc) = payload.split_at(payload.len() - 8);
-    assert_eq!(crc64(body), u64::from_le_bytes(crc.try_into().unwrap()));
-    let fields = &body[10..body.len() - 3];
-    let mut input = DumpReader(fields);
-    let digest = load(&mut input, ENCODING_VERSION, &EAGER).unwrap();
-    assert!(input.0.is_empty());
-    digest
+    load_payload(payload, TDIGEST_TYPE_ID, |fields| {
+        load(fields, ENCODING_VERSION, &EAGER)
+    })
 }
 
 /// `TDIS-TYPE`, encoding version 0, as a payload names it.
-const TDIGEST_TYPE_ID: u64 = 0x4c32_12f9_360f_1000;
+pub const TDIGEST_TYPE_ID: u64 = 0x4c32_12f9_360f_1000;
 
-pub fn dump(digest: &TDigest) -> Vec<u8> {
-    dump_payload(TDIGEST_TYPE_ID, |out| save(digest, out).unwrap())
+/// `digest`'s `DUMP` payload, as Redis 7.0 frames it.
+pub fn dump_payload(digest: &TDigest) -> Vec<u8> {
+    testing::dump_payload(TDIGEST_TYPE_ID, |out| save(digest, out).unwrap())
 }
 
 fn numbers(args: &[&str]) -> Vec<f64> {
@@ -95,7 +90,7 @@ fn read(digest: &mut TDigest, name: &str, args: &[&str]) -> (String, bool) {
             digest.reset();
             ("OK".into(), false)
         }
-        "DUMP" => (hex(&dump(digest)), true),
+        "DUMP" => (hex(&dump_payload(digest)), true),
         "MIN" => (bits(digest.min()), false),
         "MAX" => (bits(digest.max()), false),
         "QUANTILE" => (bits_list(&digest.quantiles(&numbers(args)).unwrap()), true),
