@@ -15,12 +15,12 @@ mod scenarios;
 mod sorting;
 mod walks;
 
-use runs::{all_ranks, fnv, random_run};
+use runs::{all_ranks, random_run};
 use scenarios::replay;
 
 use super::rdb::load;
 use super::{Order, TDigest};
-use crate::core::testing::{unhex, DumpReader};
+use crate::core::testing::{fnv, unhex, DumpReader, FNV_OFFSET};
 use crate::core::{Error, EAGER};
 
 /// RedisBloom 2.8.2's DUMP after `CREATE t`, `ADD t 5`, `DUMP t`, `RESTORE p 0 <that>`,
@@ -301,7 +301,7 @@ const RANDOM_RUNS: &[(u64, u64)] = &[
 fn random_runs_match_redisbloom() {
     for &(seed, expected) in RANDOM_RUNS {
         let transcript = random_run(seed);
-        if fnv(transcript.as_bytes()) != expected {
+        if fnv(FNV_OFFSET, transcript.as_bytes()) != expected {
             let path = std::env::temp_dir().join(format!("tdigest-run-{seed}.txt"));
             std::fs::write(&path, &transcript).unwrap();
             panic!(

@@ -116,13 +116,6 @@ pub fn all_ranks(ranks: Ranks) -> Vec<i64> {
     ranks.collect()
 }
 
-/// The FNV-1a of `capture.py`.
-pub fn fnv(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
-}
-
 /// The fields of `digest`'s `DUMP` payload, as `capture.py` prints them; checks that loading
 /// the payload gives back the compressed digest, which saves to the same payload.
 fn dump(digest: &TDigest) -> Vec<u8> {

@@ -4,6 +4,7 @@ use super::runs::Rng;
 use super::scenarios::{equal_values, replay};
 use crate::core::tdigest::sort::sort;
 use crate::core::tdigest::TDigest;
+use crate::core::testing::{fnv, FNV_OFFSET};
 use crate::core::EAGER;
 
 /// `td_qsort` and `partition` of t-digest-c `9dcd73d`, line for line (its recursion on a stack).
@@ -162,5 +163,8 @@ fn equal_values_at_high_compression_match_redisbloom() {
         commands.push(c.into());
     }
     let transcript = replay(&commands);
-    assert_eq!(super::fnv(transcript.as_bytes()), 0xf147_7df6_8f56_a40a);
+    assert_eq!(
+        fnv(FNV_OFFSET, transcript.as_bytes()),
+        0xf147_7df6_8f56_a40a
+    );
 }
