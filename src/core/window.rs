@@ -301,4 +301,124 @@ mod tests {
         assert_eq!(ring, [0, 2, 3, 0]);
         assert_eq!(in_ring(&ring, 5, 6).copied().collect::<Vec<_>>(), [2, 3]);
     }
+
+    /// The first time (or update count) of period `p`, found by bisection over
+    /// [`Window::period_of`] rather than by the clock's own formula; `u64::MAX` where no time
+    /// reaches it, as the clock saturates.
+    fn first_time_of(window: Window, periods: u64, p: u64) -> u64 {
+        let (mut low, mut high) = (0, u64::MAX);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if window.period_of(mid, periods) >= p {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        low
+    }
+
+    /// A clock of `window` cut into `periods`, moved to period `newest`.
+    fn clock_at(window: Window, periods: u64, newest: u64) -> Clock {
+        let mut clock = Clock::started(window, periods, 0);
+        clock.move_to(newest);
+        clock
+    }
+
+    /// Periods of uneven lengths (7 over 3), even ones, one period, several periods to a
+    /// millisecond (1 over 8), and the longest window, whose products pass 2^64.
+    const SHAPES: [(u64, u64); 7] = [
+        (7, 3),
+        (1000, 4),
+        (10, 8),
+        (1, 1),
+        (1, 8),
+        (MAX_WINDOW, 8),
+        (MAX_WINDOW, 3),
+    ];
+
+    #[test]
+    fn a_time_window_s_next_period_begins_at_the_first_time_of_a_later_period() {
+        for (length, periods) in SHAPES {
+            let window = Window::Time(length);
+            for newest in [0, 1, 2, 3, 7, 8, 9, 1 << 20, 1 << 24, 1 << 40, u64::MAX / 2] {
+                let clock = clock_at(window, periods, newest);
+                let shape = format!("{length}/{periods} at {newest}");
+                let next = first_time_of(window, periods, newest + 1);
+                assert_eq!(clock.next_at, next, "{shape}");
+                // Earlier writes and reads stay at the newest period, up to the boundary.
+                for t in [0, next / 2, next.saturating_sub(1)] {
+                    assert!(!clock.opens_period(t), "{shape}: {t}");
+                    assert_eq!(clock.write_period(Some(t)), newest, "{shape}: {t}");
+                    assert_eq!(clock.read_period(t), newest, "{shape}: {t}");
+                }
+                assert!(clock.opens_period(next), "{shape}");
+                let after = window.period_of(next, periods).max(newest);
+                assert_eq!(clock.write_period(Some(next)), after, "{shape}");
+                assert_eq!(clock.read_period(next), after, "{shape}");
+                assert_eq!(clock.write_period(None), newest, "{shape}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_next_period_begins_at_the_ceiling_of_its_share_of_the_window_saturating() {
+        // 7 ms over 3 periods: they begin at 0, ⌈7/3⌉ = 3, ⌈14/3⌉ = 5, 7, ⌈28/3⌉ = 10.
+        let clock = Clock::started(Window::Time(7), 3, 0);
+        let written: Vec<u64> = (0..11).map(|t| clock.write_period(Some(t))).collect();
+        assert_eq!(written, [0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4]);
+        let opened: Vec<bool> = (0..5).map(|t| clock.opens_period(t)).collect();
+        assert_eq!(opened, [false, false, false, true, true]);
+        // Started at 2600 ms, a second over 4: period 10, the next from 2750 ms.
+        let clock = Clock::started(Window::Time(1000), 4, 2600);
+        assert_eq!((clock.newest(), clock.next_at), (10, 2750));
+        // (2^24 + 1) · 2^40 passes 2^64; over 3 periods the next begins below it, exactly.
+        let clock = clock_at(Window::Time(MAX_WINDOW), 3, 1 << 24);
+        assert_eq!(clock.next_at, 0x5555_55aa_aaaa_aaab);
+        // Over one period it begins past every time: no write opens a period before the last
+        // millisecond, and none is made before the newest.
+        let clock = clock_at(Window::Time(MAX_WINDOW), 1, 1 << 24);
+        assert_eq!(clock.next_at, u64::MAX);
+        assert!(!clock.opens_period(u64::MAX - 1));
+        assert_eq!(clock.write_period(Some(u64::MAX)), 1 << 24);
+        assert_eq!(clock.time_period(u64::MAX), Some((1 << 24) - 1));
+    }
+
+    #[test]
+    fn a_time_window_s_clock_counts_no_updates_and_its_periods_follow_time() {
+        let mut clock = Clock::started(Window::Time(1000), 4, 0);
+        clock.count_update();
+        assert_eq!(clock.updates(), 0);
+        assert_eq!(clock.time_period(2600), Some(10));
+        assert_eq!(clock.time_period(u64::MAX), Some(u64::MAX / 250));
+        // 2^62 ms over a millisecond cut in 8 is past 2^64 periods: the last one.
+        let finely_cut = Clock::started(Window::Time(1), 8, 0);
+        assert_eq!(finely_cut.time_period(1 << 62), Some(u64::MAX));
+    }
+
+    #[test]
+    fn a_count_window_s_time_is_its_updates() {
+        // Over 7 updates in 3 periods, the periods begin at updates 0, 3, 5, 7 and 10.
+        let mut clock = Clock::started(Window::Count(7), 3, 123_456);
+        assert_eq!((clock.newest(), clock.updates()), (0, 0));
+        let mut written = Vec::new();
+        for _ in 0..11 {
+            // As a write does: its period, the clock moved there, the update counted.
+            let period = clock.write_period(Some(999_999));
+            assert_eq!(clock.write_period(None), period);
+            assert_eq!(clock.read_period(0), period);
+            assert_eq!(clock.time_period(999_999), None);
+            assert!(!clock.opens_period(u64::MAX));
+            written.push(period);
+            clock.move_to(period);
+            clock.count_update();
+        }
+        assert_eq!(written, [0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4]);
+        assert_eq!((clock.newest(), clock.updates()), (4, 11));
+        // A clock moved past the period of its updates stays there: never before the newest.
+        clock.move_to(9);
+        assert_eq!(clock.write_period(None), 9);
+        clock.count_update();
+        assert_eq!(clock.read_period(0), 9);
+    }
 }
