@@ -1,13 +1,12 @@
 //! Creating and loading: sizes checked before allocating, every RDB field checked, hostile
 //! input refused without a panic, and what loads saves back unchanged.
 
-use super::runs::Rng;
 use super::scenarios::{dump_payload, restore};
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{AddError, Order, TDigest, MAX_COMPRESSION};
-use crate::core::testing::{fields_of, payload_fields, unhex, DumpReader};
+use crate::core::testing::{fields_of, payload_fields, unhex, DumpReader, Rng};
 use crate::core::{eager_limited, Error, Memory, EAGER};
 
 fn saved(digest: &TDigest) -> Vec<u8> {

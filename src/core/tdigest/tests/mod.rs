@@ -20,7 +20,7 @@ use scenarios::replay;
 
 use super::rdb::load;
 use super::{Order, TDigest};
-use crate::core::testing::{fnv, unhex, DumpReader, FNV_OFFSET};
+use crate::core::testing::{fnv, unhex, DumpReader, Rng, FNV_OFFSET};
 use crate::core::{Error, EAGER};
 
 /// RedisBloom 2.8.2's DUMP after `CREATE t`, `ADD t 5`, `DUMP t`, `RESTORE p 0 <that>`,
@@ -538,7 +538,7 @@ fn state(d: &TDigest) -> (String, Vec<u64>, Vec<i64>) {
 fn reads_and_saves_leave_the_digest_alone() {
     let mut served = TDigest::new(20, &EAGER).unwrap();
     let mut silent = TDigest::new(20, &EAGER).unwrap();
-    let mut g = runs::Rng::new(5);
+    let mut g = Rng::new(5);
     for round in 0..300 {
         for _ in 0..g.below(30) {
             let v = g.below(50) as f64 - 10.0;

@@ -1,13 +1,14 @@
 //! The reads a primary runs in place (compressing as RedisBloom's does), and copies.
 
 use crate::core::tdigest::{Order, TDigest};
+use crate::core::testing::Rng;
 use crate::core::EAGER;
 
 /// The in-place reads of a primary answer as the view does, compress exactly when RedisBloom
 /// would, and a copy is the same digest with room for its capacity.
 #[test]
 fn in_place_reads_and_copies() {
-    let mut g = super::runs::Rng::new(11);
+    let mut g = Rng::new(11);
     let mut d = TDigest::new(30, &EAGER).unwrap();
     for _ in 0..500 {
         d.add(g.below(1000) as f64).unwrap();

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::scenarios::{dump_payload, restore};
 use crate::core::tdigest::{merge_compression, Order, Ranks, TDigest};
-use crate::core::testing::payload_fields;
+use crate::core::testing::{payload_fields, Rng};
 use crate::core::EAGER;
 
 const COMPRESSIONS: [i64; 10] = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500];
@@ -16,30 +16,15 @@ const QUANTILES: [f64; 11] = [
 ];
 const KEYS: [&str; 4] = ["a", "b", "c", "d"];
 
-/// Marsaglia's xorshift64 (13, 7, 17), seeded as `capture.py` seeds it.
-pub struct Rng(u64);
+/// The draws `capture.py` makes from the generator beyond `next` and `below`.
+trait Draws {
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T;
+    fn unit(&mut self) -> f64;
+    fn value(&mut self, kind: u64) -> f64;
+    fn probe(&mut self, kind: u64) -> f64;
+}
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed
-            .wrapping_add(1)
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .max(1))
-    }
-
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
+impl Draws for Rng {
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len() as u64) as usize]
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::runs::{bits, bits_list, hex};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{merge_compression, Order, TDigest};
-use crate::core::testing::{self, load_payload, unhex};
+use crate::core::testing::{self, load_payload, unhex, Rng};
 use crate::core::EAGER;
 
 /// The digest in a `DUMP` payload, its CRC checked.
@@ -149,7 +149,7 @@ fn read(digest: &mut TDigest, name: &str, args: &[&str]) -> (String, bool) {
 
 /// `capture.py`'s `equal_values`: `n` values 0 or −0, one in 500 a 1.
 pub fn equal_values(seed: u64, n: usize) -> Vec<&'static str> {
-    let mut g = super::runs::Rng::new(seed);
+    let mut g = Rng::new(seed);
     (0..n)
         .map(|_| {
             if g.below(500) != 0 {

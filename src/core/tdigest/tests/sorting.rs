@@ -1,10 +1,9 @@
 //! The sort against a literal port of t-digest-c's `td_qsort`, and the equal-means stall gone.
 
-use super::runs::Rng;
 use super::scenarios::{equal_values, replay};
 use crate::core::tdigest::sort::sort;
 use crate::core::tdigest::TDigest;
-use crate::core::testing::{fnv, FNV_OFFSET};
+use crate::core::testing::{fnv, Rng, FNV_OFFSET};
 use crate::core::EAGER;
 
 /// `td_qsort` and `partition` of t-digest-c `9dcd73d`, line for line (its recursion on a stack).
