@@ -11,7 +11,7 @@ use super::heap::SLOT_BYTES;
 use super::rdb::{load, save};
 use super::*;
 use crate::core::le::LeReader;
-use crate::core::rdb::{FieldWriter, RdbRead, RdbWrite};
+use crate::core::rdb::{RdbRead, RdbWrite};
 use crate::core::testing::{
     dump_payload, fields_of, fnv, load_payload, unhex, DumpReader, Rng, FNV_OFFSET,
 };
@@ -310,12 +310,7 @@ fn random_run(seed: u64) -> (u32, u32, u32, u64, u64) {
             _ => replies += &coded_list(&t, false),
         }
     }
-    let mut fields = FieldWriter::default();
-    let mut out = CutItems {
-        out: &mut fields,
-        strings: 0,
-    };
-    save(&t, &mut out);
+    let fields = fields_of(|out| save(&t, &mut CutItems { out, strings: 0 }));
     let p = t.params();
     let replies = fnv(FNV_OFFSET, replies.as_bytes());
     (
@@ -323,7 +318,7 @@ fn random_run(seed: u64) -> (u32, u32, u32, u64, u64) {
         p.width(),
         p.depth(),
         replies,
-        fnv(FNV_OFFSET, &fields.0),
+        fnv(FNV_OFFSET, &fields),
     )
 }
 

@@ -5,7 +5,7 @@
 use super::object::OBJECT_LIMIT;
 use super::*;
 use crate::core::dump::payload as dump_payload;
-use crate::core::testing::{load_payload, unhex, DumpReader};
+use crate::core::testing::{fields_of, load_payload, unhex, DumpReader};
 use crate::core::{Error, EAGER};
 
 /// `bloomfltr` encoding 1 as a module type id (the name in 6-bit characters, then the version).
@@ -165,9 +165,8 @@ fn the_most_probes_a_command_can_ask_for_load_back() {
     assert_eq!(object.filters()[0].probes(), 1076);
     let bytes = payload::encode(&object).unwrap();
     assert_eq!(payload::decode(&bytes, &EAGER).unwrap(), object);
-    let mut fields = crate::core::rdb::FieldWriter::default();
-    rdb::save(&object, &mut fields);
-    let mut input = crate::core::le::LeReader(&fields.0);
+    let fields = fields_of(|out| rdb::save(&object, out));
+    let mut input = crate::core::le::LeReader(&fields);
     assert_eq!(rdb::load(&mut input, 1, &EAGER).unwrap(), object);
 }
 

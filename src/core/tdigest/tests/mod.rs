@@ -20,7 +20,7 @@ use scenarios::replay;
 
 use super::rdb::load;
 use super::{Order, TDigest};
-use crate::core::testing::{fnv, unhex, DumpReader, Rng, FNV_OFFSET};
+use crate::core::testing::{fields_of, fnv, unhex, DumpReader, Rng, FNV_OFFSET};
 use crate::core::{Error, EAGER};
 
 /// RedisBloom 2.8.2's DUMP after `CREATE t`, `ADD t 5`, `DUMP t`, `RESTORE p 0 <that>`,
@@ -556,8 +556,7 @@ fn reads_and_saves_leave_the_digest_alone() {
             .unwrap();
         served.by_ranks(&[1, 5], Order::Descending).unwrap();
         served.trimmed_mean(0.2, 0.8).unwrap();
-        let mut first = crate::core::rdb::FieldWriter::default();
-        super::rdb::save(&served, &mut first).unwrap();
+        fields_of(|out| super::rdb::save(&served, out).unwrap());
         assert_eq!(state(&served), before);
         if round % 50 == 0 {
             let mut source = TDigest::new(20, &EAGER).unwrap();
@@ -570,12 +569,10 @@ fn reads_and_saves_leave_the_digest_alone() {
     }
     assert_eq!(served, silent);
     // Saving the view writes what an in-place compression would.
-    let mut view_bytes = crate::core::rdb::FieldWriter::default();
-    super::rdb::save(&served, &mut view_bytes).unwrap();
+    let view_bytes = fields_of(|out| super::rdb::save(&served, out).unwrap());
     served.compress();
-    let mut compressed_bytes = crate::core::rdb::FieldWriter::default();
-    super::rdb::save(&served, &mut compressed_bytes).unwrap();
-    assert_eq!(view_bytes.0, compressed_bytes.0);
+    let compressed_bytes = fields_of(|out| super::rdb::save(&served, out).unwrap());
+    assert_eq!(view_bytes, compressed_bytes);
 }
 
 /// Active defragmentation moves the means and the weights and changes nothing, buffer
