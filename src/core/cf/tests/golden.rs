@@ -4,21 +4,11 @@
 //! and SCANDUMP bytes. 2.8.2's algorithm is 8.x's for filters this small: they differ only in
 //! integer widths and guards that need billions of buckets or 65535 sub-filters.
 
-use super::{params, scandump_walk, Rng};
+use super::{params, scandump_walk};
 use crate::core::cf::encoding::decode_header;
 use crate::core::cf::{CuckooFilter, ItemHash, Params};
-use crate::core::testing::unhex;
+use crate::core::testing::{fnv, unhex, Rng, FNV_OFFSET};
 use crate::core::{Error, EAGER};
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-fn fnv(mut h: u64, data: &[u8]) -> u64 {
-    for &b in data {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100_0000_01b3);
-    }
-    h
-}
 
 /// One command of a captured run and its reply, coded as the capture script coded them:
 /// `1`/`0` for integers and booleans, `F` for `Filter is full`, `G` for any other error, the

@@ -1,9 +1,10 @@
 //! LOADCHUNK of random bytes at random cursors: refused without a change, or taken as
 //! fingerprints that every operation then handles.
 
-use super::{params, Rng};
+use super::params;
 use crate::core::cf::encoding::{self, chunk_at, encode_header};
 use crate::core::cf::{CuckooFilter, ItemHash};
+use crate::core::testing::Rng;
 use crate::core::EAGER;
 
 #[test]

@@ -15,31 +15,6 @@ use super::encoding::{scandump, Dump};
 use super::{CuckooFilter, Params};
 use crate::core::EAGER;
 
-/// Marsaglia's xorshift64 (13, 7, 17), seeded as the capture script seeded it.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed
-            .wrapping_add(1)
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .max(1))
-    }
-
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Every `(cursor, bytes)` reply of a SCANDUMP walk from cursor 0 until `[0, nil]`.
 fn scandump_walk(f: &CuckooFilter) -> Vec<(i64, Vec<u8>)> {
     let mut out = Vec::new();

@@ -4,9 +4,10 @@
 
 use std::collections::HashMap;
 
-use super::{bounded, params, scandump_walk, Rng, BOUND};
+use super::{bounded, params, scandump_walk, BOUND};
 use crate::core::cf::encoding::{self, decode_header};
 use crate::core::cf::{CuckooFilter, ItemHash, Params};
+use crate::core::testing::Rng;
 use crate::core::{Error, Memory, EAGER};
 
 struct Model {
