@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Captures the golden runs of src/core/tdigest/tests.rs from a real RedisBloom.
+"""Captures the golden runs of src/core/tdigest/tests/ from a real RedisBloom.
 
 Usage: capture.py SOCKET FIRST_SEED LAST_SEED [TRANSCRIPT_DIR]
        capture.py SOCKET scenarios
@@ -10,8 +10,8 @@ that has RedisBloom loaded, runs each seed's random command stream on fresh keys
 `(seed, 0x<FNV-1a 64 of the transcript>),` per seed. With TRANSCRIPT_DIR it also writes each
 transcript, to diff against the one the Rust test writes on a mismatch.
 
-The stream is drawn from xorshift64 exactly as `random_run` in tests.rs draws it; the
-transcript has one line per command, encoded as `encode` below and `Transcript` in tests.rs.
+The stream is drawn from xorshift64 exactly as `random_run` in runs.rs draws it; the
+transcript has one line per command, encoded as `encode` below and `line` in `random_run`.
 """
 import os
 import socket
@@ -69,7 +69,7 @@ def fmt(x):
 
 
 def commands(seed):
-    """Yields (label, argv) in the order tests.rs generates them."""
+    """Yields (label, argv) in the order runs.rs generates them."""
     g = Rng(seed)
     exists = []
     for k in KEYS[:3]:
