@@ -129,10 +129,7 @@ pub fn created(
     };
     let [length, slots, now] = [window.length(), slots, now].map(|n| n.to_string());
     let options = [kind, length.as_bytes(), b"SLOTS", slots.as_bytes()];
-    let words = shape_words
-        .iter()
-        .chain(&options)
-        .map(|word| Arg::Bytes(word));
+    let words = shape_words.iter().chain(&options).map(|w| Arg::Bytes(w));
     let args = std::iter::once(Arg::Own(1)).chain(words).collect();
     let created = Replicated { command, args };
     match window {

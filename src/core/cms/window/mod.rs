@@ -269,11 +269,6 @@ impl WindowSketch {
         u64::try_from(self.kept.saturating_sub(expired)).unwrap_or(u64::MAX)
     }
 
-    /// Updates applied (count windows), or 0.
-    pub fn updates(&self) -> u64 {
-        self.clock.updates()
-    }
-
     /// The tick the pointer last moved to.
     pub fn tick(&self) -> u64 {
         self.clock.newest()

@@ -98,7 +98,7 @@ fn a_count_window_holds_its_last_updates_and_forgets_within_a_slot() {
                 sketch.increment(&item.to_le_bytes(), amount, None).unwrap();
                 model.0.push_back((update, item, amount));
                 model.keep_since(update.saturating_sub(2 * length + 2));
-                assert_eq!(sketch.updates(), update + 1);
+                assert_eq!(sketch.clock.updates(), update + 1);
                 if update % 7 == 0 {
                     // Reads see the update the next one would be: the window's last `length`.
                     check_bounds(&sketch, &model, update, 5);

@@ -122,11 +122,6 @@ impl WindowTopK {
         self.clock.newest()
     }
 
-    /// Updates applied (count windows), or 0.
-    pub fn updates(&self) -> u64 {
-        self.clock.updates()
-    }
-
     /// Whether a write at `now` (milliseconds) would open a new slot of a time window: such
     /// a write must reach replicas with its time.
     pub fn opens_slot(&self, now: u64) -> bool {

@@ -47,7 +47,7 @@ fn counts_stay_within_the_window_and_a_slot_and_the_heaviest_are_listed() {
             sketch.add(item.as_bytes(), 1, None).unwrap();
             stream.push(item);
         }
-        let now = sketch.updates();
+        let now = sketch.clock.updates();
         let span = window + window / slots + 1;
         let count_in = |last: u64, item: &str| {
             let from = stream.len().saturating_sub(last as usize);
