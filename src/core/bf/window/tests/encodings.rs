@@ -4,7 +4,7 @@
 use super::{count_window, item, saved};
 use crate::core::bf::encoding as bloom_encoding;
 use crate::core::bf::window::encoding::{
-    self, chunk_at, decode_header, encode_header, is_header, load_chunk,
+    self, chunk_at, chunks, decode_header, encode_header, is_header, load_chunk,
 };
 use crate::core::bf::window::{Window, WindowFilter};
 use crate::core::le::LeReader;
@@ -144,14 +144,14 @@ fn scandump_round_trips_and_classic_loaders_refuse_the_header() {
         let header = encode_header(&filter);
         assert!(is_header(&header));
         let mut copy = decode_header(&header, &EAGER).unwrap();
-        let mut iter = 1;
-        while let Some((next, data)) = chunk_at(&filter, iter) {
+        let mut end = 1;
+        for (next, data) in chunks(&filter) {
             load_chunk(&mut copy, next, data).unwrap();
-            iter = next;
+            end = next;
         }
         assert_eq!(copy, filter);
         assert_eq!(chunk_at(&filter, 0), None);
-        assert_eq!(chunk_at(&filter, iter), None);
+        assert_eq!(chunk_at(&filter, end), None);
         // RedisBloom's layout reads nfilters = 0 at bytes 8..12 and expects exactly 20 bytes.
         assert_eq!(&header[8..12], &[0, 0, 0, 0]);
         assert_ne!(header.len(), 20);
