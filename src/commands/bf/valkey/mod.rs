@@ -40,7 +40,7 @@ use crate::core::bf::valkey::object::AddError;
 use crate::core::bf::valkey::payload::{self, DecodeError};
 use crate::core::bf::valkey::{Params, ValkeyBloom};
 use crate::core::Error;
-use crate::core::{no_server_bound, Memory};
+use crate::core::{no_server_bound, try_vec, Memory};
 
 pub static LOAD: CommandSpec = CommandSpec {
     name: "bf.load",
@@ -130,10 +130,8 @@ fn add_each(call: &Call, object: &mut ValkeyBloom, items: &[&[u8]]) -> Result<Ve
         return Err(Failure::Message(errors::FILTER_FULL));
     }
     let (limit, memory) = (limit(call), memory(call));
-    let mut replies = Vec::new();
-    replies
-        .try_reserve_exact(items.len())
-        .map_err(|_| Failure::Message(errors::INSUFFICIENT_MEMORY))?;
+    let mut replies =
+        try_vec(items.len()).map_err(|_| Failure::Message(errors::INSUFFICIENT_MEMORY))?;
     for item in items {
         match object.add(item, limit, &memory) {
             Ok(added) => replies.push(Reply::integer(i64::from(added))),

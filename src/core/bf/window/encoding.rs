@@ -17,14 +17,14 @@
 //! and the whole filter's size against the memory limits before its bits are read or
 //! allocated.
 
-use super::filter::{memory_usage, slot_end, zeroed_counters, WindowFilter};
+use super::filter::{memory_usage, slot_end, WindowFilter};
 use super::params::{Shape, Window};
 use crate::core::bf::encoding::walk;
 use crate::core::le::LeReader;
 use crate::core::rdb::{
     known_version, load_array, save_array, FieldWriter, RdbRead, RdbWrite, MAX_STRING,
 };
-use crate::core::{Error, Memory};
+use crate::core::{try_filled, Error, Memory};
 
 /// The encoding version written and loaded.
 pub const ENCODING_VERSION: i32 = 0;
@@ -199,7 +199,7 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
     {
         return Err(Error::BadEncoding);
     }
-    let mut fresh = zeroed_counters(slices as usize)?;
+    let mut fresh = try_filled(slices as usize, 0)?;
     for count in fresh.iter_mut() {
         *count = input.unsigned()?;
         if *count > shape.generation {
@@ -207,7 +207,7 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
         }
     }
     let times = if shape.slots == 0 { 0 } else { slices as usize };
-    let mut latest = zeroed_counters(times)?;
+    let mut latest = try_filled(times, 0)?;
     // A generation's latest time is at most the end of the newest write's time slot.
     let newest_slot_end = match window {
         Window::Time(ms) => slot_end(now_ms, shape.slots, ms),

@@ -9,7 +9,7 @@
 use super::params::{Shape, Window};
 use crate::core::hash::{HashKind, HashPair};
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::{try_filled, Error, Memory};
+use crate::core::{try_copy, try_filled, Error, Memory};
 
 /// Mixed into every slice index, so that the positions are this format's own (a new format
 /// version may change it; the encoding version says which one a value uses).
@@ -116,8 +116,8 @@ impl WindowFilter {
             newest: 0,
             opened: 0,
             current: 0,
-            fresh: zeroed_counters(slices)?,
-            latest: zeroed_counters(times)?,
+            fresh: try_filled(slices, 0)?,
+            latest: try_filled(times, 0)?,
             now_ms: 0,
             additions: 0,
             early_slides: 0,
@@ -259,9 +259,9 @@ impl WindowFilter {
     /// A deep copy (for COPY), or `OutOfMemory` instead of aborting the server.
     pub fn try_clone(&self) -> Result<WindowFilter, Error> {
         Ok(WindowFilter {
-            bits: crate::core::try_copy(&self.bits)?,
-            fresh: counters_from(&self.fresh)?,
-            latest: counters_from(&self.latest)?,
+            bits: try_copy(&self.bits)?,
+            fresh: try_copy(&self.fresh)?,
+            latest: try_copy(&self.latest)?,
             ..*self
         })
     }
@@ -481,17 +481,4 @@ fn fmix64(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     x ^ (x >> 33)
-}
-
-/// `len` zeroed counters (at most a ring's worth), fallibly.
-pub(super) fn zeroed_counters(len: usize) -> Result<Vec<u64>, Error> {
-    let counters = try_filled(len, 0)?;
-    Ok(counters)
-}
-
-/// A copy of a ring's counters, fallibly.
-fn counters_from(counters: &[u64]) -> Result<Vec<u64>, Error> {
-    let mut copy = zeroed_counters(counters.len())?;
-    copy.copy_from_slice(counters);
-    Ok(copy)
 }

@@ -390,6 +390,5 @@ const MAX_DEPTH_ON_STACK: usize = 32;
 
 fn zeroed_totals(shape: &Shape) -> Result<Vec<u64>, Error> {
     let len = usize::try_from(shape.totals_len()).map_err(|_| Error::OutOfMemory)?;
-    let totals = try_filled(len, 0)?;
-    Ok(totals)
+    try_filled(len, 0)
 }

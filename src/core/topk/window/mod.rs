@@ -438,6 +438,5 @@ impl Bucket<'_> {
 }
 
 fn zeroed_totals(shape: &Shape) -> Result<Vec<u64>, Error> {
-    let totals = try_filled(shape.counts(), 0)?;
-    Ok(totals)
+    try_filled(shape.counts(), 0)
 }
