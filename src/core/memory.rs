@@ -57,12 +57,6 @@ pub const EAGER: Memory = Memory {
     limit: u64::MAX,
 };
 
-/// [`EAGER`] with a limit of `limit` bytes, as `bf-memory-usage-limit` sets one: for tests
-/// of what a limit refuses.
-pub const fn eager_limited(limit: u64) -> Memory {
-    Memory { limit, ..EAGER }
-}
-
 /// A [`Memory::dense`] for where there is no server: nothing to advise.
 pub fn no_advice(_bytes: &[u8]) {}
 
@@ -94,10 +88,7 @@ impl Memory {
 
 /// Zeroed bytes from a fallible reservation, written eagerly.
 pub fn eager_zeroed(len: usize) -> Option<Vec<u8>> {
-    let mut bytes = Vec::new();
-    bytes.try_reserve_exact(len).ok()?;
-    bytes.resize(len, 0);
-    Some(bytes)
+    try_filled(len, 0).ok()
 }
 
 /// An empty vector with room for exactly `len` elements, or `OutOfMemory` instead of aborting

@@ -55,6 +55,6 @@ pub mod window;
 
 pub use error::Error;
 pub use memory::{
-    eager_limited, eager_zeroed, no_advice, no_server_bound, try_copy, try_filled, try_vec, Dense,
-    Memory, Zeroed, EAGER,
+    eager_zeroed, no_advice, no_server_bound, try_copy, try_filled, try_vec, Dense, Memory, Zeroed,
+    EAGER,
 };

@@ -1,11 +1,17 @@
-//! What the core's tests share: the generator the capture scripts seeded, FNV-1a for digests of
+//! What the core's tests share: a memory bound with a limit, the generator the capture scripts seeded, FNV-1a for digests of
 //! long runs, and `DUMP` payloads as Redis frames them (its RDB encoding of a value's fields,
 //! with the CRC), so golden payloads captured from RedisBloom are read and written here byte for
 //! byte.
 
 use crate::core::dump::{crc64, payload, DumpWriter};
 use crate::core::rdb::{FieldWriter, RdbRead};
-use crate::core::Error;
+use crate::core::{Error, Memory, EAGER};
+
+/// [`EAGER`] with a limit of `limit` bytes, as `bf-memory-usage-limit` sets one: for tests of
+/// what a limit refuses.
+pub(crate) const fn eager_limited(limit: u64) -> Memory {
+    Memory { limit, ..EAGER }
+}
 
 /// Marsaglia's xorshift64 (13, 7, 17), seeded as the capture scripts seeded it.
 pub(crate) struct Rng(u64);

@@ -182,8 +182,9 @@ mod tests {
     use super::*;
     use crate::core::bf::chain::{scaling_test_chain, LayoutKind};
     use crate::core::le::LeReader;
+    use crate::core::testing::eager_limited;
     use crate::core::testing::fields_of;
-    use crate::core::{eager_limited, EAGER};
+    use crate::core::EAGER;
 
     fn saved(chain: &Chain) -> Vec<u8> {
         fields_of(|out| save(chain, out))

@@ -67,8 +67,9 @@ mod tests {
     use crate::core::cms::{MergeSource, Weighted};
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
+    use crate::core::testing::eager_limited;
     use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
-    use crate::core::{eager_limited, EAGER};
+    use crate::core::EAGER;
 
     fn saved(sketch: &CountMinSketch) -> Vec<u8> {
         fields_of(|out| save(sketch, out, LEGACY_ENCODING_VERSION))

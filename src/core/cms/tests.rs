@@ -13,8 +13,9 @@ use super::rdb::{load, save};
 use super::*;
 use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
+use crate::core::testing::eager_limited;
 use crate::core::testing::{dump_payload, fields_of, load_payload, unhex, Rng};
-use crate::core::{eager_limited, Error, Memory, EAGER};
+use crate::core::{Error, Memory, EAGER};
 
 /// The module type id RedisBloom writes after `RDB_TYPE_MODULE_2` (`0x81` + 8 bytes, big
 /// endian): nine 6-bit name characters, then the encoding version in 10 bits.

@@ -89,9 +89,10 @@ mod tests {
     use super::*;
     use crate::core::le::LeReader;
     use crate::core::rdb::FieldWriter;
+    use crate::core::testing::eager_limited;
     use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
     use crate::core::topk::TopK;
-    use crate::core::{eager_limited, EAGER};
+    use crate::core::EAGER;
 
     fn saved(topk: &TopK) -> Vec<u8> {
         fields_of(|out| save(topk, out))

@@ -332,7 +332,8 @@ pub fn scaling_test_chain(capacity: u64, items: u32, layout: LayoutKind) -> Chai
 mod tests {
     use super::*;
     use crate::core::bf::{assert_false_positive_rate_near, false_positive_rate};
-    use crate::core::{eager_limited, EAGER};
+    use crate::core::testing::eager_limited;
+    use crate::core::EAGER;
 
     /// A classic filter's parameters.
     pub(super) fn params(

@@ -7,8 +7,9 @@ use std::collections::VecDeque;
 use super::*;
 use crate::core::cms::{MergeError, MergeSource, Weighted};
 use crate::core::le::LeReader;
+use crate::core::testing::eager_limited;
 use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
-use crate::core::{eager_limited, EAGER};
+use crate::core::EAGER;
 
 /// Far more columns than items: the estimate is then the item's own count over what its cells
 /// hold, so the window's bounds can be checked exactly.

@@ -6,8 +6,9 @@ use crate::core::le::LeReader;
 use crate::core::rdb::{FieldWriter, RdbWrite};
 use crate::core::tdigest::rdb::{load, save, ENCODING_VERSION};
 use crate::core::tdigest::{AddError, Order, TDigest, MAX_COMPRESSION};
+use crate::core::testing::eager_limited;
 use crate::core::testing::{fields_of, payload_fields, unhex, DumpReader, Rng};
-use crate::core::{eager_limited, Error, Memory, EAGER};
+use crate::core::{Error, Memory, EAGER};
 
 fn saved(digest: &TDigest) -> Vec<u8> {
     fields_of(|out| save(digest, out).unwrap())

@@ -7,9 +7,10 @@ use std::collections::HashMap;
 
 use super::*;
 use crate::core::le::LeReader;
+use crate::core::testing::eager_limited;
 use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
 use crate::core::topk::params::Params;
-use crate::core::{eager_limited, EAGER};
+use crate::core::EAGER;
 
 fn topk(k: i64, width: i64, window: Window, slots: u64, now: u64) -> WindowTopK {
     let params = Params::new(k, width, 5, 0.9).unwrap();
