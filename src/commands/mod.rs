@@ -5,7 +5,7 @@
 //!
 //! Shared by every family, and naming none: `spec` — what Redis is told about a command;
 //! `family` — the record a family hands the glue (commands, configs, INFO section, totals);
-//! `call` and `server` — one invocation and its keys; `args`, `double`, `hex_double` and
+//! `call` and `server` — one invocation and its keys; `sources` — a merge's sources, each opened once; `args`, `double`, `hex_double` and
 //! `digits` — numbers as Redis parses them;
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
 //! `metrics` — the totals of the module's `INFO` sections; `forgetting` — what the families whose
@@ -47,6 +47,7 @@ mod origin;
 pub mod reply;
 pub mod server;
 pub mod setting;
+pub mod sources;
 pub mod spec;
 pub mod tdigest;
 #[cfg(test)]

@@ -19,13 +19,10 @@
 //! with `CMS: sketches of different windows cannot be merged` or, for count windows, `CMS:
 //! sketches that forget by count cannot be merged`.
 //!
-//! Each key is opened once: a value is handed over as a mutable reference while its key is
-//! open, so the destination listed as a source is read through the destination itself
-//! (`MergeSource::Destination`), and a source listed twice is opened once. Two names are the
-//! same key when their bytes are equal. The sources are declared as keys (a key spec for
+//! Each key is opened once (`commands/sources.rs`): the destination listed as a source is read
+//! through the destination itself (`MergeSource::Destination`), and a source listed twice is
+//! opened once. The sources are declared as keys (a key spec for
 //! those numKeys counts), so a cluster refuses sources in other slots.
-
-use std::collections::HashMap;
 
 use std::any::Any;
 
@@ -33,9 +30,9 @@ use super::{errors, sketch_to_read, sketch_to_write, window, Reading, Sketch};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::keys::ReadKey;
 use crate::commands::metrics::Measured;
 use crate::commands::reply::Reply;
+use crate::commands::sources::{Source, Sources};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
 use crate::commands::tracked::Tracked;
 use crate::core::cms::window::Window;
@@ -79,48 +76,14 @@ pub struct MergeArgs {
     pub weighted: bool,
 }
 
-/// Where a source's sketch is read.
-#[derive(Clone, Copy)]
-enum Source {
-    /// The destination, which is also listed as a source.
-    Destination,
-    /// A key not listed before: the next of the opened keys.
-    First,
-    /// A key listed before: the sketch found at this place among the opened keys.
-    Again(usize),
-}
-
 fn merge(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
     let destination = sketch_to_write(&mut key)?;
     let shape = parse(call.args)?;
-    let names = call
-        .args
-        .get(FIRST_SOURCE..FIRST_SOURCE + shape.sources)
-        .unwrap_or(&[]);
-    // Every distinct source but the destination is opened first, so that each is then looked
-    // up once, while the list of open keys no longer changes.
-    let mut sources = Vec::new();
-    let mut opened: Vec<ReadKey> = Vec::new();
-    let mut places: HashMap<&[u8], usize> = HashMap::new();
-    reserve(&mut sources, names.len())?;
-    for (i, name) in names.iter().enumerate() {
-        let source = if *name == call.arg(1) {
-            Source::Destination
-        } else if let Some(&at) = places.get(name) {
-            Source::Again(at)
-        } else {
-            reserve(&mut opened, 1)?;
-            places.try_reserve(1).map_err(|_| out_of_memory())?;
-            places.insert(name, opened.len());
-            opened.push(call.open_read_at(FIRST_SOURCE + i)?);
-            Source::First
-        };
-        sources.push(source);
-    }
+    let sources = call.open_sources(FIRST_SOURCE, shape.sources, out_of_memory())?;
     match destination {
-        Sketch::Classic(destination) => merge_into(call, destination, shape, sources, &opened),
-        Sketch::Window(destination) => merge_into(call, destination, shape, sources, &opened),
+        Sketch::Classic(destination) => merge_into(call, destination, shape, &sources),
+        Sketch::Window(destination) => merge_into(call, destination, shape, &sources),
     }
 }
 
@@ -130,25 +93,24 @@ fn merge_into<T: Merged>(
     call: &Call,
     mut destination: Tracked<T>,
     shape: MergeArgs,
-    sources: Vec<Source>,
-    opened: &[ReadKey],
+    sources: &Sources,
 ) -> CommandResult {
-    let mut unread = opened.iter();
+    let mut unread = sources.keys.iter();
     let mut found: Vec<&T> = Vec::new();
-    reserve(&mut found, opened.len())?;
+    reserve(&mut found, sources.keys.len())?;
     let mut weighted = Vec::new();
-    reserve(&mut weighted, sources.len())?;
-    for (i, source) in sources.into_iter().enumerate() {
+    reserve(&mut weighted, sources.order.len())?;
+    for (i, &source) in sources.order.iter().enumerate() {
         let weight = weight(call.args, shape, i)?;
         let sketch = match source {
             Source::Destination => None,
-            Source::First => {
+            Source::Key(n) if n == found.len() => {
                 let sketch = sketch_to_read(unread.next().ok_or_else(internal)?)?;
                 let sketch = destination.source(sketch).map_err(errors::merge)?;
                 found.push(sketch);
                 Some(sketch)
             }
-            Source::Again(at) => Some(*found.get(at).ok_or_else(internal)?),
+            Source::Key(n) => Some(*found.get(n).ok_or_else(internal)?),
         };
         let source = sketch.map_or(MergeSource::Destination, MergeSource::Other);
         weighted.push(Weighted { source, weight });

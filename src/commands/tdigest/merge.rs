@@ -25,9 +25,9 @@ use super::{errors, existing_read, replicate_compression, StoredDigest};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::keys::ReadKey;
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
+use crate::commands::sources::{Source, Sources};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys};
 use crate::commands::tracked::Tracked;
 use crate::core::tdigest::{merge_compression, TDigest};
@@ -55,15 +55,6 @@ pub static MERGE: CommandSpec = CommandSpec {
     run: merge,
 };
 
-/// Where a source's digest is.
-#[derive(Clone, Copy)]
-enum Source {
-    /// The destination's old digest (the source names the destination).
-    Old,
-    /// The `n`th distinct other key.
-    Key(usize),
-}
-
 fn merge(call: &Call) -> CommandResult {
     let mut destination = call.open_for_write()?;
     let mut old = match destination.lookup::<StoredDigest>() {
@@ -72,35 +63,20 @@ fn merge(call: &Call) -> CommandResult {
         Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
     };
     let parsed = parse(call.args)?;
-    let names = call.args.get(3..3 + parsed.sources).unwrap_or_default();
-
-    // Each distinct source other than the destination is opened once: values are handed out as
-    // `&mut`, so no key may be open twice.
-    let mut order = Vec::new();
-    let mut first_at: Vec<usize> = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        let source = if *name == call.arg(1) {
-            Source::Old
-        } else {
-            match first_at.iter().position(|&at| names.get(at) == Some(name)) {
-                Some(n) => Source::Key(n),
-                None => {
-                    first_at.push(i);
-                    Source::Key(first_at.len() - 1)
-                }
-            }
-        };
-        order.push(source);
-    }
-    let mut keys = first_at
-        .iter()
-        .map(|&i| call.open_read_at(3 + i))
-        .collect::<Result<Vec<ReadKey>, _>>()?;
+    let out_of_memory = || errors::fail(errors::MERGE_FAILED);
+    let Sources {
+        order,
+        mut keys,
+        args,
+    } = call.open_sources(3, parsed.sources, out_of_memory())?;
     let mut unread = keys.iter_mut();
     let mut sources: Vec<Tracked<StoredDigest>> = Vec::new();
+    sources
+        .try_reserve_exact(args.len())
+        .map_err(|_| out_of_memory())?;
     for source in &order {
         match *source {
-            Source::Old if old.is_none() => return Err(errors::fail(errors::KEY_MISSING)),
+            Source::Destination if old.is_none() => return Err(errors::fail(errors::KEY_MISSING)),
             Source::Key(n) if n == sources.len() => {
                 let key = unread.next().ok_or(Failure::WrongArity)?;
                 // Merging compresses a source, which can change its size.
@@ -112,6 +88,9 @@ fn merge(call: &Call) -> CommandResult {
 
     let compression = {
         let mut compressions = Vec::new();
+        compressions
+            .try_reserve_exact(order.len())
+            .map_err(|_| out_of_memory())?;
         for &source in &order {
             if let Some(digest) = pick(source, &mut old, &mut sources) {
                 compressions.push(digest.compression());
@@ -125,22 +104,23 @@ fn merge(call: &Call) -> CommandResult {
             compressions,
         )
     };
-    let mut merged = TDigest::new(compression, &call.memory())
-        .map_err(|_| errors::fail(errors::MERGE_FAILED))?;
+    let mut merged = TDigest::new(compression, &call.memory()).map_err(|_| out_of_memory())?;
 
     // RedisBloom merges the old destination first and ignores its failure.
-    let mut touched = Vec::new();
+    let mut compressed = Compressed::new(&args).ok_or_else(out_of_memory)?;
     if let Some(old) = old.as_mut().filter(|_| !parsed.overriding) {
-        touched.push((Source::Old, old.digest_mut().compress_changes()));
+        compressed.note(Source::Destination, old.digest_mut().compress_changes());
         let _ = merged.merge_from(old.digest_mut());
     }
     for &source in &order {
         let Some(digest) = pick(source, &mut old, &mut sources) else {
             continue;
         };
-        touched.push((source, digest.compress_changes()));
+        compressed.note(source, digest.compress_changes());
         if merged.merge_from(digest).is_err() {
-            replicate_compressions(call, &touched, &first_at);
+            for &key_index in &compressed.keys {
+                replicate_compression(call, key_index);
+            }
             return Err(errors::fail(errors::OVERFLOW));
         }
     }
@@ -167,23 +147,44 @@ fn pick<'a>(
     sources: &'a mut [Tracked<StoredDigest>],
 ) -> Option<&'a mut TDigest> {
     match source {
-        Source::Old => old.as_mut().map(|old| old.digest_mut()),
+        Source::Destination => old.as_mut().map(|old| old.digest_mut()),
         Source::Key(n) => sources.get_mut(n).map(|source| source.digest_mut()),
     }
 }
 
-/// After a failed merge: the compression of each digest merged before it failed that a
-/// compression changed, once per key.
-fn replicate_compressions(call: &Call, touched: &[(Source, bool)], first_at: &[usize]) {
-    let mut done = Vec::new();
-    for &(source, changed) in touched {
-        let key_index = match source {
-            Source::Old => 1,
-            Source::Key(n) => 3 + first_at.get(n).copied().unwrap_or_default(),
+/// The keys whose digests a merge's compressions changed, once each, in the order first
+/// changed: what replicas must be told should a later merge fail.
+struct Compressed<'s> {
+    /// The arguments of the source keys ([`Sources::args`]).
+    args: &'s [usize],
+    /// Whether the destination (first), then each source key, is in `keys` already.
+    seen: Vec<bool>,
+    /// The arguments of the changed keys.
+    keys: Vec<usize>,
+}
+
+impl<'s> Compressed<'s> {
+    /// Room for every key of `args` and the destination; `None` without memory for it.
+    fn new(args: &'s [usize]) -> Option<Self> {
+        let mut seen = Vec::new();
+        seen.try_reserve_exact(1 + args.len()).ok()?;
+        seen.resize(1 + args.len(), false);
+        let mut keys = Vec::new();
+        keys.try_reserve_exact(1 + args.len()).ok()?;
+        Some(Compressed { args, seen, keys })
+    }
+
+    /// Notes that merging `source` compressed it, `changed` saying whether that changed it.
+    fn note(&mut self, source: Source, changed: bool) {
+        let (slot, key_index) = match source {
+            Source::Destination => (0, Some(1)),
+            Source::Key(n) => (1 + n, self.args.get(n).copied()),
         };
-        if changed && !done.contains(&key_index) {
-            replicate_compression(call, key_index);
-            done.push(key_index);
+        if let (true, Some(seen), Some(key_index)) = (changed, self.seen.get_mut(slot), key_index) {
+            if !*seen {
+                *seen = true;
+                self.keys.push(key_index);
+            }
         }
     }
 }

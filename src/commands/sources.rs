@@ -1,0 +1,77 @@
+//! The sources of a merge (`CMS.MERGE`, `TDIGEST.MERGE`), opened once each ([`Sources`]).
+//!
+//! A value is handed over as a mutable reference while its key is open, so no key may be open
+//! twice: the destination's own name among the sources means the destination's value, and a
+//! name listed again means the key opened for it the first time. Two names are one key when
+//! their bytes are equal. A client can list hundreds of thousands of names, so the names are
+//! told apart with a hash map, and every list is grown with `try_reserve`: linear in the
+//! names, and a memory failure is an error reply, never an abort.
+
+use std::collections::HashMap;
+
+use super::call::Call;
+use super::errors::Failure;
+use super::keys::ReadKey;
+
+/// Where one listed source is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The destination's name: its value as it was before the merge.
+    Destination,
+    /// The `n`th distinct other key, in the order first listed ([`Sources::keys`]).
+    Key(usize),
+}
+
+/// A merge's sources: each listed one in order, and the distinct keys behind them.
+pub struct Sources<'a> {
+    /// Every listed source, in the order listed.
+    pub order: Vec<Source>,
+    /// The distinct keys other than the destination, opened for reading, in the order first
+    /// listed.
+    pub keys: Vec<ReadKey<'a>>,
+    /// The argument at which each of [`keys`](Sources::keys) is first listed.
+    pub args: Vec<usize>,
+}
+
+impl<'a> Call<'a> {
+    /// Opens the `count` sources listed from argument `first` on (the destination is argument
+    /// 1). `out_of_memory` is the family's reply when the lists cannot grow.
+    pub fn open_sources(
+        &self,
+        first: usize,
+        count: usize,
+        out_of_memory: Failure,
+    ) -> Result<Sources<'a>, Failure> {
+        let names = self.args.get(first..).unwrap_or_default();
+        let names = names.get(..count).ok_or(Failure::WrongArity)?;
+        let destination = self.arg(1);
+        let mut sources = Sources {
+            order: Vec::new(),
+            keys: Vec::new(),
+            args: Vec::new(),
+        };
+        let mut places: HashMap<&[u8], usize> = HashMap::new();
+        sources
+            .order
+            .try_reserve_exact(count)
+            .map_err(|_| out_of_memory)?;
+        for (offset, &name) in names.iter().enumerate() {
+            let source = if name == destination {
+                Source::Destination
+            } else if let Some(&n) = places.get(name) {
+                Source::Key(n)
+            } else {
+                let n = sources.keys.len();
+                places.try_reserve(1).map_err(|_| out_of_memory)?;
+                sources.keys.try_reserve(1).map_err(|_| out_of_memory)?;
+                sources.args.try_reserve(1).map_err(|_| out_of_memory)?;
+                sources.keys.push(self.open_read_at(first + offset)?);
+                sources.args.push(first + offset);
+                places.insert(name, n);
+                Source::Key(n)
+            };
+            sources.order.push(source);
+        }
+        Ok(sources)
+    }
+}
