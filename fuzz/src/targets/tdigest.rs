@@ -6,7 +6,7 @@ use redis_bf::commands::tdigest::{
     parse_trimmed_mean, DEFAULT_COMPRESSION,
 };
 use redis_bf::core::rdb::FieldWriter;
-use redis_bf::core::tdigest::{rdb, Order, TDigest};
+use redis_bf::core::tdigest::{rdb, Order, TDigest, EXACT_SIZE};
 
 use super::args::reference::{string2d, string2ll};
 use crate::dump::{self, Recording};
@@ -52,7 +52,14 @@ pub fn tdigest_rdb(data: &[u8]) {
     for &value in probes.iter().filter(|v| v.is_finite()) {
         let size = digest.size();
         if digest.add(value).is_ok() {
-            assert_eq!(digest.size(), size + 1);
+            // Exact up to 2⁵³ observations; past it an add that compresses rounds the count
+            // to a double, as RedisBloom's does (regressions/tdigest_rdb/size-after-add-past-2-53).
+            let drift = if size < EXACT_SIZE { 0 } else { size >> 51 };
+            assert!(
+                digest.size().abs_diff(size + 1) <= drift.unsigned_abs(),
+                "{size} observations and one more made {}",
+                digest.size()
+            );
             assert!(digest.min() <= value && value <= digest.max());
         }
     }

@@ -33,6 +33,11 @@ pub const MAX_COMPRESSION: i64 = (i32::MAX as i64 - 10) / 6;
 const STRUCT_BYTES: u64 = 80;
 /// 2⁶³ as a double: the first total the conversion back to `long long` cannot hold.
 pub(super) const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+/// Up to this many observations a digest counts exactly (`size`, `TDIGEST.INFO`'s
+/// `Observations`). RedisBloom's compression adds the two weights as doubles and keeps their sum
+/// (`td_compress`), and its format saves both weights as doubles, so past 2⁵³ the count moves
+/// by a double's rounding at each compression, in its files as in its memory.
+pub const EXACT_SIZE: i64 = 1 << 53;
 
 /// A t-digest: merged centroids, sorted by mean, followed by a buffer of unmerged ones.
 #[derive(Debug, PartialEq)]

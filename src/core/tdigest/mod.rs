@@ -53,7 +53,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub use digest::{merge_compression, Info, TDigest, MAX_COMPRESSION};
+pub use digest::{merge_compression, Info, TDigest, EXACT_SIZE, MAX_COMPRESSION};
 pub use read::{Merged, Order, Ranks};
 
 /// A failure of adding values, or another digest's centroids (an add or a merge).

@@ -27,9 +27,6 @@ use super::TDigest;
 use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
-/// Where a double stops holding every integer.
-const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
-
 /// The encoding version of `TDIS-TYPE`.
 pub const ENCODING_VERSION: i32 = 0;
 
@@ -142,7 +139,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<TD
     // sum (`merged_weight` counts the lost value); below 2⁵³ never a total under it. From 2⁵³ on
     // the total is kept as RedisBloom keeps it, a double sum rounded at every compression, so
     // it drifts from the exact sum of the weights either way, and so does what a file holds.
-    if merged_sum > total && (total as f64) < TWO_POW_53 {
+    if merged_sum > total && total < super::EXACT_SIZE {
         return Err(Error::BadEncoding);
     }
     if let Some((mean, w)) = buffer {
