@@ -13,6 +13,7 @@ use redis_module::raw;
 use super::dispatch::ENTRY_POINTS;
 use super::families::FAMILIES;
 use super::ffi::c_string;
+use super::key_positions::key_flags;
 use super::server;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys};
 
@@ -38,7 +39,7 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
             None => (spec.name, spec.flags, spec.acl_categories, spec.arity),
         };
         let name = c_string(name);
-        let flags = c_string(&server_flags(flags));
+        let flags = c_string(&server_flags(flags, spec.keys));
         let (first, last, step) = Keys::LEGACY_RANGE;
         // SAFETY: called during OnLoad with the module's context; the strings outlive the calls.
         let command = unsafe {
@@ -69,13 +70,17 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
 
 /// A spec's command flags as this server takes them: `may-replicate` (a read that may
 /// replicate a change) is known from Redis 6.2 on, where `CLIENT PAUSE WRITE` holds such
-/// commands back; before, it is dropped (and there is nothing to hold them back from).
-fn server_flags(flags: &str) -> String {
+/// commands back; before, it is dropped (and there is nothing to hold them back from). A
+/// command whose keys a count names answers the server's question for them (`getkeys-api`,
+/// `key_positions.rs`).
+fn server_flags(flags: &str, keys: Keys) -> String {
     const MAY_REPLICATE: &str = "may-replicate";
     let known = server::own_version().is_some_and(|version| version >= (6, 2, 0));
+    let asks = keys.asks_command().then_some("getkeys-api");
     flags
         .split(' ')
         .filter(|flag| known || *flag != MAY_REPLICATE)
+        .chain(asks)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -249,8 +254,8 @@ fn set_info(
 fn key_specs(keys: Keys) -> [raw::RedisModuleCommandKeySpec; 3] {
     // SAFETY: an all-zero key spec is the array terminator and a valid starting point.
     let mut specs: [raw::RedisModuleCommandKeySpec; 3] = unsafe { std::mem::zeroed() };
-    let read = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
-    let write = raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE;
+    let read = key_flags(KeyAccess::Read);
+    let write = key_flags(KeyAccess::Write);
     // Argument 1, alone.
     let first = &mut specs[0];
     first.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;

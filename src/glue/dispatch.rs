@@ -1,7 +1,8 @@
 //! The boundary between the server and the commands: every command of every family in one
 //! table ([`ALL`]), one `extern "C"` entry point per command, each checking the arity, building
 //! the command's [`Call`] and running it under the panic guard. A panic becomes an error reply
-//! and a line in the server log.
+//! and a line in the server log. A call that only asks for the command's keys is answered by
+//! `key_positions.rs`.
 
 use std::mem::MaybeUninit;
 use std::os::raw::c_int;
@@ -11,7 +12,7 @@ use redis_module::{raw, RedisString};
 use super::context::CommandContext;
 use super::families::{count_across_families, gather_across_families};
 use super::guard::guarded;
-use super::reply;
+use super::{key_positions, reply};
 use crate::commands::call::Call;
 use crate::commands::errors::{self, Failure};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys};
@@ -152,6 +153,10 @@ fn run(
             .collect();
         &spilled
     };
+    if spec.keys.asks_command() && key_positions::asked(ctx) {
+        guarded((), || key_positions::tell(ctx, spec.keys, args));
+        return;
+    }
     let server = CommandContext::new(ctx, strings);
     let writer = reply::Writer::new(ctx);
     let call = Call::new(args, &server, &writer);

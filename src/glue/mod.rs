@@ -1,6 +1,6 @@
 //! Everything that touches the server directly: the module's entry point (`load`), what it
 //! reads of the server's state (`server`), the families it registers (`families`), registration
-//! and command metadata (`command_info`), the entry points of commands (`dispatch`, with the
+//! and command metadata (`command_info`, with the keys a command names in `key_positions`), the entry points of commands (`dispatch`, with the
 //! command's view of the server in `context`, what its keys hold in `values`, what its writes
 //! tell the server in `propagate`) and replies (`reply`), the data types' callbacks
 //! (`data_type`, shared; `io`, the server's I/O handles; `types/`, one safe file per family's
@@ -31,6 +31,7 @@ mod guard;
 pub mod huge_pages;
 mod info;
 mod io;
+mod key_positions;
 mod load;
 mod memory;
 mod propagate;
