@@ -49,12 +49,11 @@ use redis_module::{raw, Context, RedisString, Status};
 /// Module initialisation, after the data types are created (`load`): configs, then commands.
 pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
     guard::install_panic_hook();
-    // Truncated or corrupt RDB/RESTORE payloads then fail the load instead of killing the
-    // server, and replicas may load the RDB while serving (diskless load).
+    let options = server::module_options(ctx.ctx);
     // SAFETY: OnLoad context; reading an API pointer set by RedisModule_Init.
     unsafe {
         if let Some(set_options) = raw::RedisModule_SetModuleOptions {
-            set_options(ctx.ctx, raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int);
+            set_options(ctx.ctx, options as c_int);
         }
     }
     let setup = config::apply_module_args(ctx, args)

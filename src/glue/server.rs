@@ -62,6 +62,36 @@ pub fn api_version(ctx: *mut raw::RedisModuleCtx) -> Option<Version> {
     parse_version(value.trim())
 }
 
+/// The module options (`SetModuleOptions`) this server takes from redis-bf: I/O errors handled
+/// (truncated or corrupt RDB and RESTORE payloads fail the load instead of killing the server,
+/// and replicas may load an RDB while serving), and on Valkey 9.0 or later, atomic slot
+/// migration (`CLUSTER MIGRATESLOTS`, refused while any loaded module has not declared it).
+///
+/// Valkey writes the moving slots with its AOF rewrite (`cluster_migrateslots.c`), so a key
+/// arrives as the commands its data type's `aof_rewrite` emits, which rebuild its saved form,
+/// and the target replicates them. The module keeps no state that a slot's keys arriving or
+/// leaving could leave stale: the `INFO bf` totals follow each value through its load and
+/// free callbacks, whichever way it comes or goes (a cancelled import frees what arrived), so
+/// it subscribes to none of the migration's events. The bit (`1 << 5`) is Valkey's own
+/// (`valkeymodule.h`, `VALKEYMODULE_OPTIONS_HANDLE_ATOMIC_SLOT_MIGRATION`); Redis defines
+/// options up to `1 << 3` and may give the next bits other meanings, so it is set only where
+/// `INFO server` says `server_name:valkey` and the version is 9.0 or later.
+pub fn module_options(ctx: *mut raw::RedisModuleCtx) -> u32 {
+    const ATOMIC_SLOT_MIGRATION: u32 = 1 << 5;
+    let migrates_slots = own_version().is_some_and(|version| version >= (9, 0, 0))
+        && info_server(ctx).is_some_and(|info| {
+            String::from_utf8_lossy(&info)
+                .lines()
+                .any(|line| line.trim_end() == "server_name:valkey")
+        });
+    let atomic_slot_migration = if migrates_slots {
+        ATOMIC_SLOT_MIGRATION
+    } else {
+        0
+    };
+    raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS | atomic_slot_migration
+}
+
 /// `major.minor.patch`, ignoring anything after the patch number's digits.
 fn parse_version(text: &str) -> Option<Version> {
     let mut parts = text.splitn(3, '.');
