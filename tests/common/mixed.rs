@@ -39,6 +39,15 @@ pub fn all_keys() -> Vec<String> {
         .collect()
 }
 
+/// Key `n` of `family`, with its pair's hash tag in a tagged stream ([`Stream::tagged`]).
+fn key_name(tagged: bool, family: &str, n: u64) -> String {
+    if tagged {
+        format!("{{g{}}}{family}{n}", n / 2)
+    } else {
+        format!("{family}{n}")
+    }
+}
+
 /// What a stream may draw on.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
@@ -66,6 +75,8 @@ fn window_options(rng: &mut Rng, clock: Clock, sparing: u64) -> Vec<String> {
 pub struct Stream {
     rng: Rng,
     clock: Clock,
+    /// Whether its keys carry hash tags, for a cluster ([`Stream::tagged`]).
+    tagged: bool,
 }
 
 impl Stream {
@@ -73,13 +84,41 @@ impl Stream {
         Stream {
             rng: Rng(seed),
             clock,
+            tagged: false,
+        }
+    }
+
+    /// The same stream over keys spread across a cluster's slots: key `n` of a family is
+    /// `{g<n/2>}<family><n>`, and a merge draws its sources from its destination's pair, so
+    /// every command's keys share a slot.
+    pub fn tagged(seed: u64, clock: Clock) -> Stream {
+        Stream {
+            tagged: true,
+            ..Stream::new(seed, clock)
         }
     }
 
     /// The next write.
     pub fn next_write(&mut self) -> Vec<String> {
+        let tagged = self.tagged;
+        let name = move |family: &str, n: u64| key_name(tagged, family, n);
         let rng = &mut self.rng;
-        let key = |rng: &mut Rng, family: &str| format!("{family}{}", rng.below(KEYS));
+        let key = |rng: &mut Rng, family: &str| name(family, rng.below(KEYS));
+        // A merge's destination and sources: in a tagged stream, the sources of the
+        // destination's pair.
+        let merge_keys = |rng: &mut Rng, family: &str| {
+            let sources = [rng.below(KEYS), rng.below(KEYS)];
+            let destination = rng.below(KEYS);
+            let paired = |n: u64| {
+                if tagged {
+                    destination / 2 * 2 + n % 2
+                } else {
+                    n
+                }
+            };
+            let [a, b] = sources.map(|n| name(family, paired(n)));
+            [name(family, destination), a, b]
+        };
         let item = |rng: &mut Rng, pool: u64| format!("i{}", rng.below(pool));
         let words = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         let mut cmd = match rng.below(100) {
@@ -109,8 +148,8 @@ impl Stream {
                 c
             }
             59 => {
-                let sources = [key(rng, "cms"), key(rng, "cms")];
-                words(&["CMS.MERGE", &key(rng, "cms"), "2", &sources[0], &sources[1]])
+                let [destination, a, b] = merge_keys(rng, "cms");
+                words(&["CMS.MERGE", &destination, "2", &a, &b])
             }
             60..=61 => {
                 let mut c = words(&["TOPK.RESERVE", &key(rng, "topk"), "10", "50", "4", "0.9"]);
@@ -135,14 +174,8 @@ impl Stream {
             // A read that compresses a buffered digest in place, which is replicated.
             90..=91 => words(&["TDIGEST.QUANTILE", &key(rng, "td"), "0.5", "0.99"]),
             92 => {
-                let sources = [key(rng, "td"), key(rng, "td")];
-                words(&[
-                    "TDIGEST.MERGE",
-                    &key(rng, "td"),
-                    "2",
-                    &sources[0],
-                    &sources[1],
-                ])
+                let [destination, a, b] = merge_keys(rng, "td");
+                words(&["TDIGEST.MERGE", &destination, "2", &a, &b])
             }
             93 => {
                 let families = ["bf", "win", "cf", "cms", "topk", "td"];

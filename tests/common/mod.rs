@@ -18,6 +18,7 @@
 
 pub mod bf;
 pub mod cf;
+pub mod cluster;
 pub mod cms;
 mod diff;
 mod docs;
