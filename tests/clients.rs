@@ -2,7 +2,9 @@
 //! `r.cf()` and `r.tdigest()` APIs (tests/clients/redis_py.py) and its `r.cms()` and `r.topk()`
 //! ones (tests/clients/redis_py_sketches.py); node-redis's `client.bf`, `client.cf`,
 //! `client.cms`, `client.topK` and `client.tDigest`, every command of each
-//! (tests/clients/node_redis.cjs); and redis-py's own tests of these modules. `make test`
+//! (tests/clients/node_redis.cjs); both libraries' cluster clients on a real cluster
+//! (tests/clients/redis_py_cluster.py, tests/clients/node_redis_cluster.cjs); and redis-py's
+//! own tests of these modules. `make test`
 //! installs redis-py into target/python, node-redis into target/node and redis-py's tests with
 //! pytest into target/redis-py-suite, where the tests look by default; `PYTHONPATH`,
 //! `NODE_PATH` (a `node_modules` directory) and `REDIS_PY_SUITE`, where set, say where else
@@ -52,6 +54,21 @@ fn redis_py_count_min_and_top_k_apis() {
 #[test]
 fn node_redis_apis() {
     run_script(&NODE_REDIS, "node_redis.cjs");
+}
+
+/// redis-py's cluster client (`RedisCluster`) drives every family on a cluster of three
+/// primaries, in RESP2 and (where modules send RESP3) RESP3.
+#[test]
+fn redis_py_cluster_client() {
+    let protocols = if feature::module_resp3() { "2,3" } else { "2" };
+    run_on_cluster(&REDIS_PY, "redis_py_cluster.py", &[protocols]);
+}
+
+/// node-redis's cluster client (`createCluster`) drives every family on a cluster of three
+/// primaries.
+#[test]
+fn node_redis_cluster_client() {
+    run_on_cluster(&NODE_REDIS, "node_redis_cluster.cjs", &[]);
 }
 
 /// Tests of redis-py's `tests/test_bloom.py` (the release the Makefile's `REDIS_PY_VERSION`
@@ -163,6 +180,27 @@ fn run_script(client: &Client, name: &str) {
         client.name,
         client.name,
         server.log()
+    );
+}
+
+/// Runs tests/clients/`name` with `client`'s interpreter against a fresh cluster of three
+/// primaries, given a node's port and then `args`.
+fn run_on_cluster(client: &Client, name: &str, args: &[&str]) {
+    let cluster = common::cluster::Cluster::start(3, 0);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(client.interpreter)
+        .arg(root.join("tests/clients").join(name))
+        .arg(cluster.nodes[0].port.to_string())
+        .args(args)
+        .env(client.path_var, library_path(client))
+        .output()
+        .unwrap_or_else(|e| panic!("{} is needed for the client tests: {e}", client.interpreter));
+    assert!(
+        output.status.success(),
+        "{} cluster check failed:\n{}{}",
+        client.name,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
     );
 }
 
