@@ -181,9 +181,45 @@ pub fn murmur2_32_rows(data: &[u8], first: u32) -> [u32; MURMUR2_ROWS] {
     )
 }
 
+/// SplitMix64's increment, 2⁶⁴/φ made odd (Steele, Lea and Flood, "Fast splittable
+/// pseudorandom number generators", 2014).
+pub const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's finaliser (the same paper, with Vigna's constants): every input bit reaches
+/// every output bit. The fast layout's further probe words and Top-K's decay draws.
+#[inline]
+pub fn splitmix64_mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// MurmurHash3's 64-bit finaliser (`fmix64`): a window filter's slot indexes.
+#[inline]
+pub fn murmur3_fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The finalisers' published values: SplitMix64's first outputs from seed 0 (each the
+    /// finaliser of a multiple of the increment), and `fmix64` of 1.
+    #[test]
+    fn finalisers_give_their_published_values() {
+        assert_eq!(splitmix64_mix(GOLDEN_GAMMA), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(
+            splitmix64_mix(GOLDEN_GAMMA.wrapping_mul(2)),
+            0x6e78_9e6a_a1b9_65f4
+        );
+        assert_eq!(murmur3_fmix64(0), 0);
+        assert_eq!(murmur3_fmix64(1), 0xb456_bcfc_34c2_cb2c);
+    }
 
     #[test]
     fn item1_matches_the_redisbloom_scandump_example() {

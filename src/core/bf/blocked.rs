@@ -13,7 +13,7 @@
 //! `Σᵢ Pois(i; λ) · (1 − (1 − 1/512)^{k·i})^k` stays within ε, and keeps the smallest array.
 
 use super::sizing::is_valid_target;
-use crate::core::hash::HashPair;
+use crate::core::hash::{splitmix64_mix, HashPair};
 use crate::core::Error;
 
 /// Bits per block: one 64-byte cache line.
@@ -123,19 +123,12 @@ fn positions(hash: HashPair, hashes: u32) -> impl Iterator<Item = u32> {
     let mut word = hash.b;
     (0..hashes).map(move |j| {
         if j > 0 && j % POSITIONS_PER_WORD == 0 {
-            word = mix(hash.b.wrapping_add(u64::from(j)));
+            word = splitmix64_mix(hash.b.wrapping_add(u64::from(j)));
         }
         let position = (word % u64::from(BLOCK_BITS)) as u32;
         word /= u64::from(BLOCK_BITS);
         position
     })
-}
-
-/// SplitMix64's finalizer: a full-avalanche remix for more positions.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The false-positive rate of blocks holding on average `load` items, with k bits per item.

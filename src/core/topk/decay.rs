@@ -3,6 +3,7 @@
 //! the chance from `rand()`; here it is a pure function of the sketch's saved state and the
 //! command (the module documentation says why that is enough and what it changes).
 
+use crate::core::hash::{splitmix64_mix, GOLDEN_GAMMA};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_vec, Error};
 
@@ -78,13 +79,15 @@ impl Chances {
     /// The stream of an item of fingerprint `item_fp` whose buckets [`digest`] to
     /// `item_buckets`.
     pub(super) fn seeded(item_fp: u32, item_buckets: u64) -> Chances {
-        Chances(mix(DRAW_SEED ^ item_buckets ^ u64::from(item_fp)))
+        Chances(splitmix64_mix(
+            DRAW_SEED ^ item_buckets ^ u64::from(item_fp),
+        ))
     }
 
     /// The next chance, in [0, 1): the top 53 bits of the next output.
     pub(super) fn next(&mut self) -> f64 {
         self.0 = self.0.wrapping_add(GOLDEN_GAMMA);
-        (mix(self.0) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        (splitmix64_mix(self.0) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 }
 
@@ -102,17 +105,6 @@ pub(super) fn digest(buckets: impl Iterator<Item = (u32, u32)>) -> u64 {
 /// does not mix to zero.
 const DRAW_SEED: u64 = 0x6a09_e667_f3bc_c909;
 const DIGEST_SEED: u64 = 0xbb67_ae85_84ca_a73b;
-/// SplitMix64's increment (2^64 / φ, odd).
-const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// The SplitMix64 finalizer: every input bit reaches every output bit.
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@
 //! too, and only decide which generations are still alive; they change nothing.
 
 use super::params::{Shape, Window};
-use crate::core::hash::{HashKind, HashPair};
+use crate::core::hash::{murmur3_fmix64, HashKind, HashPair};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, try_filled, Error, Memory};
 
@@ -438,7 +438,7 @@ impl WindowFilter {
     /// in every slice — a false-positive floor of about N/m² that small slices feel.
     pub(super) fn bit_of(&self, hash: HashPair, slice: u32) -> (usize, u8) {
         let stepped = hash.a.wrapping_add(u64::from(slice).wrapping_mul(hash.b));
-        let mixed = fmix64(stepped ^ INDEX_SEED);
+        let mixed = murmur3_fmix64(stepped ^ INDEX_SEED);
         let bit = ((u128::from(mixed) * u128::from(self.shape.slice_bits)) >> 64) as u64;
         let byte = u64::from(slice) * self.shape.slice_bytes() + bit / 8;
         (byte as usize, 1 << (bit % 8))
@@ -472,13 +472,4 @@ pub(super) fn slot_end(t: u64, slots: u32, ms: u64) -> u64 {
 /// Where slot `s` starts: the smallest `t` with `⌊t·a/ms⌋ = s`, `⌈s·ms/a⌉`.
 fn slot_boundary(s: u128, slots: u32, ms: u64) -> u128 {
     (s * u128::from(ms.max(1))).div_ceil(u128::from(slots.max(1)))
-}
-
-/// MurmurHash3's 64-bit finaliser.
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
 }
