@@ -2,7 +2,6 @@
 //! cache-line-blocked layout beside it, the filters that forget, and valkey-bloom's filters.
 //!
 //! * [`sizing`] — bits and probes of a classic sub-filter from its capacity and error rate;
-//! * `divisor` — the classic probes' exact remainder without a division;
 //! * [`blocked`] — the fast, cache-line-blocked layout;
 //! * [`shape`] — a sub-filter's shape in either layout: everything but its bits;
 //! * `probes` — where a classic sub-filter's probes fall;
@@ -15,7 +14,6 @@
 
 pub mod blocked;
 pub mod chain;
-mod divisor;
 pub mod encoding;
 pub mod filter;
 mod probes;

@@ -1,7 +1,7 @@
 //! Where a classic sub-filter's probes fall, RedisBloom's positions computed with two
 //! remainders per item instead of one division per probe.
 
-use super::divisor::Divisor;
+use crate::core::divisor::WideDivisor;
 use crate::core::hash::HashPair;
 
 /// How a classic sub-filter turns an item's hash into bit positions: RedisBloom's
@@ -9,7 +9,7 @@ use crate::core::hash::HashPair;
 /// `deps/bloom/bloom.c`; its 32-bit variant computes the same values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct ProbeRule {
-    modulus: Divisor,
+    modulus: WideDivisor,
     /// 2⁶⁴ mod m: what a wrap of the 64-bit sum takes off its remainder.
     wrap: u64,
     hashes: u32,
@@ -17,7 +17,7 @@ pub(super) struct ProbeRule {
 
 impl ProbeRule {
     pub(super) fn new(modulus: u64, hashes: u32) -> ProbeRule {
-        let modulus = Divisor::new(modulus);
+        let modulus = WideDivisor::new(modulus);
         // 2⁶⁴ mod m = ((2⁶⁴ − 1) mod m + 1) mod m.
         let below = modulus.remainder(u64::MAX) + 1;
         let wrap = if below == modulus.divisor() { 0 } else { below };
