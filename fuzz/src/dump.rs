@@ -7,9 +7,10 @@
 //! mutates what the module reads, and `RESTORE` has checked the rest before the module sees it.
 //!
 //! [`DumpReader`] implements the core's `RdbRead`, so every RDB loader of the module reads real
-//! payloads — the seeds are RedisBloom's and redis-bf's `DUMP` outputs — and [`DumpWriter`]
-//! writes them back (uncompressed, with a valid trailer), for tests.
+//! payloads — the seeds are RedisBloom's and redis-bf's `DUMP` outputs — and [`payload`]
+//! writes them back through the module's own writer (`core::dump`), for tests.
 
+use redis_bf::core::dump;
 use redis_bf::core::rdb::{RdbRead, RdbWrite};
 use redis_bf::core::Error;
 
@@ -42,15 +43,6 @@ pub struct ModuleType {
 }
 
 impl ModuleType {
-    /// The 64-bit id Redis stores (`moduleTypeEncodeId`).
-    pub fn id(&self) -> u64 {
-        let name = self.name.iter().fold(0u64, |id, c| {
-            let pos = CHARSET.iter().position(|x| x == c).unwrap_or(0);
-            (id << 6) | pos as u64
-        });
-        (name << 10) | (self.encver as u64 & 0x3ff)
-    }
-
     /// The type an id names.
     pub fn from_id(id: u64) -> ModuleType {
         let mut name = [0u8; 9];
@@ -177,75 +169,12 @@ impl RdbRead for DumpReader<'_> {
     }
 }
 
-/// Writes a module value as a `DUMP` payload that `RESTORE` accepts: strings plain (Redis
-/// would compress those longer than 20 bytes; both read the same).
-#[derive(Debug, Clone)]
-pub struct DumpWriter(Vec<u8>);
-
-impl DumpWriter {
-    pub fn new(module: ModuleType) -> DumpWriter {
-        let mut out = DumpWriter(vec![TYPE_MODULE_2]);
-        out.length(module.id());
-        out
-    }
-
-    /// `rdbSaveLen`.
-    fn length(&mut self, n: u64) {
-        if n < 1 << 6 {
-            self.0.push(n as u8);
-        } else if n < 1 << 14 {
-            self.0.extend_from_slice(&[0x40 | (n >> 8) as u8, n as u8]);
-        } else if let Ok(n) = u32::try_from(n) {
-            self.0.push(0x80);
-            self.0.extend_from_slice(&n.to_be_bytes());
-        } else {
-            self.0.push(0x81);
-            self.0.extend_from_slice(&n.to_be_bytes());
-        }
-    }
-
-    /// The payload: the fields, the module EOF, the RDB version and the CRC64.
-    pub fn finish(mut self) -> Vec<u8> {
-        self.length(OP_EOF);
-        self.0.extend_from_slice(&RDB_VERSION.to_le_bytes());
-        let crc = crc64(&self.0);
-        self.0.extend_from_slice(&crc.to_le_bytes());
-        self.0
-    }
-}
-
-impl RdbWrite for DumpWriter {
-    fn unsigned(&mut self, n: u64) {
-        self.length(OP_UINT);
-        self.length(n);
-    }
-
-    fn double(&mut self, x: f64) {
-        self.length(OP_DOUBLE);
-        self.0.extend_from_slice(&x.to_le_bytes());
-    }
-
-    fn bytes(&mut self, bytes: &[u8]) {
-        self.length(OP_STRING);
-        self.length(bytes.len() as u64);
-        self.0.extend_from_slice(bytes);
-    }
-}
-
-/// Redis's CRC64 (Jones polynomial, reflected, no final XOR), bit by bit.
-pub fn crc64(bytes: &[u8]) -> u64 {
-    const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
-    bytes.iter().fold(0, |mut crc, &b| {
-        crc ^= u64::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ POLY
-            } else {
-                crc >> 1
-            };
-        }
-        crc
-    })
+/// The `DUMP` payload of a value of module type `module` whose fields `save` writes, as
+/// `RESTORE` takes it (through the module's own writer, `core::dump`).
+pub fn payload(module: ModuleType, save: impl Fn(&mut dump::DumpWriter)) -> Vec<u8> {
+    let name = std::str::from_utf8(&module.name).expect("a type name is ASCII");
+    let id = dump::type_id(name, module.encver).expect("a module type Redis registers");
+    dump::payload(id, RDB_VERSION, save).expect("a test payload fits in memory")
 }
 
 /// Wraps a field reader and keeps a copy of every field read, in `FieldWriter`'s format, so
@@ -294,20 +223,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn crc64_is_redis_s() {
-        // Redis's crc64 self-test value.
-        assert_eq!(crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
-    }
-
-    #[test]
     fn module_ids_are_redis_s() {
         // The Cuckoo filter's id, as RedisBloom's DUMP payloads show it.
         let cf = ModuleType {
             name: *b"MBbloomCF",
             encver: 4,
         };
-        assert_eq!(cf.id(), 0x3016_e5a2_8982_1404);
-        assert_eq!(ModuleType::from_id(cf.id()), cf);
+        assert_eq!(ModuleType::from_id(0x3016_e5a2_8982_1404), cf);
     }
 
     #[test]
@@ -332,13 +254,13 @@ mod tests {
             name: *b"MBbloom--",
             encver: 4,
         };
-        let mut w = DumpWriter::new(module);
-        for n in [0, 63, 64, 16383, 16384, u32::MAX as u64, u64::MAX] {
-            w.unsigned(n);
-        }
-        w.double(0.01);
-        w.bytes(&[7; 300]);
-        let payload = w.finish();
+        let payload = payload(module, |w| {
+            for n in [0, 63, 64, 16383, 16384, u32::MAX as u64, u64::MAX] {
+                w.unsigned(n);
+            }
+            w.double(0.01);
+            w.bytes(&[7; 300]);
+        });
         let (read_module, mut r) = open(&payload).unwrap();
         assert_eq!(read_module, module);
         for n in [0, 63, 64, 16383, 16384, u32::MAX as u64, u64::MAX] {
@@ -349,7 +271,10 @@ mod tests {
         let trailer = r.finish().unwrap();
         assert_eq!(trailer.len(), 10);
         let body = &payload[..payload.len() - 8];
-        assert_eq!(crc64(body).to_le_bytes(), payload[payload.len() - 8..]);
+        assert_eq!(
+            dump::crc64(body).to_le_bytes(),
+            payload[payload.len() - 8..]
+        );
     }
 
     #[test]

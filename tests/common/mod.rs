@@ -155,7 +155,9 @@ impl Rng {
     }
 }
 
-/// Redis's CRC-64 (Jones polynomial, reflected), which seals DUMP payloads.
+/// Redis's CRC-64 (Jones polynomial, reflected), which seals DUMP payloads. The tests are the
+/// server's clients and link none of the module's code, so the payloads they forge are sealed
+/// independently of the module's own CRC (`core::dump`), and the server's `RESTORE` checks them.
 pub fn crc64(data: &[u8]) -> u64 {
     const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
     let mut crc = 0u64;

@@ -79,12 +79,13 @@ fn saved(digest: &TDigest) -> Vec<u8> {
 
 /// The digest loaded from what it saves.
 fn reloaded(digest: &TDigest) -> TDigest {
-    let mut out = dump::DumpWriter::new(dump::ModuleType {
+    let module = dump::ModuleType {
         name: *b"TDIS-TYPE",
         encver: rdb::ENCODING_VERSION,
+    };
+    let payload = dump::payload(module, |out| {
+        rdb::save(digest, out).expect("a digest within the bound saves")
     });
-    rdb::save(digest, &mut out).expect("a digest within the bound saves");
-    let payload = out.finish();
     let (_, mut reader) = dump::open(&payload).expect("a module payload");
     rdb::load(&mut reader, rdb::ENCODING_VERSION, &bounded()).expect("its own save loads")
 }
