@@ -6,7 +6,7 @@
 //! Shared by every family, and naming none: `spec` — what Redis is told about a command;
 //! `family` — the record a family hands the glue (commands, configs, INFO section, totals);
 //! `call` and `server` — one invocation and its keys; `sources` — a merge's sources, each opened once; `args`, `double`, `hex_double` and
-//! `digits` — numbers as Redis parses them;
+//! `digits` — numbers as Redis parses them; `key_spec` — which arguments are keys;
 //! `reply` — reply values; `errors` — the errors every family sends; `setting` — one config;
 //! `metrics` — the totals of the module's `INFO` sections; `forgetting` — what the families whose
 //! values forget share (their time, how it reaches replicas); `window_options` — their options;
@@ -39,6 +39,7 @@ pub mod errors;
 pub mod family;
 pub mod forgetting;
 mod hex_double;
+pub mod key_spec;
 pub mod keys;
 pub mod lookup;
 pub mod metrics;
