@@ -218,8 +218,9 @@ impl Cluster {
     }
 
     /// Moves `slot` to primary `to` by Valkey's atomic slot migration (`CLUSTER
-    /// MIGRATESLOTS`), and waits for it to succeed.
-    pub fn migrate_slot_atomically(&self, slot: u16, to: usize) {
+    /// MIGRATESLOTS`), and waits for it to succeed, running `meanwhile` between its looks
+    /// (writes while the slot moves).
+    pub fn migrate_slot_atomically(&self, slot: u16, to: usize, mut meanwhile: impl FnMut()) {
         let from = self.owner(slot);
         let mut s = self.nodes[from].conn();
         let slot_text = slot.to_string();
@@ -235,6 +236,7 @@ impl Cluster {
         ];
         assert_eq!(s.call(&line), ok());
         wait_for("the atomic slot migration to end", || {
+            meanwhile();
             let migrations = s.cmd("CLUSTER GETSLOTMIGRATIONS").array();
             let states: Vec<String> = migrations.iter().map(|m| field(m, "state")).collect();
             assert!(
