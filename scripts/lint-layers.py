@@ -39,9 +39,6 @@ REQUIRED = [
 ]
 
 UNSAFE = re.compile(r"\bunsafe\b(?!_)")
-# The server's key calls, which only commands/keys.rs makes (it opens each name once).
-KEY_ACCESS = re.compile(r"\bOpenKey\b|\.(held|held_mut|set_value)\(|\bserver\.(open|close)\(")
-KEY_FILES = ("src/commands/keys.rs", "src/commands/server.rs")
 # A key handle borrowed shared: `&WriteKey`, `&'k ReadKey`; with its lifetime.
 SHARED_KEY = re.compile(r"&(?:'(\w+)\s+)?(WriteKey|ReadKey|OpenKey)\b")
 WIRE_TEXT = re.compile(r'c"(ERR |WRONGTYPE )')
@@ -283,9 +280,6 @@ def check(root):
                 report(path, number, "unsafe-outside-glue", "`unsafe` belongs in src/glue")
             if layer == "commands" and WIRE_TEXT.search(line) and not path.endswith("/errors.rs"):
                 report(path, number, "wire-text", "error texts live in an errors.rs")
-            if layer == "commands" and path not in KEY_FILES and KEY_ACCESS.search(line):
-                report(path, number, "key-access",
-                       "keys are opened and looked up through commands/keys.rs, once per name")
             if "raw::reply_with_" in line:
                 report(path, number, "reply-api", "reply through glue/reply.rs, which checks each API pointer")
             if layer in ("core", "commands", "glue") and not is_registry:
@@ -364,7 +358,6 @@ PLANTS = [
     ("attributes", "src/glue/mod.rs", ("#![deny(unsafe_op_in_unsafe_fn)]", "")),
     ("citations", "src/core/hash.rs", "// see ../shared/reference/x.md\n"),
     ("module-style", "src/core/cms.rs", "//! planted\n"),
-    ("key-access", "src/commands/bf/add.rs", "fn peek(key: &OpenKey) {}\n"),
     ("key-borrow", "src/commands/cms/mod.rs",
      "fn again<'k>(key: &'k ReadKey) -> &'k mut CountMinSketch { todo!() }\n"),
     ("key-borrow", "src/commands/topk/mod.rs", "fn again(key: &WriteKey) {}\n"),

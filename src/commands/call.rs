@@ -7,7 +7,7 @@ use std::ffi::CStr;
 use super::errors::Failure;
 use super::keys::{ReadKey, WriteKey};
 use super::reply::Out;
-use super::server::Server;
+use super::server::{Origin, Replicated, Server};
 use crate::core::Memory;
 
 /// One invocation of a command.
@@ -15,8 +15,17 @@ pub struct Call<'a> {
     /// The arguments, the command name first, as the bytes the client sent. Their count
     /// satisfies the command's arity.
     pub args: &'a [&'a [u8]],
-    /// The server, for what a command asks besides its keys (the clock, replication).
-    pub server: &'a dyn Server,
+    /// The server. Private: a command reaches its keys only through `keys.rs` (opened here,
+    /// once per name) and asks the rest through the methods below, so no command can open,
+    /// hold or store a value around them:
+    ///
+    /// ```compile_fail,E0616
+    /// # use redis_bf::commands::call::Call;
+    /// fn around_the_handles(call: &Call) {
+    ///     let _ = call.server.open(1, true);
+    /// }
+    /// ```
+    server: &'a dyn Server,
     /// Where a command that streams its reply writes it.
     pub out: &'a dyn Out,
 }
@@ -61,6 +70,43 @@ impl<'a> Call<'a> {
     /// that name is open already.
     pub fn open_read_at(&self, index: usize) -> Result<ReadKey<'a>, Failure> {
         ReadKey::open(self.server, index)
+    }
+
+    /// Whether the command was accepted once already and is being applied again (from the
+    /// primary, or an AOF being loaded).
+    pub fn replayed(&self) -> bool {
+        self.server.replayed()
+    }
+
+    /// Where the command comes from.
+    pub fn origin(&self) -> Origin {
+        self.server.origin()
+    }
+
+    /// The server's clock, in milliseconds since the Unix epoch.
+    pub fn now_ms(&self) -> u64 {
+        self.server.now_ms()
+    }
+
+    /// How many child processes the server forked since the module loaded (`Server::snapshots`).
+    pub fn snapshots(&self) -> u64 {
+        self.server.snapshots()
+    }
+
+    /// Fills `out` from the server's random generator (for a draw the write then replicates).
+    pub fn random_bytes(&self, out: &mut [u8]) {
+        self.server.random_bytes(out);
+    }
+
+    /// A write whose outcome depends on more than its arguments ends here: `commands` are
+    /// replicated instead of the command as it came, and `events` raised (`Server::written_as`).
+    pub fn written_as(&self, events: &[&'static CStr], commands: &[Replicated]) {
+        self.server.written_as(events, commands);
+    }
+
+    /// Replicates `commands` besides what the command replicates (`Server::also_replicate`).
+    pub fn also_replicate(&self, commands: &[Replicated]) {
+        self.server.also_replicate(commands);
     }
 
     /// Every successful write ends here: replicate the command as it came (as RedisBloom

@@ -24,7 +24,7 @@ use crate::core::window::Window;
 /// replicas and in the AOF none (the newest period held). Count windows keep no time.
 pub fn write_time(call: &Call, window: Window) -> Option<u64> {
     match window {
-        Window::Time(_) if !call.server.replayed() => Some(call.server.now_ms()),
+        Window::Time(_) if !call.replayed() => Some(call.now_ms()),
         _ => None,
     }
 }
@@ -32,7 +32,7 @@ pub fn write_time(call: &Call, window: Window) -> Option<u64> {
 /// The time a read of a value of `window` sees it at: the clock for time windows.
 pub fn read_time(call: &Call, window: Window) -> u64 {
     match window {
-        Window::Time(_) => call.server.now_ms(),
+        Window::Time(_) => call.now_ms(),
         Window::Count(_) => 0,
     }
 }
@@ -74,7 +74,7 @@ pub fn advance(
     advance: impl FnOnce(&mut WriteKey, u64) -> Result<(), Failure>,
     event: &'static CStr,
 ) -> CommandResult {
-    if !call.server.replayed() {
+    if !call.replayed() {
         return Err(Failure::Message(errors::REPLICATION_ONLY));
     }
     let now = parse_integer(call.arg(2))
@@ -104,8 +104,7 @@ pub fn written(
         command,
         args: (1..call.args.len()).map(Arg::Own).collect(),
     };
-    call.server
-        .written_as(&[event], &[advance_to(advance, now.as_bytes()), as_it_came]);
+    call.written_as(&[event], &[advance_to(advance, now.as_bytes()), as_it_came]);
 }
 
 /// A new value replicated in its explicit form, `command key <shape_words> WINDOW n | TIMESPAN ms
@@ -119,7 +118,7 @@ pub fn created(
     now: u64,
     event: &'static CStr,
 ) {
-    if call.server.replayed() {
+    if call.replayed() {
         call.finish_write(event);
         return;
     }
@@ -133,10 +132,10 @@ pub fn created(
     let args = std::iter::once(Arg::Own(1)).chain(words).collect();
     let created = Replicated { command, args };
     match window {
-        Window::Time(_) => call
-            .server
-            .written_as(&[event], &[created, advance_to(advance, now.as_bytes())]),
-        Window::Count(_) => call.server.written_as(&[event], &[created]),
+        Window::Time(_) => {
+            call.written_as(&[event], &[created, advance_to(advance, now.as_bytes())])
+        }
+        Window::Count(_) => call.written_as(&[event], &[created]),
     }
 }
 

@@ -99,7 +99,7 @@ fn insert(call: &Call) -> CommandResult {
     // RedisBloom's: a key, ITEMS and an item at least (valkey-bloom's takes a key alone).
     call.require_arity(call.args.len() >= 4)?;
     let parsed = parse(call.args, config::params())?;
-    if parsed.at.is_some() && !call.server.replayed() {
+    if parsed.at.is_some() && !call.replayed() {
         return Err(Failure::Message(errors::AT_NOT_REPLAYED));
     }
     if parsed.capped {

@@ -62,8 +62,7 @@ pub fn reserve(
     window: Window,
 ) -> Result<(), Failure> {
     let (_, header) = created(call, key, params, window)?;
-    call.server
-        .written_as(&[c"bf.reserve"], &[loadchunk_header(&header)]);
+    call.written_as(&[c"bf.reserve"], &[loadchunk_header(&header)]);
     Ok(())
 }
 
@@ -122,7 +121,7 @@ pub fn add(
     let held_time = filter.write_time(filter.newest_ms());
     let now = match at {
         Some(at) => at,
-        None if is_time && call.server.replayed() => held_time,
+        None if is_time && call.replayed() => held_time,
         None => read_time(call, filter),
     };
     let made_at = filter.write_time(now);
@@ -165,10 +164,8 @@ pub fn add(
         args,
     };
     match created {
-        Some(header) => call
-            .server
-            .written_as(&[c"bf.add"], &[loadchunk_header(header), insert]),
-        None => call.server.written_as(&[c"bf.add"], &[insert]),
+        Some(header) => call.written_as(&[c"bf.add"], &[loadchunk_header(header), insert]),
+        None => call.written_as(&[c"bf.add"], &[insert]),
     }
 }
 
@@ -187,7 +184,7 @@ fn loadchunk_header(header: &[u8]) -> Replicated<'_> {
 pub fn read_time(call: &Call, filter: &WindowFilter) -> u64 {
     match filter.shape().window {
         Window::Count => 0,
-        Window::Time(_) => call.server.now_ms(),
+        Window::Time(_) => call.now_ms(),
     }
 }
 

@@ -48,12 +48,12 @@ fn add(call: &Call) -> CommandResult {
         let compressions = digest.info().total_compressions;
         if digest.add(value).is_err() {
             let compressed = digest.info().total_compressions != compressions;
-            stored.note_buffer(call.server.snapshots());
+            stored.note_buffer(call.snapshots());
             replicate_partial(call, added, compressed);
             return Err(errors::fail(errors::OVERFLOW));
         }
     }
-    stored.note_buffer(call.server.snapshots());
+    stored.note_buffer(call.snapshots());
     call.finish_write(c"tdigest.add");
     Ok(Reply::OK)
 }
@@ -71,7 +71,7 @@ fn replicate_partial(call: &Call, added: usize, compressed: bool) {
     if compressed {
         commands.push(compression_of(1));
     }
-    call.server.written_as(&[c"tdigest.add"], &commands);
+    call.written_as(&[c"tdigest.add"], &commands);
 }
 
 /// ADD's values (the arguments after the key): each a number (NaN refused), then finite.

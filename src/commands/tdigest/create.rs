@@ -64,7 +64,7 @@ fn create(call: &Call) -> CommandResult {
     let compression = parse(call.args)?;
     let digest = TDigest::new(compression, &call.memory())
         .map_err(|_| errors::fail(errors::CREATE_FAILED))?;
-    key.store(StoredDigest::new(digest, call.server.snapshots()))?;
+    key.store(StoredDigest::new(digest, call.snapshots()))?;
     call.finish_write(c"tdigest.create");
     Ok(Reply::OK)
 }
@@ -75,7 +75,7 @@ fn reset(call: &Call) -> CommandResult {
     // A reset digest is the same whatever compression was owed: nothing to replicate first.
     stored.digest_mut().reset();
     stored.paid();
-    stored.note_buffer(call.server.snapshots());
+    stored.note_buffer(call.snapshots());
     call.finish_write(c"tdigest.reset");
     Ok(Reply::OK)
 }

@@ -125,7 +125,7 @@ fn merge(call: &Call) -> CommandResult {
         }
     }
 
-    let snapshots = call.server.snapshots();
+    let snapshots = call.snapshots();
     for source in &mut sources {
         // Compressed by the merge here and on every peer: nothing owed any more.
         source.paid();

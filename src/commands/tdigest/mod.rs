@@ -155,7 +155,7 @@ fn compression_of(key_index: usize) -> Replicated<'static> {
 
 /// Replicates the compression of the digest at argument `key_index`.
 fn replicate_compression(call: &Call, key_index: usize) {
-    call.server.also_replicate(&[compression_of(key_index)]);
+    call.also_replicate(&[compression_of(key_index)]);
 }
 
 /// The digest at a key opened for writing, or `ERR T-Digest: key does not exist` /
@@ -179,9 +179,9 @@ fn existing_read<'k>(key: &'k mut ReadKey) -> Result<&'k mut StoredDigest, Failu
 /// that compresses): on a primary, the compression the digest owes — since a save, a load or
 /// a fork ([`StoredDigest::owes_compression`]) — is made and replicated first.
 fn settle(call: &Call, key_index: usize, stored: &mut StoredDigest) {
-    let snapshots = call.server.snapshots();
+    let snapshots = call.snapshots();
     // What is owed first: the origin costs a read of the context flags.
-    if stored.owes_compression(snapshots) && call.server.origin() == Origin::Primary {
+    if stored.owes_compression(snapshots) && call.origin() == Origin::Primary {
         stored.digest_mut().compress();
         replicate_compression(call, key_index);
         stored.paid();
@@ -203,12 +203,12 @@ fn read_compressing<T>(
     let no_memory = |_| errors::fail(errors::NO_MEMORY_TO_READ);
     // With no buffer and nothing owed there is nothing to compress, whoever reads: the
     // context flags (about 160 instructions) are not asked.
-    let snapshots = call.server.snapshots();
+    let snapshots = call.snapshots();
     if !stored.digest_mut().has_buffer() && !stored.owes_compression(snapshots) {
         stored.note_buffer(snapshots);
         return read(stored.digest_mut(), true).map_err(no_memory);
     }
-    if call.server.origin() == Origin::Replica {
+    if call.origin() == Origin::Replica {
         return read(stored.digest_mut(), false).map_err(no_memory);
     }
     // Only here is the digest compressed in place, which can change its size: a sum of weights
@@ -220,7 +220,7 @@ fn read_compressing<T>(
     let answer = read(digest, true).map_err(no_memory)?;
     if changes {
         replicate_compression(call, 1);
-        stored.note_buffer(call.server.snapshots());
+        stored.note_buffer(call.snapshots());
     }
     Ok(answer)
 }

@@ -208,7 +208,7 @@ pub fn insert(call: &Call, key: &mut WriteKey) -> CommandResult {
         config::valkey_params(|| FIXED_SEED)
     };
     let parsed = parse_insert(call.args, defaults)?;
-    if let (Some(target), false) = (parsed.validate_scale_to, call.server.replayed()) {
+    if let (Some(target), false) = (parsed.validate_scale_to, call.replayed()) {
         let p = parsed.params;
         let limit = object_limit(call);
         let reached = scaled_capacity(
@@ -268,7 +268,7 @@ fn create(
     } else {
         &[RESERVE_EVENT]
     };
-    call.server.written_as(events, &[insert]);
+    call.written_as(events, &[insert]);
     Ok(replies)
 }
 

@@ -67,7 +67,7 @@ const OURS: [&str; 4] = ["LAYOUT", "WINDOW", "TIMESPAN", "AT"];
 fn defaults(call: &Call) -> Params {
     config::valkey_params(|| {
         let mut seed = [0; 32];
-        call.server.random_bytes(&mut seed);
+        call.random_bytes(&mut seed);
         seed
     })
 }
@@ -79,7 +79,7 @@ fn object_limit(call: &Call) -> u64 {
 
 /// The bound on an object's size for this command: none when replayed.
 fn limit(call: &Call) -> u64 {
-    if call.server.replayed() {
+    if call.replayed() {
         u64::MAX
     } else {
         object_limit(call)
@@ -162,7 +162,7 @@ fn replicate_adds(call: &Call, first: usize, replies: &[Reply], items: usize) {
         command: c"BF.MADD",
         args,
     };
-    call.server.written_as(&[ADD_EVENT], &[madd]);
+    call.written_as(&[ADD_EVENT], &[madd]);
 }
 
 /// `BF.EXISTS`/`BF.MEXISTS` replies on a valkey-bloom filter: integers.
