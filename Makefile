@@ -1,5 +1,7 @@
 # redis-bf — see README.md.
-#   make run    build, then start redis-server on port 6379 with redis.conf.example
+#   make run    build, then start redis-server on port 6379 with redis.conf.example (run and
+#               test first install what they need from the system where it is missing:
+#               scripts/install-deps.sh)
 #   make install  build, then install the module as $(MODULEDIR)/libredis_bf.so
 #               (PREFIX=/usr/local, MODULEDIR=$(PREFIX)/lib/redis/modules; DESTDIR honoured)
 #   make test   unit tests, then the integration suite on Redis and again on Valkey,
@@ -71,18 +73,28 @@ FUZZ_SANITIZER ?= address
 # stable (CI: no other toolchain can be fetched), RUSTC_BOOTSTRAP=1 lets it take them.
 FUZZ_CARGO ?= $(shell rustup toolchain list 2>/dev/null | grep -q '^nightly' && echo '$(CARGO) +nightly' || echo 'env RUSTC_BOOTSTRAP=1 $(CARGO)')
 
-.PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-ci fuzz-check fuzz-seeds
+.PHONY: build run install test test-matrix test-matrix-ci release lint bench clean fuzz fuzz-ci fuzz-check fuzz-seeds deps-build deps-run deps-test deps-fuzz
 
-build:
+# What each target needs from the system, installed where missing (Debian and Ubuntu; elsewhere
+# the script names the packages): libclang for the bindings, redis-server to run, and for the
+# tests redis-cli, a C++ compiler, Node.js and pip (scripts/install-deps.sh).
+deps-build deps-run deps-test:
+	@scripts/install-deps.sh $(@:deps-%=%)
+
+# cargo-fuzz, by its package name, for the fuzz targets.
+deps-fuzz: deps-test
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install --locked cargo-fuzz
+
+build: deps-build
 	$(CARGO) build --release
 
-run: build
+run: deps-run build
 	$(SERVER) redis.conf.example
 
 install: build
 	install -D -m 0755 target/release/libredis_bf.so $(DESTDIR)$(MODULEDIR)/libredis_bf.so
 
-test: build $(CLIENT_DEPS)
+test: deps-test build $(CLIENT_DEPS)
 	@eval "$$(scripts/fetch-anchors.sh)" && export REDISBLOOM_SO VALKEY_SERVER && \
 	export PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules && \
 	echo "== unit and integration tests on $$(redis-server --version | cut -d' ' -f1-3)" && \
@@ -91,12 +103,12 @@ test: build $(CLIENT_DEPS)
 	BF_TEST_SERVER=$$VALKEY_SERVER $(CARGO) test --release $(PORTABLE_SUITES) && \
 	$(MAKE) --no-print-directory fuzz-check
 
-test-matrix: build $(CLIENT_DEPS)
+test-matrix: deps-test build $(CLIENT_DEPS)
 	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules \
 	MATRIX_SUITES="$(PORTABLE_SUITES)" scripts/test-matrix.sh $(MATRIX)
 
 # As CI runs it: fails only if a server of MATRIX_BLOCKING fails.
-test-matrix-ci: build $(CLIENT_DEPS)
+test-matrix-ci: deps-test build $(CLIENT_DEPS)
 	@PYTHONPATH=$(CURDIR)/$(PYTHON_DEPS) NODE_PATH=$(CURDIR)/$(NODE_DEPS)/node_modules \
 	MATRIX_SUITES="$(PORTABLE_SUITES)" \
 	MATRIX_REQUIRED="$(strip $(MATRIX_BLOCKING))" scripts/test-matrix.sh $(MATRIX)
@@ -124,7 +136,7 @@ $(NODE_DEPS):
 release:
 	scripts/build-release.sh --check
 
-lint:
+lint: deps-build
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@# The house rules rustfmt and clippy cannot see (ARCHITECTURE.md): imports between layers
@@ -138,7 +150,7 @@ lint:
 
 # Each target from the seeds and the corpus it grew before (fuzz/corpus, not in git); a crash,
 # timeout or out-of-memory stops it with the input in fuzz/artifacts/<target>/.
-fuzz:
+fuzz: deps-fuzz
 	@for t in $(FUZZ_TARGETS); do \
 	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
 	  mkdir -p fuzz/corpus/$$t && \
@@ -152,7 +164,7 @@ fuzz:
 # the seeds alone, built as CI builds it (stable with RUSTC_BOOTSTRAP=1). The same commit makes
 # the same inputs here and there, so a red step reproduces; exploring is `make fuzz`'s job.
 FUZZ_RUNS ?= 100000
-fuzz-ci:
+fuzz-ci: deps-fuzz
 	@for t in $(FUZZ_TARGETS); do \
 	  echo "== fuzz $$t for $(FUZZ_RUNS) inputs from seed 1"; \
 	  grown=$$(mktemp -d) && \
