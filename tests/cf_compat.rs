@@ -301,16 +301,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
         .replica_of(&master)
         .start();
     let mut r = replica.conn();
-    let in_sync = |m: &mut Conn, r: &mut Conn| {
-        wait_for("the replica link", || {
-            info_field(r, "replication", "master_link_status") == "up"
-        });
-        wait_for("the replica to catch up", || {
-            info_field(m, "replication", "master_repl_offset")
-                == info_field(r, "replication", "slave_repl_offset")
-        });
-    };
-    in_sync(&mut m, &mut r);
+    wait_in_sync(&mut m, &mut r);
     // Every write command, streamed.
     let mut rng = Rng(0xc0ffee);
     for _ in 0..2000 {
@@ -326,7 +317,7 @@ fn replica_holds_the_same_bytes(master: Module, replica: Module) {
         m.call(&["CF.DEL", key, "member:7"]);
         m.call(&["CF.DEL", key, "never-added"]);
     }
-    in_sync(&mut m, &mut r);
+    wait_in_sync(&mut m, &mut r);
     let all: Vec<String> = keys
         .iter()
         .map(|k| k.to_string())
