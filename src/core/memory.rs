@@ -8,7 +8,7 @@
 //! allocation alone: a key that grows a gigabyte at a time stops where the key as a whole
 //! would pass the bound.
 
-use super::Error;
+use super::error::Error;
 
 /// Supplies the zero-filled bytes of a new array, or `None` when that much memory cannot be
 /// had. The server glue passes one that maps fresh, lazily zeroed pages; [`eager_zeroed`]

@@ -10,7 +10,7 @@ use redis_bf::core::cms::{
 };
 use redis_bf::core::rdb::FieldWriter;
 
-use super::{loaded_back, probe_items};
+use super::shared::{loaded_back, probe_items};
 use crate::dump::{self, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 

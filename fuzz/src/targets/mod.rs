@@ -1,7 +1,8 @@
 //! One function per fuzz target (`fuzz_targets/<name>.rs` calls it), each checking
 //! invariants of what it decodes. A failed invariant panics, which libFuzzer reports as a
 //! crash with its input. Each family's targets are in its module (`bf`, with its filters that
-//! forget in `bf/window.rs` and valkey-bloom's in `bf/valkey.rs`, `cf`, `cms`, `topk`, `tdigest`); `args` checks the number parsers the families share.
+//! forget in `bf/window.rs` and valkey-bloom's in `bf/valkey.rs`, `cf`, `cms`, `topk`, `tdigest`); `args` checks the number parsers the families share, and `shared` holds the checks several
+//! targets make.
 //!
 //! | target | input |
 //! |---|---|
@@ -28,6 +29,7 @@ mod args;
 mod bf;
 mod cf;
 mod cms;
+mod shared;
 mod tdigest;
 mod topk;
 
@@ -37,46 +39,3 @@ pub use cf::{cf_args, cf_rdb, cf_scandump};
 pub use cms::{cms_args, cms_rdb, cms_window};
 pub use tdigest::{tdigest_args, tdigest_rdb};
 pub use topk::{topk_args, topk_rdb, topk_window};
-
-use redis_bf::core::le::LeReader;
-use redis_bf::core::{Error, Memory};
-
-use crate::memory::{bounded, LIMIT};
-
-/// `fields`, the RDB fields a value saved, loaded back by `load` at encoding `encver` within the
-/// fuzzing bounds: every value must load from what it saves.
-fn loaded_back<'a, T>(
-    fields: &'a [u8],
-    encver: i32,
-    load: impl FnOnce(&mut LeReader<'a>, i32, &Memory) -> Result<T, Error>,
-) -> T {
-    load(&mut LeReader(fields), encver, &bounded())
-        .expect("a value does not load from what it saves")
-}
-
-/// The pieces one after another. Whole slices are copied, not byte by byte: under the
-/// fuzzer's instrumentation a per-byte loop over a filter costs more than the decoding.
-fn concatenated<'a>(pieces: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
-    let mut flat = Vec::new();
-    for piece in pieces {
-        flat.extend_from_slice(piece);
-    }
-    flat
-}
-
-/// Whether every byte is zero, in one `memcmp` against zeroes rather than an instrumented
-/// loop (no filter within the bound is longer than [`LIMIT`]).
-fn all_zero(bytes: &[u8]) -> bool {
-    static ZEROES: [u8; LIMIT as usize] = [0; LIMIT as usize];
-    ZEROES.get(..bytes.len()) == Some(bytes)
-}
-
-/// Items to look up and add: fixed ones (the seeds' filters hold `item:0`, `item:1`, …) and
-/// some from the input.
-fn probe_items(data: &[u8]) -> Vec<Vec<u8>> {
-    let mut items: Vec<Vec<u8>> = (0..4).map(|i| format!("item:{i}").into_bytes()).collect();
-    items.push(Vec::new());
-    items.push(data.iter().take(16).copied().collect());
-    items.push(data.iter().rev().take(16).copied().collect());
-    items
-}

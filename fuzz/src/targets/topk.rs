@@ -7,7 +7,7 @@ use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::topk::window::{rdb as window_rdb, Shape, Window};
 use redis_bf::core::topk::{rdb as topk_rdb, TopK, WindowTopK};
 
-use super::{loaded_back, probe_items};
+use super::shared::{loaded_back, probe_items};
 use crate::dump::{self, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 

@@ -22,9 +22,18 @@
 use std::f64::consts::PI;
 
 use super::sort::sort;
-use super::AddError;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_vec, Error, Memory};
+
+/// A failure of adding values, or another digest's centroids (an add or a merge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddError {
+    /// A weight sum would overflow, or the buffer is full even after compressing: RedisBloom's
+    /// `overflow detected`.
+    Overflow,
+    /// A value that is NaN or infinite (the command refuses those before adding anything).
+    NotFinite,
+}
 
 /// The largest compression: `6 · c + 10` must fit RedisBloom's `int` capacity, which wraps
 /// negative from 357 913 940 on and leaves a key that refuses every add.

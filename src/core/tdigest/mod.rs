@@ -53,15 +53,5 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub use digest::{merge_compression, Info, TDigest, EXACT_SIZE, MAX_COMPRESSION};
+pub use digest::{merge_compression, AddError, Info, TDigest, EXACT_SIZE, MAX_COMPRESSION};
 pub use read::{Merged, Order, Ranks};
-
-/// A failure of adding values, or another digest's centroids (an add or a merge).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AddError {
-    /// A weight sum would overflow, or the buffer is full even after compressing: RedisBloom's
-    /// `overflow detected`.
-    Overflow,
-    /// A value that is NaN or infinite (the command refuses those before adding anything).
-    NotFinite,
-}

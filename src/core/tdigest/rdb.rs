@@ -22,8 +22,9 @@
 //! finite, and the arrays pass [`Memory::check`] before they are allocated. Weightless nodes that RedisBloom's reload left
 //! in real files are kept, so those files load and save back unchanged.
 
-use super::digest::{capacity, memory_usage, node_arrays, MAX_COMPRESSION, TWO_POW_63};
-use super::TDigest;
+use super::digest::{
+    capacity, memory_usage, node_arrays, TDigest, EXACT_SIZE, MAX_COMPRESSION, TWO_POW_63,
+};
 use crate::core::rdb::{known_version, RdbRead, RdbWrite};
 use crate::core::{Error, Memory};
 
@@ -139,7 +140,7 @@ pub fn load(input: &mut impl RdbRead, encver: i32, memory: &Memory) -> Result<TD
     // sum (`merged_weight` counts the lost value); below 2⁵³ never a total under it. From 2⁵³ on
     // the total is kept as RedisBloom keeps it, a double sum rounded at every compression, so
     // it drifts from the exact sum of the weights either way, and so does what a file holds.
-    if merged_sum > total && total < super::EXACT_SIZE {
+    if merged_sum > total && total < EXACT_SIZE {
         return Err(Error::BadEncoding);
     }
     if let Some((mean, w)) = buffer {

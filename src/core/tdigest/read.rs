@@ -11,9 +11,8 @@
 
 use std::ops::Deref;
 
-use super::digest::{c_long_long, node_arrays};
+use super::digest::{c_long_long, node_arrays, TDigest};
 use super::walk::{cdf_stop, skip_pairs, weight_sum};
-use super::TDigest;
 use crate::core::short_list::ShortList;
 use crate::core::Error;
 

@@ -21,7 +21,7 @@ use redis_bf::core::le::LeReader;
 use redis_bf::core::rdb::FieldWriter;
 use redis_bf::core::{Error, EAGER};
 
-use super::{all_zero, concatenated, probe_items};
+use super::shared::{all_zero, concatenated, probe_items};
 use crate::dump::{self, DumpReader, Recording};
 use crate::memory::{bounded, take_granted, LIMIT};
 use crate::stream;

@@ -34,7 +34,7 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
-use super::IncrementError;
+use super::sketch::IncrementError;
 use crate::core::divisor::Divisor;
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
