@@ -1,7 +1,9 @@
 //! redis-bf: RedisBloom's probabilistic data structures for Redis and Valkey — Bloom filters
 //! (`BF.*`), Cuckoo filters (`CF.*`), Count-Min sketches (`CMS.*`), Top-K (`TOPK.*`) and
-//! t-digests (`TDIGEST.*`) — wire- and RDB-compatible with RedisBloom, and Bloom filters that
-//! forget (`BF.RESERVE … WINDOW | TIMESPAN`).
+//! t-digests (`TDIGEST.*`) — wire- and RDB-compatible with RedisBloom, and valkey-bloom's
+//! Bloom filters too. Beyond them: Bloom filters, Count-Min sketches and Top-Ks that forget
+//! (`WINDOW` by count, `TIMESPAN` by time), a Bloom layout that touches one cache line per item
+//! (`LAYOUT FAST`), and clusters: merges routed by every key, atomic slot migration on Valkey.
 //!
 //! Three layers, dependencies pointing one way: [`core`] (the structures, pure Rust) ←
 //! [`commands`] (parse, call the core, build the reply) ← `glue` (the server API, all
