@@ -17,7 +17,8 @@
 //! error element `CMS: a sketch that forgets takes no negative increments`; the estimate is the
 //! item's count in the window.
 
-use super::{errors, sketch_to_write, window, Sketch};
+use super::values::{existing_write, Sketch};
+use super::{errors, window};
 use crate::commands::args::{checked_pairs, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::digits::decimal_digits;
@@ -54,7 +55,7 @@ pub static INCRBY: CommandSpec = CommandSpec {
 fn incrby(call: &Call) -> CommandResult {
     call.require_arity(call.args.len().is_multiple_of(2))?;
     let mut key = call.open_for_write()?;
-    let sketch = sketch_to_write(&mut key)?;
+    let sketch = existing_write(&mut key)?;
     let pairs = parse(call.args)?;
     call.out.array(pairs.len());
     let mut sketch = match sketch {

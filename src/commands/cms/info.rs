@@ -6,7 +6,8 @@
 //! `WRONGTYPE`. Ours, a sketch that forgets: the same four pairs first (`count` the window's
 //! increments), then `window_type`, `window`, `slots` and `ticks_per_slot` (`window.rs`).
 
-use super::{sketch_to_read, window, Sketch};
+use super::values::{existing_read, Sketch};
+use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;
@@ -28,7 +29,7 @@ pub static INFO: CommandSpec = CommandSpec {
 
 fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
-    let sketch = match sketch_to_read(&key)? {
+    let sketch = match existing_read(&key)? {
         Sketch::Classic(sketch) => sketch,
         Sketch::Window(sketch) => return Ok(window::info(sketch, window::read_time(call, sketch))),
     };

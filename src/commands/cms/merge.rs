@@ -26,7 +26,8 @@
 
 use std::any::Any;
 
-use super::{errors, sketch_to_read, sketch_to_write, window, Reading, Sketch};
+use super::values::{existing_read, existing_write, Reading, Sketch};
+use super::{errors, window};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
@@ -78,7 +79,7 @@ pub struct MergeArgs {
 
 fn merge(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    let destination = sketch_to_write(&mut key)?;
+    let destination = existing_write(&mut key)?;
     let shape = parse(call.args)?;
     let sources = call.open_sources(FIRST_SOURCE, shape.sources, out_of_memory())?;
     match destination {
@@ -105,7 +106,7 @@ fn merge_into<T: Merged>(
         let sketch = match source {
             Source::Destination => None,
             Source::Key(n) if n == found.len() => {
-                let sketch = sketch_to_read(unread.next().ok_or_else(internal)?)?;
+                let sketch = existing_read(unread.next().ok_or_else(internal)?)?;
                 let sketch = destination.source(sketch).map_err(errors::merge)?;
                 found.push(sketch);
                 Some(sketch)

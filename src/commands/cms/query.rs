@@ -4,7 +4,8 @@
 //! the cell's maximum). Errors: `CMS: key does not exist`, `WRONGTYPE`. Read-only. Ours, on a
 //! sketch that forgets: its count in the window at the reader's time (`window.rs`).
 
-use super::{sketch_to_read, window, Sketch};
+use super::values::{existing_read, Sketch};
+use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -27,7 +28,7 @@ pub static QUERY: CommandSpec = CommandSpec {
 fn query(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
     let items = call.args.get(2..).unwrap_or(&[]).iter();
-    match sketch_to_read(&key)? {
+    match existing_read(&key)? {
         Sketch::Classic(sketch) => {
             // Counters are at most 2^63 − 1.
             call.out
