@@ -21,7 +21,8 @@
 
 use std::ffi::CStr;
 
-use super::{errors, topk_to_write, window, Topk};
+use super::values::{existing_write, Topk};
+use super::{errors, window};
 use crate::commands::args::{checked_pairs, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
@@ -74,7 +75,7 @@ pub static INCRBY: CommandSpec = CommandSpec {
 
 fn add(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    let topk = topk_to_write(&mut key)?;
+    let topk = existing_write(&mut key)?;
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out.array(items.len());
     let pairs = items.iter().map(|item| (*item, 1));
@@ -85,7 +86,7 @@ fn add(call: &Call) -> CommandResult {
 fn incrby(call: &Call) -> CommandResult {
     call.require_arity(call.args.len().is_multiple_of(2))?;
     let mut key = call.open_for_write()?;
-    let topk = topk_to_write(&mut key)?;
+    let topk = existing_write(&mut key)?;
     let pairs = call.args.get(2..).unwrap_or(&[]).len() / 2;
     let Ok(pairs) = parse(call.args) else {
         call.out.array(pairs);

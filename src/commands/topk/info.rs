@@ -5,7 +5,8 @@
 //! servers): a map in RESP3, a flat array of 8 in RESP2. Errors: `TopK: key does not exist`,
 //! `WRONGTYPE`.
 
-use super::{topk_to_read, window, Topk};
+use super::values::{existing_read, Topk};
+use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -27,7 +28,7 @@ pub static INFO: CommandSpec = CommandSpec {
 
 fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
-    let params = match topk_to_read(&key)? {
+    let params = match existing_read(&key)? {
         Topk::Classic(topk) => *topk.params(),
         Topk::Window(topk) => return Ok(window::info(topk, window::read_time(call, topk))),
     };

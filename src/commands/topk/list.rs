@@ -13,7 +13,8 @@
 //! WITHCOUNT in any case, the empty one included, turns counts on, and so does WITHCOUNT
 //! followed by a NUL and anything after it.
 
-use super::{errors, topk_to_read, window, Topk};
+use super::values::{existing_read, Topk};
+use super::{errors, window};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
@@ -45,7 +46,7 @@ fn list(call: &Call) -> CommandResult {
     call.require_arity(call.args.len() <= 3)?;
     let with_count = parse(call.args)?;
     let key = call.open_for_read()?;
-    let listed = match topk_to_read(&key)? {
+    let listed = match existing_read(&key)? {
         Topk::Classic(topk) => topk.list(),
         Topk::Window(topk) => topk.list(window::read_time(call, topk)),
     };

@@ -7,7 +7,8 @@
 //! least the smallest count there. Errors: `TopK: key does not exist`, `WRONGTYPE`. Read-only
 //! (RedisBloom 2.8 flagged TOPK.COUNT `write`, so a read-only replica refused it; 8.x does not).
 
-use super::{topk_to_read, window, Topk};
+use super::values::{existing_read, Topk};
+use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -67,7 +68,7 @@ fn each_item(
     answer: impl Fn(Topk<&TopK, (&WindowTopK, u64)>, &[u8]) -> Scalar,
 ) -> CommandResult {
     let key = call.open_for_read()?;
-    let topk = match topk_to_read(&key)? {
+    let topk = match existing_read(&key)? {
         Topk::Classic(topk) => Topk::Classic(topk),
         Topk::Window(topk) => Topk::Window((topk, window::read_time(call, topk))),
     };
