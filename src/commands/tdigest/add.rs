@@ -11,9 +11,10 @@
 //! nothing though it kept the values before it (and may have merged its buffer on the way):
 //! here those values are replicated as an ADD of their own, and that merge after them.
 
+use super::errors;
 use super::errors::fail;
 use super::rules::each;
-use super::{compression_of, errors, existing, settle};
+use super::values::{compression_of, existing_write, settle};
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::CommandResult;
@@ -39,7 +40,7 @@ pub static ADD: CommandSpec = CommandSpec {
 
 fn add(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    let mut stored = existing(&mut key)?;
+    let mut stored = existing_write(&mut key)?;
     let texts = call.args.get(2..).unwrap_or_default();
     let values = parse(texts)?;
     settle(call, 1, &mut stored);

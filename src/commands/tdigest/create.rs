@@ -14,9 +14,11 @@
 //!
 //! Both reply `+OK`, are replicated verbatim and raise `tdigest.create` / `tdigest.reset`.
 
+use super::errors;
 use super::errors::fail;
 use super::rules::{compression, find, COMPRESSION_BLOCK, DEFAULT_COMPRESSION};
-use super::{errors, existing, StoredDigest};
+use super::stored::StoredDigest;
+use super::values::existing_write;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::errors::Failure;
@@ -71,7 +73,7 @@ fn create(call: &Call) -> CommandResult {
 
 fn reset(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    let mut stored = existing(&mut key)?;
+    let mut stored = existing_write(&mut key)?;
     // A reset digest is the same whatever compression was owed: nothing to replicate first.
     stored.digest_mut().reset();
     stored.paid();

@@ -12,7 +12,8 @@
 //! primary holds it compressed; this one owes that compression until the next command on the
 //! key, and shows its buffer until then — as its replicas, which know nothing of the save, do.
 
-use super::{errors, existing_shared};
+use super::errors;
+use super::values::existing_read;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};
@@ -59,7 +60,7 @@ pub static INFO: CommandSpec = spec(
 
 fn extreme(call: &Call, which: fn(&TDigest) -> f64) -> CommandResult {
     let key = call.open_for_read()?;
-    let stored = existing_shared(&key)?;
+    let stored = existing_read(&key)?;
     let value = stored
         .read(which)
         .ok_or(errors::fail(errors::NO_MEMORY_TO_READ))?;
@@ -68,7 +69,7 @@ fn extreme(call: &Call, which: fn(&TDigest) -> f64) -> CommandResult {
 
 fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
-    let stored = existing_shared(&key)?;
+    let stored = existing_read(&key)?;
     let info = stored
         .read(TDigest::info)
         .ok_or(errors::fail(errors::NO_MEMORY_TO_READ))?;

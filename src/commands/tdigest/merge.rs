@@ -19,9 +19,11 @@
 //! (written) and the sources (read), so ACL and cluster routing see every key — RedisBloom 2.8.2
 //! declared only the destination.
 
+use super::errors;
 use super::errors::fail;
 use super::rules::{compression, find, COMPRESSION_BLOCK};
-use super::{errors, existing_read, replicate_compression, StoredDigest};
+use super::stored::StoredDigest;
+use super::values::{existing_read_mut, replicate_compression};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
@@ -80,7 +82,7 @@ fn merge(call: &Call) -> CommandResult {
             Source::Key(n) if n == sources.len() => {
                 let key = unread.next().ok_or(Failure::WrongArity)?;
                 // Merging compresses a source, which can change its size.
-                sources.push(Tracked::new(existing_read(key)?));
+                sources.push(Tracked::new(existing_read_mut(key)?));
             }
             _ => {}
         }

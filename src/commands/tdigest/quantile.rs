@@ -18,9 +18,10 @@
 //! Each compresses the digest's buffer first, as RedisBloom's does: on a primary in place,
 //! replicated (see the family's docs); on a replica's client, in a copy.
 
+use super::errors;
 use super::errors::fail;
 use super::rules::each;
-use super::{errors, existing_read, read_compressing, COMPRESSING_READ};
+use super::values::{existing_read_mut, read_compressing, COMPRESSING_READ};
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::CommandResult;
@@ -101,7 +102,7 @@ type Answers = fn(&TDigest, &[f64]) -> Result<ShortList<f64>, Error>;
 /// answered by `answer` over the compressed digest.
 fn per_point(call: &Call, parse: Points, answer: Answers) -> CommandResult {
     let mut key = call.open_for_read()?;
-    let stored = existing_read(&mut key)?;
+    let stored = existing_read_mut(&mut key)?;
     let points = parse(call.args.get(2..).unwrap_or_default())?;
     let answers = read_compressing(
         call,
@@ -117,7 +118,7 @@ fn per_point(call: &Call, parse: Points, answer: Answers) -> CommandResult {
 
 fn trimmed_mean(call: &Call) -> CommandResult {
     let mut key = call.open_for_read()?;
-    let stored = existing_read(&mut key)?;
+    let stored = existing_read_mut(&mut key)?;
     let (low, high) = parse_trimmed_mean(call.arg(2), call.arg(3))?;
     let mean = read_compressing(
         call,

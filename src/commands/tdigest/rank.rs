@@ -16,10 +16,11 @@
 //! range, some rank strictly between 0 and the count: on a primary in place, replicated (see
 //! the family's docs); on a replica's client, in a copy.
 
+use super::errors;
 use super::errors::fail;
 use super::quantile::doubles;
 use super::rules::each;
-use super::{errors, existing_read, read_compressing, COMPRESSING_READ};
+use super::values::{existing_read_mut, read_compressing, COMPRESSING_READ};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
@@ -96,7 +97,7 @@ pub static BYREVRANK: CommandSpec = spec(
 
 fn ranks(call: &Call, order: Order) -> CommandResult {
     let mut key = call.open_for_read()?;
-    let stored = existing_read(&mut key)?;
+    let stored = existing_read_mut(&mut key)?;
     let values = parse_rank(call.args.get(2..).unwrap_or_default())?;
     read_compressing(
         call,
@@ -117,7 +118,7 @@ fn ranks(call: &Call, order: Order) -> CommandResult {
 
 fn by_ranks(call: &Call, order: Order) -> CommandResult {
     let mut key = call.open_for_read()?;
-    let stored = existing_read(&mut key)?;
+    let stored = existing_read_mut(&mut key)?;
     let ranks = parse_byrank(call.args.get(2..).unwrap_or_default())?;
     let values = read_compressing(
         call,

@@ -1,9 +1,9 @@
 //! The value a t-digest key holds ([`StoredDigest`]): the digest, and what the server must
-//! still replicate to keep the peers holding it alike (see the family's docs).
+//! still replicate to keep the peers holding it alike (see the family's docs), and what it adds
+//! to the family's `INFO` totals.
 
 use std::cell::{Cell, RefCell};
 
-use super::{CAPACITY, OBSERVATIONS, TOTALS};
 use crate::commands::metrics::{Footprint, Measured, Totals};
 #[cfg(doc)]
 use crate::commands::server::Server;
@@ -11,6 +11,12 @@ use crate::core::rdb::RdbWrite;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::tdigest::{rdb, TDigest};
 use crate::core::Error;
+
+pub(super) static TOTALS: Totals = Totals::new();
+
+/// The counts of a digest's footprint, by position.
+pub(super) const OBSERVATIONS: usize = 0;
+pub(super) const CAPACITY: usize = 1;
 
 /// A t-digest as a key holds it.
 ///
