@@ -11,7 +11,7 @@
 //! `cf.add`.
 
 use super::errors;
-use super::filter_for_insert;
+use super::values::filter_for_insert;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;

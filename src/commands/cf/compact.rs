@@ -10,7 +10,7 @@
 //! keyspace event `cf.compact`.
 
 use super::errors;
-use super::lookup;
+use super::values::lookup_write;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
@@ -34,7 +34,7 @@ pub static COMPACT: CommandSpec = CommandSpec {
 
 fn compact(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
-    let Lookup::Found(mut filter) = lookup(&mut key) else {
+    let Lookup::Found(mut filter) = lookup_write(&mut key) else {
         return Err(Failure::Message(errors::COMPACT_NOT_FOUND));
     };
     filter.compact();

@@ -5,7 +5,7 @@
 //! (unsigned decimals; `buckets` is the first sub-filter's count). `ERR not found` /
 //! `WRONGTYPE`.
 
-use super::lookup_read;
+use super::values::lookup_read;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;

@@ -18,7 +18,7 @@
 
 use super::config;
 use super::errors;
-use super::{lookup, lookup_read};
+use super::values::{lookup_read, lookup_write};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::dump::scandump_reply;
@@ -74,7 +74,7 @@ fn loadchunk(call: &Call) -> CommandResult {
             }
         }
     } else {
-        let mut filter = lookup(&mut key).existing()?;
+        let mut filter = lookup_write(&mut key).existing()?;
         encoding::load_chunk(&mut filter, cursor, data)
             .map_err(|_| Failure::Message(errors::CANNOT_LOAD_CHUNK))?;
     }

@@ -6,7 +6,7 @@
 //! as in RedisBloom). A missing key — and, as in RedisBloom, a key of another type — answers
 //! false or 0 rather than an error. Read-only, never replicated.
 
-use super::lookup_read;
+use super::values::lookup_read;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;

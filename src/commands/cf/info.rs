@@ -7,7 +7,7 @@
 //! (rounded up to a power of two) and `Max iterations`. There is no single-field form.
 //! `ERR not found` / `WRONGTYPE`.
 
-use super::lookup_read;
+use super::values::lookup_read;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;

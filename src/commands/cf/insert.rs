@@ -15,8 +15,8 @@
 
 use super::config;
 use super::errors;
-use super::filter_for_insert;
 use super::rules::{capacities, Defaults};
+use super::values::filter_for_insert;
 use crate::commands::args::integer_in;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};

@@ -19,9 +19,9 @@ use std::ffi::CStr;
 use std::ops::RangeInclusive;
 
 use super::config;
-use super::create;
 use super::errors;
 use super::rules::{bucket_sizes, capacities, Defaults, EXPANSION, MAX_ITERATIONS};
+use super::values::create;
 use crate::commands::args::{integer_in, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
