@@ -10,7 +10,8 @@
 //! (the reply is still 0), and the write is replicated with its time (`window.rs`). A
 //! valkey-bloom filter answers as valkey-bloom (`valkey.rs`).
 
-use super::{config, errors, existing_or_created, valkey, window, Bloom};
+use super::values::{existing_or_created, Bloom};
+use super::{config, errors, valkey, window};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::{Reply, Scalar};

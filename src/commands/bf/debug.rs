@@ -6,7 +6,8 @@
 //! generations instead (`window.rs`).
 //! `ERR not found` / `WRONGTYPE`.
 
-use super::{lookup_read, valkey, window, Bloom};
+use super::values::{lookup_read, Bloom};
+use super::{valkey, window};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::reply::Reply;

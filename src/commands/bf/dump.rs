@@ -13,7 +13,8 @@
 //! A filter that forgets dumps in its own format (`core::bf::window::encoding`): a header that
 //! RedisBloom and older redis-bf refuse, then its bits; LOADCHUNK tells the two headers apart.
 
-use super::{errors, is_bloom, lookup, lookup_read, Bloom};
+use super::errors;
+use super::values::{is_bloom, lookup_read, lookup_write, Bloom};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::dump::scandump_reply;
@@ -66,7 +67,7 @@ fn loadchunk(call: &Call) -> CommandResult {
             let chain = encoding::decode_header(data, &call.memory()).map_err(errors::fail)?;
             key.store(chain)?;
         }
-        _ => match lookup(&mut key).existing()? {
+        _ => match lookup_write(&mut key).existing()? {
             Bloom::Chain(mut chain) => encoding::load_chunk(&mut chain, iter, data),
             Bloom::Window(mut filter) => window_encoding::load_chunk(&mut filter, iter, data),
             Bloom::Valkey(_) => return Err(Failure::Message(errors::NO_CHUNKS)),

@@ -5,7 +5,8 @@
 //! rather than an error. Read-only: a filter that forgets is read at the clock's time (its
 //! own, on a replica: `window.rs`), and nothing in it changes.
 
-use super::{lookup_read, valkey, window, Bloom};
+use super::values::{lookup_read, Bloom};
+use super::{valkey, window};
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
 use crate::commands::lookup::Lookup;

@@ -14,7 +14,8 @@
 use std::ffi::CStr;
 
 use super::rules::layout_name;
-use super::{errors, lookup_read, valkey, window, Bloom};
+use super::values::{lookup_read, Bloom};
+use super::{errors, valkey, window};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;

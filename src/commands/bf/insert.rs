@@ -25,8 +25,9 @@ use super::add::add_items;
 use super::rules::{
     capped_error_rate, error_rate, log_capped, parse_layout, time_ms, timespan, CAPACITY, EXPANSION,
 };
-use super::{config, errors, existing_or_created, is_bloom, lookup, valkey, window, Bloom};
-use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
+use super::rules::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
+use super::values::{existing_or_created, is_bloom, lookup_write, Bloom};
+use super::{config, errors, valkey, window};
 use crate::commands::args::integer_in;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
@@ -119,7 +120,7 @@ fn insert(call: &Call) -> CommandResult {
         }
     }
     let filter = if parsed.nocreate {
-        lookup(&mut key).existing()?
+        lookup_write(&mut key).existing()?
     } else {
         existing_or_created(call, &mut key, || parsed.params)?
     };
@@ -258,7 +259,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::bf::parse_tests::DEFAULTS;
+    use crate::commands::bf::rules::parse_tests::DEFAULTS;
     use crate::commands::testing::words;
     use crate::core::bf::chain::LayoutKind;
 

@@ -1,7 +1,8 @@
 //! The Bloom-filter commands (`BF.*`), one file per command family, and what they share: the
-//! parameter rules (also used by the `bf-*` configs), the layout names, the argument docs,
-//! and the lookup of a key that may hold a scalable filter (either of the two layouts' data
-//! types), a filter that forgets (`window`) or a valkey-bloom filter (`valkey`).
+//! parameter rules, layout names and argument docs (`rules`, also used by the `bf-*` configs),
+//! and the values at keys (`values`: their totals, and the lookup of a key that may hold a
+//! scalable filter of either layout, a filter that forgets (`window`) or a valkey-bloom filter
+//! (`valkey`)).
 
 mod add;
 pub mod config;
@@ -14,9 +15,8 @@ mod insert;
 mod reserve;
 pub mod rules;
 mod valkey;
+mod values;
 mod window;
-
-use std::any::Any;
 
 pub use add::{ADD, MADD};
 pub use debug::DEBUG;
@@ -36,17 +36,8 @@ pub use {
     },
 };
 
-use super::call::Call;
-use super::errors::Failure;
 use super::family::{Family, InfoField, InfoSection, Stat};
-use super::keys::{ReadKey, WriteKey};
-use super::lookup::Lookup;
-use super::metrics::{Footprint, Measured, Totals};
-use super::spec::{ArgKind, ArgSpec};
-use super::tracked::Tracked;
-use crate::core::bf::chain::{Chain, Params};
-use crate::core::bf::valkey::ValkeyBloom;
-use crate::core::bf::window::WindowFilter;
+use values::{CAPACITY_COUNT, ITEMS, SUB_FILTERS, TOTALS};
 
 /// The Bloom-filter family, as the glue registers it.
 pub static FAMILY: Family = Family {
@@ -63,14 +54,6 @@ pub static FAMILY: Family = Family {
     },
     stand_in: valkey::registered,
 };
-
-/// The totals of the Bloom filters of every layout.
-static TOTALS: Totals = Totals::new();
-
-/// The counts of a Bloom filter's footprint, by position.
-const SUB_FILTERS: usize = 0;
-const ITEMS: usize = 1;
-const CAPACITY_COUNT: usize = 2;
 
 /// valkey-bloom's field names (its `src/metrics.rs`), same meaning, so exporters and
 /// dashboards made for it read ours.
@@ -89,153 +72,3 @@ static INFO_FIELDS: [InfoField; 5] = [
         Stat::Count(CAPACITY_COUNT),
     ),
 ];
-
-impl Measured for Chain {
-    fn footprint(&self) -> Footprint {
-        Footprint::new(
-            self.memory_usage(),
-            [
-                (SUB_FILTERS, self.links().len() as u64),
-                (ITEMS, self.items()),
-                (CAPACITY_COUNT, self.capacity()),
-            ],
-        )
-    }
-
-    fn totals() -> &'static Totals {
-        &TOTALS
-    }
-}
-
-/// A window filter counts as one filter; its items are those added within its window (as
-/// `BF.CARD` counts them) at the newest time it holds, so its totals change only with writes.
-impl Measured for WindowFilter {
-    fn footprint(&self) -> Footprint {
-        Footprint::new(
-            self.memory_usage(),
-            [
-                (SUB_FILTERS, 1),
-                (ITEMS, self.card(self.newest_ms())),
-                (CAPACITY_COUNT, self.shape().capacity),
-            ],
-        )
-    }
-
-    fn totals() -> &'static Totals {
-        &TOTALS
-    }
-}
-
-/// A valkey-bloom filter counts its sub-filters, items and capacity as BF.INFO shows them.
-impl Measured for ValkeyBloom {
-    fn footprint(&self) -> Footprint {
-        Footprint::new(
-            self.memory_usage(),
-            [
-                (SUB_FILTERS, self.filters().len() as u64),
-                (ITEMS, self.items().max(0) as u64),
-                (CAPACITY_COUNT, self.capacity().max(0) as u64),
-            ],
-        )
-    }
-
-    fn totals() -> &'static Totals {
-        &TOTALS
-    }
-}
-
-/// Options BF.RESERVE and BF.INSERT share.
-const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
-    .token("EXPANSION")
-    .optional();
-const NONSCALING_ARG: ArgSpec = ArgSpec::new("nonscaling", ArgKind::PureToken)
-    .token("NONSCALING")
-    .optional();
-const LAYOUT_ARG: ArgSpec = ArgSpec::new("layout", ArgKind::String)
-    .token("LAYOUT")
-    .optional();
-/// Ours: what a filter that forgets forgets by (`window.rs`).
-const WINDOW_ARG: ArgSpec = ArgSpec::new(
-    "window",
-    ArgKind::OneOf(&[
-        ArgSpec::new("count", ArgKind::PureToken).token("WINDOW"),
-        ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
-    ]),
-)
-.optional();
-
-/// What a Bloom-family key holds: a scalable filter, a filter that forgets, or a valkey-bloom
-/// filter.
-enum Bloom<C, W, V> {
-    Chain(C),
-    Window(W),
-    Valkey(V),
-}
-
-/// A Bloom-family value opened for writing.
-type Writing<'k> = Bloom<Tracked<'k, Chain>, Tracked<'k, WindowFilter>, Tracked<'k, ValkeyBloom>>;
-
-/// A Bloom-family value opened for reading.
-type Reading<'k> = Bloom<&'k Chain, &'k WindowFilter, &'k ValkeyBloom>;
-
-/// What a key opened for writing holds.
-fn lookup<'k>(key: &'k mut WriteKey) -> Lookup<Writing<'k>> {
-    key.lookup_as(writing)
-}
-
-/// What a key opened for reading holds.
-fn lookup_read<'k>(key: &'k ReadKey) -> Lookup<Reading<'k>> {
-    key.lookup_as(|value| {
-        if let Some(chain) = value.downcast_ref() {
-            Some(Bloom::Chain(chain))
-        } else if let Some(window) = value.downcast_ref() {
-            Some(Bloom::Window(window))
-        } else {
-            value.downcast_ref().map(Bloom::Valkey)
-        }
-    })
-}
-
-/// Whether a module value is a Bloom-family value.
-fn is_bloom(value: &dyn Any) -> bool {
-    value.is::<Chain>() || value.is::<WindowFilter>() || value.is::<ValkeyBloom>()
-}
-
-/// A module value as a Bloom-family value to change, if it is one.
-fn writing(value: &mut dyn Any) -> Option<Writing<'_>> {
-    if value.is::<Chain>() {
-        value.downcast_mut().map(Tracked::new).map(Bloom::Chain)
-    } else if value.is::<WindowFilter>() {
-        value.downcast_mut().map(Tracked::new).map(Bloom::Window)
-    } else {
-        value.downcast_mut().map(Tracked::new).map(Bloom::Valkey)
-    }
-}
-
-/// The filter at the key, or a scalable one created with `params` (asked only then) when the
-/// key is empty.
-fn existing_or_created<'k>(
-    call: &Call,
-    key: &'k mut WriteKey,
-    params: impl FnOnce() -> Params,
-) -> Result<Writing<'k>, Failure> {
-    key.existing_or_created(
-        || Chain::new(params(), &call.memory()).map_err(errors::fail),
-        writing,
-    )
-}
-
-/// What the argument-parser tests of BF.RESERVE and BF.INSERT share.
-#[cfg(test)]
-mod parse_tests {
-    use crate::core::bf::chain::{LayoutKind, Params};
-
-    /// The `bf-*` configs' defaults.
-    pub const DEFAULTS: Params = Params {
-        capacity: 100,
-        error_rate: 0.01,
-        expansion: 2,
-        nonscaling: false,
-        layout: LayoutKind::Classic,
-    };
-}

@@ -26,8 +26,9 @@ use super::errors;
 use super::rules::{
     capped_error_rate, error_rate, log_capped, parse_layout, timespan, CAPACITY, EXPANSION,
 };
-use super::{is_bloom, valkey, window};
-use super::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
+use super::rules::{EXPANSION_ARG, LAYOUT_ARG, NONSCALING_ARG, WINDOW_ARG};
+use super::values::is_bloom;
+use super::{valkey, window};
 use crate::commands::args::integer_in;
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
@@ -210,7 +211,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<ReserveArgs, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::bf::parse_tests::DEFAULTS;
+    use crate::commands::bf::rules::parse_tests::DEFAULTS;
     use crate::commands::testing::words;
     use crate::core::bf::chain::LayoutKind;
 

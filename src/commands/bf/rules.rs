@@ -1,6 +1,6 @@
 //! The Bloom filter's parameter rules, shared by BF.RESERVE, BF.INSERT and the `bf-*`
-//! configs (RedisBloom 8's `src/rebloom.c`, `src/config.c`), the layout names, and the
-//! window filters' timespan and replicated time.
+//! configs (RedisBloom 8's `src/rebloom.c`, `src/config.c`), the layout names, the
+//! window filters' timespan and replicated time, and the options' docs both commands list.
 
 use std::ops::RangeInclusive;
 
@@ -9,6 +9,7 @@ use crate::commands::args::{integer_in, parse_integer, Bad};
 use crate::commands::call::Call;
 use crate::commands::double::parse_double;
 use crate::commands::errors::Failure;
+use crate::commands::spec::{ArgKind, ArgSpec};
 use crate::core::bf::chain::LayoutKind;
 use crate::core::bf::sizing::is_error_rate;
 use crate::core::bf::window::params::MAX_TIMESPAN_MS;
@@ -99,4 +100,39 @@ pub fn fraction(text: &[u8]) -> Result<f64, Bad> {
         Some(_) => Err(Bad::OutOfRange),
         None => Err(Bad::NotANumber),
     }
+}
+
+/// Options BF.RESERVE and BF.INSERT share.
+pub(super) const EXPANSION_ARG: ArgSpec = ArgSpec::new("expansion", ArgKind::Integer)
+    .token("EXPANSION")
+    .optional();
+pub(super) const NONSCALING_ARG: ArgSpec = ArgSpec::new("nonscaling", ArgKind::PureToken)
+    .token("NONSCALING")
+    .optional();
+pub(super) const LAYOUT_ARG: ArgSpec = ArgSpec::new("layout", ArgKind::String)
+    .token("LAYOUT")
+    .optional();
+/// Ours: what a filter that forgets forgets by (`window.rs`).
+pub(super) const WINDOW_ARG: ArgSpec = ArgSpec::new(
+    "window",
+    ArgKind::OneOf(&[
+        ArgSpec::new("count", ArgKind::PureToken).token("WINDOW"),
+        ArgSpec::new("timespan", ArgKind::Integer).token("TIMESPAN"),
+    ]),
+)
+.optional();
+
+/// What the argument-parser tests of BF.RESERVE and BF.INSERT share.
+#[cfg(test)]
+pub(super) mod parse_tests {
+    use crate::core::bf::chain::{LayoutKind, Params};
+
+    /// The `bf-*` configs' defaults.
+    pub const DEFAULTS: Params = Params {
+        capacity: 100,
+        error_rate: 0.01,
+        expansion: 2,
+        nonscaling: false,
+        layout: LayoutKind::Classic,
+    };
 }

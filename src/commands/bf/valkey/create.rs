@@ -7,7 +7,8 @@ use std::ffi::CStr;
 use std::ops::Range;
 
 use super::super::rules::{fraction, number};
-use super::super::{config, errors, is_bloom};
+use super::super::values::is_bloom;
+use super::super::{config, errors};
 use super::{
     add_each, add_items, defaults, limit, memory, object_limit, tried, ADD_EVENT, OURS,
     RESERVE_EVENT,
