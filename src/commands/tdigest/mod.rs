@@ -11,7 +11,7 @@
 //! (`TDIGEST.QUANTILE key 0`): a RedisBloom read that compresses and changes nothing else, so a
 //! RedisBloom replica or AOF applies it too. A replica applies it from its primary's stream (or
 //! an AOF replay from the file) in place and appends it to its own AOF; a replica's own clients
-//! read from a compressed copy ([`TDigest::merged_view`]) and change nothing. The compressing
+//! read from a compressed copy ([`TDigest::merged_view`](crate::core::tdigest::TDigest::merged_view)) and change nothing. The compressing
 //! reads are flagged `may-replicate`, as Redis flags PFCOUNT, whose reads also rewrite a value
 //! and replicate it: Redis then holds them back during `CLIENT PAUSE WRITE` (where a
 //! replicated change would be refused) and refuses them in read-only scripts (`EVAL_RO`, which

@@ -9,7 +9,7 @@ use std::ops::Range;
 use super::super::rules::{fraction, number};
 use super::super::values::is_bloom;
 use super::super::{config, errors};
-use super::{
+use super::filter::{
     add_each, add_items, defaults, limit, memory, object_limit, tried, ADD_EVENT, OURS,
     RESERVE_EVENT,
 };

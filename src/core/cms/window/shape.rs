@@ -1,7 +1,7 @@
 //! A windowed sketch's shape, fixed at creation and saved, and where its sweeping pointer
 //! stands at a tick (the module docs of `super` say how the pointer moves).
 
-use super::{Window, MAX_SLOTS};
+use crate::core::window::{Window, MAX_SLOTS};
 
 /// The pointer moves in this many ticks per slot: at least twice the usual depth, so rows
 /// are passed at different ticks and the minimum over rows picks the freshest.

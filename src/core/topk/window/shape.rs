@@ -1,9 +1,9 @@
 //! A Top-K that forgets: its shape, fixed at creation and saved, and the rings of per-slot
 //! counts and totals that shape gives it.
 
-use super::{Window, MAX_SLOTS};
 use crate::core::topk::heap::SLOT_BYTES;
 use crate::core::topk::params::Params;
+use crate::core::window::{Window, MAX_SLOTS};
 
 /// What `MEMORY USAGE` counts besides the buckets, the heap and the per-slot totals: the
 /// struct, its decay table included (as the classic Top-K's 2088).
