@@ -12,7 +12,7 @@ use crate::commands::errors::Failure;
 use crate::commands::spec::{ArgKind, ArgSpec};
 use crate::core::bf::chain::LayoutKind;
 use crate::core::bf::sizing::is_error_rate;
-use crate::core::bf::window::params::MAX_TIMESPAN_MS;
+use crate::core::bf::window::shape::MAX_TIMESPAN_MS;
 
 /// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
 pub const ERROR_RATE_CAP: f64 = 0.25;

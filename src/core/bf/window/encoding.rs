@@ -18,7 +18,7 @@
 //! allocated.
 
 use super::filter::{memory_usage, slot_end, WindowFilter};
-use super::params::{Shape, Window};
+use super::shape::{Shape, Window};
 use crate::core::bf::encoding::walk;
 use crate::core::le::LeReader;
 use crate::core::rdb::{

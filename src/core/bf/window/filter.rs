@@ -6,7 +6,7 @@
 //! a failover to a replica whose clock is behind) never moves it backwards. Reads take a time
 //! too, and only decide which generations are still alive; they change nothing.
 
-use super::params::{Shape, Window};
+use super::shape::{Shape, Window};
 use crate::core::hash::{murmur3_fmix64, HashKind, HashPair};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, try_filled, Error, Memory};

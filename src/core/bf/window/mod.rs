@@ -24,16 +24,16 @@
 //! slices they alone hold are never read by a live run, so clearing them would change no
 //! answer).
 //!
-//! * [`params`] — choosing (k, l), the generation and the slice size; the error bound;
+//! * [`shape`] — choosing (k, l), the generation and the slice size; the error bound;
 //! * [`filter`] — the filter stored under a key;
 //! * [`encoding`] — its RDB fields, and SCANDUMP/LOADCHUNK.
 
 pub mod encoding;
 pub mod filter;
-pub mod params;
+pub mod shape;
 
 #[cfg(test)]
 mod tests;
 
 pub use filter::{Generation, Info, WindowFilter};
-pub use params::{Shape, Window};
+pub use shape::{Shape, Window};

@@ -3,7 +3,7 @@
 //! against the classic sizing, and the encodings against truncated and hostile input.
 
 use super::encoding::{self, encode_header};
-use super::params::{Window, MAX_TIMESPAN_MS};
+use super::shape::{Window, MAX_TIMESPAN_MS};
 use super::WindowFilter;
 use crate::core::bf::sizing::{options, Layout};
 use crate::core::bf::{chain, false_positive_rate};
