@@ -12,7 +12,6 @@
 //! here those values are replicated as an ADD of their own, and that merge after them.
 
 use super::errors;
-use super::errors::fail;
 use super::rules::each;
 use super::values::{compression_of, existing_write, settle};
 use crate::commands::call::Call;
@@ -47,11 +46,11 @@ fn add(call: &Call) -> CommandResult {
     let digest = stored.digest_mut();
     for (added, &value) in values.iter().enumerate() {
         let compressions = digest.info().total_compressions;
-        if digest.add(value).is_err() {
+        if let Err(error) = digest.add(value) {
             let compressed = digest.info().total_compressions != compressions;
             stored.note_buffer(call.snapshots());
             replicate_partial(call, added, compressed);
-            return Err(errors::fail(errors::OVERFLOW));
+            return Err(errors::add(error));
         }
     }
     stored.note_buffer(call.snapshots());
@@ -78,11 +77,11 @@ fn replicate_partial(call: &Call, added: usize, compressed: bool) {
 /// ADD's values (the arguments after the key): each a number (NaN refused), then finite.
 pub fn parse(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
     each(args, |arg| {
-        let value = parse_double(arg).ok_or(fail(errors::BAD_VALUE_TO_ADD))?;
+        let value = parse_double(arg).ok_or(Failure::Message(errors::BAD_VALUE_TO_ADD))?;
         if value.is_finite() {
             Ok(value)
         } else {
-            Err(fail(errors::VALUE_NOT_FINITE))
+            Err(Failure::Message(errors::VALUE_NOT_FINITE))
         }
     })
 }

@@ -15,7 +15,6 @@
 //! Both reply `+OK`, are replicated verbatim and raise `tdigest.create` / `tdigest.reset`.
 
 use super::errors;
-use super::errors::fail;
 use super::rules::{compression, find, COMPRESSION_BLOCK, DEFAULT_COMPRESSION};
 use super::stored::StoredDigest;
 use super::values::existing_write;
@@ -60,12 +59,11 @@ fn create(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
     match key.lookup::<StoredDigest>() {
         Lookup::Missing => {}
-        Lookup::Found(_) => return Err(errors::fail(errors::KEY_EXISTS)),
-        Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
+        Lookup::Found(_) => return Err(Failure::Message(errors::KEY_EXISTS)),
+        Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
     }
     let compression = parse(call.args)?;
-    let digest = TDigest::new(compression, &call.memory())
-        .map_err(|_| errors::fail(errors::CREATE_FAILED))?;
+    let digest = TDigest::new(compression, &call.memory()).map_err(errors::fail)?;
     key.store(StoredDigest::new(digest, call.snapshots()))?;
     call.finish_write(c"tdigest.create");
     Ok(Reply::OK)
@@ -89,7 +87,7 @@ pub fn parse(args: &[&[u8]]) -> Result<i64, Failure> {
     match args {
         [_, _] => Ok(DEFAULT_COMPRESSION),
         [_, _, options @ ..] if options.len() == 2 => {
-            find(options, "COMPRESSION").ok_or(fail(errors::WRONG_KEYWORD))?;
+            find(options, "COMPRESSION").ok_or(Failure::Message(errors::WRONG_KEYWORD))?;
             compression(options.get(1).copied().unwrap_or_default())
         }
         _ => Err(Failure::WrongArity),

@@ -4,6 +4,8 @@
 use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
+use crate::core;
+use crate::core::tdigest::AddError;
 
 pub use crate::commands::errors::WRONG_TYPE;
 
@@ -41,7 +43,16 @@ pub const CUTS_ORDER: &CStr =
 /// compressed copy, and the memory for it could not be had.
 pub const NO_MEMORY_TO_READ: &CStr = c"ERR T-Digest: insufficient memory to read the digest";
 
-/// An error reply with `text`.
-pub fn fail(text: &'static CStr) -> Failure {
-    Failure::Message(text)
+/// Why a digest could not be made, as the other families' `fail` maps the core's errors: an
+/// allocation that failed or would pass the memory limit.
+pub fn fail(_: core::Error) -> Failure {
+    Failure::Message(CREATE_FAILED)
+}
+
+/// Why an add or a merge stopped.
+pub fn add(error: AddError) -> Failure {
+    Failure::Message(match error {
+        AddError::Overflow => OVERFLOW,
+        AddError::NotFinite => VALUE_NOT_FINITE,
+    })
 }

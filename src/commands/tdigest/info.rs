@@ -15,7 +15,7 @@
 use super::errors;
 use super::values::existing_read;
 use crate::commands::call::Call;
-use crate::commands::errors::CommandResult;
+use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::tdigest::TDigest;
@@ -63,7 +63,7 @@ fn extreme(call: &Call, which: fn(&TDigest) -> f64) -> CommandResult {
     let stored = existing_read(&key)?;
     let value = stored
         .read(which)
-        .ok_or(errors::fail(errors::NO_MEMORY_TO_READ))?;
+        .ok_or(Failure::Message(errors::NO_MEMORY_TO_READ))?;
     Ok(Reply::Scalar(Scalar::Double(value)))
 }
 
@@ -72,7 +72,7 @@ fn info(call: &Call) -> CommandResult {
     let stored = existing_read(&key)?;
     let info = stored
         .read(TDigest::info)
-        .ok_or(errors::fail(errors::NO_MEMORY_TO_READ))?;
+        .ok_or(Failure::Message(errors::NO_MEMORY_TO_READ))?;
     let int = Reply::integer;
     Ok(Reply::Map(vec![
         (c"Compression", int(info.compression)),

@@ -20,7 +20,6 @@
 //! declared only the destination.
 
 use super::errors;
-use super::errors::fail;
 use super::rules::{compression, find, COMPRESSION_BLOCK};
 use super::stored::StoredDigest;
 use super::values::{existing_read_mut, replicate_compression};
@@ -62,10 +61,10 @@ fn merge(call: &Call) -> CommandResult {
     let mut old = match destination.lookup::<StoredDigest>() {
         Lookup::Found(old) => Some(old),
         Lookup::Missing => None,
-        Lookup::WrongType => return Err(errors::fail(errors::WRONG_TYPE)),
+        Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
     };
     let parsed = parse(call.args)?;
-    let out_of_memory = || errors::fail(errors::MERGE_FAILED);
+    let out_of_memory = || Failure::Message(errors::MERGE_FAILED);
     let Sources {
         order,
         mut keys,
@@ -78,7 +77,9 @@ fn merge(call: &Call) -> CommandResult {
         .map_err(|_| out_of_memory())?;
     for source in &order {
         match *source {
-            Source::Destination if old.is_none() => return Err(errors::fail(errors::KEY_MISSING)),
+            Source::Destination if old.is_none() => {
+                return Err(Failure::Message(errors::KEY_MISSING))
+            }
             Source::Key(n) if n == sources.len() => {
                 let key = unread.next().ok_or(Failure::WrongArity)?;
                 // Merging compresses a source, which can change its size.
@@ -123,7 +124,7 @@ fn merge(call: &Call) -> CommandResult {
             for &key_index in &compressed.keys {
                 replicate_compression(call, key_index);
             }
-            return Err(errors::fail(errors::OVERFLOW));
+            return Err(Failure::Message(errors::OVERFLOW));
         }
     }
 
@@ -207,9 +208,9 @@ pub struct MergeArgs {
 /// OVERRIDE anywhere, other words ignored unless neither keyword is there.
 pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
     let numkeys = args.get(2).copied().unwrap_or_default();
-    let numkeys = parse_integer(numkeys).ok_or(fail(errors::BAD_NUMKEYS))?;
+    let numkeys = parse_integer(numkeys).ok_or(Failure::Message(errors::BAD_NUMKEYS))?;
     if numkeys <= 0 {
-        return Err(fail(errors::NUMKEYS_NOT_POSITIVE));
+        return Err(Failure::Message(errors::NUMKEYS_NOT_POSITIVE));
     }
     let sources = usize::try_from(numkeys).map_err(|_| Failure::WrongArity)?;
     let options = args
@@ -226,7 +227,7 @@ pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
         parsed.compression = Some(compression(value)?);
     }
     if !options.is_empty() && parsed.compression.is_none() && !parsed.overriding {
-        return Err(fail(errors::WRONG_KEYWORD));
+        return Err(Failure::Message(errors::WRONG_KEYWORD));
     }
     Ok(parsed)
 }

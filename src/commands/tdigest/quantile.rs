@@ -19,7 +19,6 @@
 //! replicated (see the family's docs); on a replica's client, in a copy.
 
 use super::errors;
-use super::errors::fail;
 use super::rules::each;
 use super::values::{existing_read_mut, read_compressing, COMPRESSING_READ};
 use crate::commands::call::Call;
@@ -147,31 +146,33 @@ pub(super) fn doubles(call: &Call, values: &[f64]) -> Reply {
 /// QUANTILE's quantiles: each a number within [0, 1].
 pub fn parse_quantile(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
     each(args, |arg| {
-        let q = parse_double(arg).ok_or(fail(errors::BAD_QUANTILE))?;
+        let q = parse_double(arg).ok_or(Failure::Message(errors::BAD_QUANTILE))?;
         if (0.0..=1.0).contains(&q) {
             Ok(q)
         } else {
-            Err(fail(errors::QUANTILE_RANGE))
+            Err(Failure::Message(errors::QUANTILE_RANGE))
         }
     })
 }
 
 /// CDF's values: any number, ±inf included.
 pub fn parse_cdf(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
-    each(args, |arg| parse_double(arg).ok_or(fail(errors::BAD_CDF)))
+    each(args, |arg| {
+        parse_double(arg).ok_or(Failure::Message(errors::BAD_CDF))
+    })
 }
 
 /// TRIMMED_MEAN's cuts: the low one parsed, the high one parsed, both within [0, 1], then the
 /// low one below the high one.
 pub fn parse_trimmed_mean(low: &[u8], high: &[u8]) -> Result<(f64, f64), Failure> {
-    let low = parse_double(low).ok_or(fail(errors::BAD_LOW_CUT))?;
-    let high = parse_double(high).ok_or(fail(errors::BAD_HIGH_CUT))?;
+    let low = parse_double(low).ok_or(Failure::Message(errors::BAD_LOW_CUT))?;
+    let high = parse_double(high).ok_or(Failure::Message(errors::BAD_HIGH_CUT))?;
     let unit = 0.0..=1.0;
     if !unit.contains(&low) || !unit.contains(&high) {
-        return Err(fail(errors::CUTS_RANGE));
+        return Err(Failure::Message(errors::CUTS_RANGE));
     }
     if low >= high {
-        return Err(fail(errors::CUTS_ORDER));
+        return Err(Failure::Message(errors::CUTS_ORDER));
     }
     Ok((low, high))
 }

@@ -17,7 +17,6 @@
 //! the family's docs); on a replica's client, in a copy.
 
 use super::errors;
-use super::errors::fail;
 use super::quantile::doubles;
 use super::rules::each;
 use super::values::{existing_read_mut, read_compressing, COMPRESSING_READ};
@@ -137,17 +136,19 @@ fn by_ranks(call: &Call, order: Order) -> CommandResult {
 
 /// RANK's and REVRANK's values: any number, ±inf included.
 pub fn parse_rank(args: &[&[u8]]) -> Result<ShortList<f64>, Failure> {
-    each(args, |arg| parse_double(arg).ok_or(fail(errors::BAD_VALUE)))
+    each(args, |arg| {
+        parse_double(arg).ok_or(Failure::Message(errors::BAD_VALUE))
+    })
 }
 
 /// BYRANK's and BYREVRANK's ranks: strict integers, not negative.
 pub fn parse_byrank(args: &[&[u8]]) -> Result<ShortList<i64>, Failure> {
     each(args, |arg| {
-        let rank = parse_integer(arg).ok_or(fail(errors::BAD_RANK))?;
+        let rank = parse_integer(arg).ok_or(Failure::Message(errors::BAD_RANK))?;
         if rank >= 0 {
             Ok(rank)
         } else {
-            Err(fail(errors::RANK_NEGATIVE))
+            Err(Failure::Message(errors::RANK_NEGATIVE))
         }
     })
 }

@@ -6,7 +6,7 @@
 //! and each list checked element by element, in order, the first fault winning. Pure functions
 //! of the arguments (fuzzed); every argument is checked before anything is written.
 
-use super::errors::{self, fail};
+use super::errors;
 use crate::commands::args::parse_integer;
 use crate::commands::errors::Failure;
 use crate::commands::spec::{ArgKind, ArgSpec};
@@ -35,9 +35,9 @@ pub fn find(args: &[&[u8]], keyword: &str) -> Option<usize> {
 /// A COMPRESSION value: a strict integer, positive. (Whether a digest of it can be had is the
 /// core's to say, against the memory limit.)
 pub fn compression(arg: &[u8]) -> Result<i64, Failure> {
-    let compression = parse_integer(arg).ok_or(fail(errors::BAD_COMPRESSION))?;
+    let compression = parse_integer(arg).ok_or(Failure::Message(errors::BAD_COMPRESSION))?;
     if compression <= 0 {
-        return Err(fail(errors::COMPRESSION_NOT_POSITIVE));
+        return Err(Failure::Message(errors::COMPRESSION_NOT_POSITIVE));
     }
     Ok(compression)
 }
@@ -47,7 +47,8 @@ pub fn each<T: Copy + Default>(
     args: &[&[u8]],
     parse: impl Fn(&[u8]) -> Result<T, Failure>,
 ) -> Result<ShortList<T>, Failure> {
-    let mut out = ShortList::with_room(args.len()).map_err(|_| fail(errors::NO_MEMORY_TO_READ))?;
+    let mut out = ShortList::with_room(args.len())
+        .map_err(|_| Failure::Message(errors::NO_MEMORY_TO_READ))?;
     for arg in args {
         out.push(parse(arg)?);
     }

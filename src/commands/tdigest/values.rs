@@ -79,7 +79,7 @@ pub(super) fn read_compressing<T>(
     compresses: impl FnOnce(&TDigest) -> bool,
     read: impl FnOnce(&mut TDigest, bool) -> Result<T, Error>,
 ) -> Result<T, Failure> {
-    let no_memory = |_| errors::fail(errors::NO_MEMORY_TO_READ);
+    let no_memory = |_| Failure::Message(errors::NO_MEMORY_TO_READ);
     // With no buffer and nothing owed there is nothing to compress, whoever reads: the
     // context flags (about 160 instructions) are not asked.
     let snapshots = call.snapshots();
