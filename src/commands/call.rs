@@ -2,11 +2,13 @@
 //! keys and memory, and where it streams its reply. Its keys are opened here, once per name
 //! (`keys.rs`), and read or changed through their own handles.
 
+use std::any::Any;
 use std::ffi::CStr;
 
-use super::errors::Failure;
+use super::errors::{CommandResult, Failure};
 use super::keys::{ReadKey, WriteKey};
-use super::reply::Out;
+use super::metrics::Measured;
+use super::reply::{Out, Reply};
 use super::server::{Origin, Replicated, Server};
 use crate::core::Memory;
 
@@ -107,6 +109,19 @@ impl<'a> Call<'a> {
     /// Replicates `commands` besides what the command replicates (`Server::also_replicate`).
     pub fn also_replicate(&self, commands: &[Replicated]) {
         self.server.also_replicate(commands);
+    }
+
+    /// How a command that makes a value ends: `value` stored under `key` (empty: each family
+    /// checks that in its own order, RedisBloom's), the write finished as `event`, and `+OK`.
+    pub fn create<T: Measured + Any>(
+        &self,
+        key: &mut WriteKey,
+        value: T,
+        event: &'static CStr,
+    ) -> CommandResult {
+        key.store(value)?;
+        self.finish_write(event);
+        Ok(Reply::OK)
     }
 
     /// Every successful write ends here: replicate the command as it came (as RedisBloom

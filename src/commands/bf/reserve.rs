@@ -87,18 +87,19 @@ fn reserve(call: &Call) -> CommandResult {
     }
     let mut key = call.open_for_write()?;
     match key.peek(is_bloom) {
-        Lookup::Found(()) => return Err(Failure::Message(errors::ITEM_EXISTS)),
-        Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
+        Lookup::Found(()) => Err(Failure::Message(errors::ITEM_EXISTS)),
+        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Missing => match window {
-            Some(window) => window::reserve(call, &mut key, params, window)?,
+            Some(window) => {
+                window::reserve(call, &mut key, params, window)?;
+                Ok(Reply::OK)
+            }
             None => {
                 let chain = Chain::new(params, &call.memory()).map_err(errors::fail)?;
-                key.store(chain)?;
-                call.finish_write(c"bf.reserve");
+                call.create(&mut key, chain, c"bf.reserve")
             }
         },
     }
-    Ok(Reply::OK)
 }
 
 /// What BF.RESERVE was asked for.

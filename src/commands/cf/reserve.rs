@@ -26,7 +26,6 @@ use crate::commands::args::{integer_in, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
-use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::cf::{CuckooFilter, Params};
 
@@ -71,12 +70,10 @@ fn reserve(call: &Call) -> CommandResult {
     let params = parse(call.args, &config::defaults())?;
     let mut key = call.open_for_write()?;
     match key.peek(|value| value.is::<CuckooFilter>()) {
-        Lookup::Found(()) => return Err(Failure::Message(errors::ITEM_EXISTS)),
-        Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
-        Lookup::Missing => key.store(create(call, params)?)?,
+        Lookup::Found(()) => Err(Failure::Message(errors::ITEM_EXISTS)),
+        Lookup::WrongType => Err(Failure::Message(errors::WRONG_TYPE)),
+        Lookup::Missing => call.create(&mut key, create(call, params)?, c"cf.reserve"),
     }
-    call.finish_write(c"cf.reserve");
-    Ok(Reply::OK)
 }
 
 /// CF.RESERVE's arguments (`args`, the command name first, arity checked) with the `cf-*`

@@ -116,9 +116,7 @@ fn create(call: &Call, event: &'static CStr) -> CommandResult {
         return Err(Failure::Message(errors::CELL_SIZE_LEGACY));
     }
     let sketch = CountMinSketch::new(dimensions, &call.memory()).map_err(errors::fail)?;
-    key.store(sketch)?;
-    call.finish_write(event);
-    Ok(Reply::OK)
+    call.create(&mut key, sketch, event)
 }
 
 /// What CMS.INITBYDIM or CMS.INITBYPROB asks for.

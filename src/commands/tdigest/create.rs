@@ -64,9 +64,8 @@ fn create(call: &Call) -> CommandResult {
     }
     let compression = parse(call.args)?;
     let digest = TDigest::new(compression, &call.memory()).map_err(errors::fail)?;
-    key.store(StoredDigest::new(digest, call.snapshots()))?;
-    call.finish_write(c"tdigest.create");
-    Ok(Reply::OK)
+    let stored = StoredDigest::new(digest, call.snapshots());
+    call.create(&mut key, stored, c"tdigest.create")
 }
 
 fn reset(call: &Call) -> CommandResult {

@@ -74,9 +74,7 @@ fn reserve(call: &Call) -> CommandResult {
         return Ok(Reply::OK);
     }
     let topk = TopK::new(params, &call.memory()).map_err(errors::fail)?;
-    key.store(topk)?;
-    call.finish_write(c"topk.reserve");
-    Ok(Reply::OK)
+    call.create(&mut key, topk, c"topk.reserve")
 }
 
 /// What TOPK.RESERVE asks for.
