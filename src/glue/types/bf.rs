@@ -32,22 +32,22 @@ pub static REGISTERED: Registered = Registered {
     types: &[&CLASSIC_TYPE, &FAST_TYPE, &WINDOW_TYPE, &VALKEY_TYPE],
 };
 
-static CLASSIC_TYPE: DataType = DataType::of::<Bloom<false>>();
-static FAST_TYPE: DataType = DataType::of::<Bloom<true>>();
-static WINDOW_TYPE: DataType = DataType::of::<Window>();
-static VALKEY_TYPE: DataType = DataType::of::<ValkeyType>();
+static CLASSIC_TYPE: DataType = DataType::of::<ChainFormat<false>>();
+static FAST_TYPE: DataType = DataType::of::<ChainFormat<true>>();
+static WINDOW_TYPE: DataType = DataType::of::<WindowFormat>();
+static VALKEY_TYPE: DataType = DataType::of::<ValkeyFormat>();
 
-/// The data type of one layout: `Bloom<false>` is `MBbloom--` (classic filters), `Bloom<true>`
+/// The data type of one layout: `ChainFormat<false>` is `MBbloom--` (classic filters), `ChainFormat<true>`
 /// is `bfblocked` (fast-layout filters).
-struct Bloom<const FAST: bool>;
+struct ChainFormat<const FAST: bool>;
 
 /// `bf-window`: filters that forget.
-struct Window;
+struct WindowFormat;
 
 /// `bloomfltr`: valkey-bloom's filters.
-struct ValkeyType;
+struct ValkeyFormat;
 
-impl<const FAST: bool> Format for Bloom<FAST> {
+impl<const FAST: bool> Format for ChainFormat<FAST> {
     type Value = Chain;
     const NAME: &'static str = if FAST { "bfblocked" } else { "MBbloom--" };
     const ENCODING_VERSION: i32 = if FAST {
@@ -105,7 +105,7 @@ impl<const FAST: bool> Format for Bloom<FAST> {
     }
 }
 
-impl Format for Window {
+impl Format for WindowFormat {
     type Value = WindowFilter;
     const NAME: &'static str = "bf-window";
     const ENCODING_VERSION: i32 = window_encoding::ENCODING_VERSION;
@@ -157,7 +157,7 @@ impl StoredValue for Chain {
     }
 }
 
-impl Format for ValkeyType {
+impl Format for ValkeyFormat {
     type Value = ValkeyBloom;
     const NAME: &'static str = "bloomfltr";
     const ENCODING_VERSION: i32 = valkey_rdb::ENCODING_VERSION;

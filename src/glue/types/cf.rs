@@ -16,11 +16,11 @@ pub static REGISTERED: Registered = Registered {
     types: &[&CUCKOO_TYPE],
 };
 
-static CUCKOO_TYPE: DataType = DataType::of::<Cuckoo>();
+static CUCKOO_TYPE: DataType = DataType::of::<CuckooFormat>();
 
-struct Cuckoo;
+struct CuckooFormat;
 
-impl Format for Cuckoo {
+impl Format for CuckooFormat {
     type Value = CuckooFilter;
     const NAME: &'static str = "MBbloomCF";
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;

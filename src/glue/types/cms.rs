@@ -19,16 +19,16 @@ pub static REGISTERED: Registered = Registered {
     types: &[&SKETCH_TYPE, &WINDOW_TYPE],
 };
 
-static SKETCH_TYPE: DataType = DataType::of::<Sketch>();
-static WINDOW_TYPE: DataType = DataType::of::<Window>();
+static SKETCH_TYPE: DataType = DataType::of::<SketchFormat>();
+static WINDOW_TYPE: DataType = DataType::of::<WindowFormat>();
 
-struct Sketch;
+struct SketchFormat;
 
 /// `cm-window`: sketches that forget (`core::cms::window`). The name clashes with no
 /// RedisBloom type, so RedisBloom refuses such a value by its name.
-struct Window;
+struct WindowFormat;
 
-impl Format for Window {
+impl Format for WindowFormat {
     type Value = WindowSketch;
     const NAME: &'static str = "cm-window";
     const ENCODING_VERSION: i32 = window_rdb::ENCODING_VERSION;
@@ -54,7 +54,7 @@ impl StoredValue for WindowSketch {
     }
 }
 
-impl Format for Sketch {
+impl Format for SketchFormat {
     type Value = CountMinSketch;
     const NAME: &'static str = "CMSk-TYPE";
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;

@@ -30,11 +30,11 @@ pub static REGISTERED: Registered = Registered {
     types: &[&TDIGEST_TYPE],
 };
 
-static TDIGEST_TYPE: DataType = DataType::of::<TDigestType>();
+static TDIGEST_TYPE: DataType = DataType::of::<TDigestFormat>();
 
-struct TDigestType;
+struct TDigestFormat;
 
-impl Format for TDigestType {
+impl Format for TDigestFormat {
     type Value = StoredDigest;
     const NAME: &'static str = "TDIS-TYPE";
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;

@@ -21,16 +21,16 @@ pub static REGISTERED: Registered = Registered {
     types: &[&TOPK_TYPE, &WINDOW_TYPE],
 };
 
-static TOPK_TYPE: DataType = DataType::of::<HeavyKeeper>();
-static WINDOW_TYPE: DataType = DataType::of::<Window>();
+static TOPK_TYPE: DataType = DataType::of::<TopKFormat>();
+static WINDOW_TYPE: DataType = DataType::of::<WindowFormat>();
 
-struct HeavyKeeper;
+struct TopKFormat;
 
 /// `tk-window`: Top-Ks that forget (`core::topk::window`). The name clashes with no
 /// RedisBloom type, so RedisBloom refuses such a value by its name.
-struct Window;
+struct WindowFormat;
 
-impl Format for Window {
+impl Format for WindowFormat {
     type Value = WindowTopK;
     const NAME: &'static str = "tk-window";
     const ENCODING_VERSION: i32 = window_rdb::ENCODING_VERSION;
@@ -56,7 +56,7 @@ impl StoredValue for WindowTopK {
     }
 }
 
-impl Format for HeavyKeeper {
+impl Format for TopKFormat {
     type Value = TopK;
     const NAME: &'static str = "TopK-TYPE";
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
