@@ -11,6 +11,7 @@ use super::forgetting;
 use super::keys::{ReadKey, WriteKey};
 use super::metrics::Measured;
 use super::tracked::Tracked;
+use crate::core::window::Forgets;
 
 /// The classic value `C`, or the value `W` that forgets.
 #[derive(Clone, Copy)]
@@ -48,13 +49,12 @@ impl<'k, C: Any, W: Any> ClassicOrWindow<&'k C, &'k W> {
     }
 }
 
-/// A family's `ADVANCE key <ms>` (`forgetting::advance`) on a pair: `advance_to` moves the
-/// clock of the value that forgets; a classic value is refused with `not_a_window`, an empty
-/// key with `missing`.
-pub fn advance<C: Measured + Any, W: Measured + Any>(
+/// A family's `ADVANCE key <ms>` (`forgetting::advance`) on a pair: the value that forgets
+/// moves its clock; a classic value is refused with `not_a_window`, an empty key with
+/// `missing`.
+pub fn advance<C: Measured + Any, W: Measured + Any + Forgets>(
     call: &Call,
     [missing, not_a_window]: [&'static CStr; 2],
-    advance_to: fn(&mut W, u64),
     event: &'static CStr,
 ) -> CommandResult {
     let advance =
@@ -62,7 +62,7 @@ pub fn advance<C: Measured + Any, W: Measured + Any>(
             key, missing,
         )? {
             ClassicOrWindow::Window(mut value) => {
-                advance_to(&mut value, now);
+                value.advance_to(now);
                 Ok(())
             }
             ClassicOrWindow::Classic(_) => Err(Failure::Message(not_a_window)),

@@ -18,20 +18,46 @@ use super::keys::WriteKey;
 use super::reply::Reply;
 use super::server::{Arg, Replicated};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
-use crate::core::window::Window;
+use crate::core::window::{Forgets, Window};
 
-/// The time a write to a value of `window` is made at: the clock, read once, on a primary; on
-/// replicas and in the AOF none (the newest period held). Count windows keep no time.
-pub fn write_time(call: &Call, window: Window) -> Option<u64> {
+/// A value that forgets, as its family's commands see it: the core's clock moves
+/// ([`Forgets`]), and the family's `ADVANCE`, which carries a primary's time to replicas.
+pub trait Forgetting: Forgets {
+    /// The family's `ADVANCE`, as replicated.
+    const ADVANCE: &'static CStr;
+}
+
+/// When a write to a value that forgets is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteTime {
+    /// Its time: the clock, read once, on a primary; on replicas and in the AOF none (the
+    /// newest period held). Count windows keep no time.
+    pub now: Option<u64>,
+    /// The same time, where the write opens a period of the value's clock: it then reaches
+    /// replicas behind the family's `ADVANCE` ([`written`]).
+    pub opens: Option<u64>,
+}
+
+/// When a write to `value` is made.
+pub fn write_time(call: &Call, value: &impl Forgets) -> WriteTime {
+    let now = time_of_write(call, value.clock().window());
+    WriteTime {
+        now,
+        opens: now.filter(|&now| value.opens_period(now)),
+    }
+}
+
+/// The time a write to a value of `window` is made at ([`WriteTime::now`]).
+fn time_of_write(call: &Call, window: Window) -> Option<u64> {
     match window {
         Window::Time(_) if !call.replayed() => Some(call.now_ms()),
         _ => None,
     }
 }
 
-/// The time a read of a value of `window` sees it at: the clock for time windows.
-pub fn read_time(call: &Call, window: Window) -> u64 {
-    match window {
+/// The time a read of `value` sees it at: the clock for time windows.
+pub fn read_time(call: &Call, value: &impl Forgets) -> u64 {
+    match value.clock().window() {
         Window::Time(_) => call.now_ms(),
         Window::Count(_) => 0,
     }
@@ -40,7 +66,7 @@ pub fn read_time(call: &Call, window: Window) -> u64 {
 /// The time a creation of a value of `window` starts its clock at: the clock on a primary; 0
 /// when replayed, the `advance` that follows it setting the primary's.
 pub fn creation_time(call: &Call, window: Window) -> u64 {
-    write_time(call, window).unwrap_or(0)
+    time_of_write(call, window).unwrap_or(0)
 }
 
 /// The spec of a family's `ADVANCE key <ms>` (`name`), which only a primary's replication
@@ -86,11 +112,11 @@ pub fn advance(
     Ok(Reply::OK)
 }
 
-/// Replicates a write to a value that forgets and raises `event`: as it came, unless it
-/// `opened` a period at that time — then behind `advance key <ms>` (the family's ADVANCE).
-pub fn written(
+/// Replicates a write (`command`) to a value of kind `V` and raises `event`: as it came,
+/// unless it `opened` a period at that time ([`WriteTime::opens`]) — then behind the family's
+/// `ADVANCE key <ms>`.
+pub fn written<V: Forgetting>(
     call: &Call,
-    advance: &'static CStr,
     command: &'static CStr,
     opened: Option<u64>,
     event: &'static CStr,
@@ -104,15 +130,17 @@ pub fn written(
         command,
         args: (1..call.args.len()).map(Arg::Own).collect(),
     };
-    call.written_as(&[event], &[advance_to(advance, now.as_bytes()), as_it_came]);
+    call.written_as(
+        &[event],
+        &[advance_to(V::ADVANCE, now.as_bytes()), as_it_came],
+    );
 }
 
-/// A new value replicated in its explicit form, `command key <shape_words> WINDOW n | TIMESPAN ms
-/// SLOTS s` (nothing recomputed on replicas), raising `event`; a time window's clock follows
-/// behind `advance key <now>`.
-pub fn created(
+/// A new value of kind `V` replicated in its explicit form, `command key <shape_words> WINDOW n
+/// | TIMESPAN ms SLOTS s` (nothing recomputed on replicas), raising `event`; a time window's
+/// clock follows behind the family's `ADVANCE key <now>`.
+pub fn created<V: Forgetting>(
     call: &Call,
-    advance: &'static CStr,
     (command, shape_words): (&'static CStr, &[&[u8]]),
     (window, slots): (Window, u64),
     now: u64,
@@ -133,7 +161,7 @@ pub fn created(
     let created = Replicated { command, args };
     match window {
         Window::Time(_) => {
-            call.written_as(&[event], &[created, advance_to(advance, now.as_bytes())])
+            call.written_as(&[event], &[created, advance_to(V::ADVANCE, now.as_bytes())])
         }
         Window::Count(_) => call.written_as(&[event], &[created]),
     }

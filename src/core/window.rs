@@ -95,6 +95,32 @@ pub fn fill_ring<T: Copy>(ring: &mut [T], first: u64, last: u64, value: T) {
     }
 }
 
+/// A value that forgets: it keeps a [`Clock`], and moves to a later period by clearing what
+/// expired (its family's own work). The clock's moves that every such value makes — whether a
+/// write opens a period, and a replica's move to its primary's time — are the trait's, so no
+/// family spells them out.
+pub trait Forgets {
+    /// Where the value stands in time.
+    fn clock(&self) -> &Clock;
+
+    /// Moves the value to the later period `period`, clearing what expired.
+    fn move_to_period(&mut self, period: u64);
+
+    /// Whether a write at `now` (milliseconds) would open a period of a time window: such a
+    /// write must reach replicas with its time.
+    fn opens_period(&self, now: u64) -> bool {
+        self.clock().opens_period(now)
+    }
+
+    /// Moves a time window's clock to `now` (milliseconds), clearing what expired: what a
+    /// replica does before a write its primary made in a new period. Never moves it back.
+    fn advance_to(&mut self, now: u64) {
+        if let Some(period) = self.clock().time_period(now) {
+            self.move_to_period(period);
+        }
+    }
+}
+
 /// Where a value that forgets stands in time, its window cut into `periods` periods (a
 /// Count-Min sketch's ticks, a Top-K's slots): the newest period a write moved it to, and the
 /// updates applied, which are a count window's time.
@@ -111,6 +137,11 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// What the value forgets by.
+    pub fn window(&self) -> Window {
+        self.window
+    }
+
     /// The clock of a value made at `now` (milliseconds; count windows start at 0).
     pub fn started(window: Window, periods: u64, now: u64) -> Clock {
         let newest = match window {

@@ -17,12 +17,13 @@
 //! error element `CMS: a sketch that forgets takes no negative increments`; the estimate is the
 //! item's count in the window.
 
+use super::errors;
 use super::values::{existing_write, Sketch};
-use super::{errors, window};
 use crate::commands::args::{checked_pairs, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::digits::decimal_digits;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::forgetting;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::commands::tracked::Tracked;
@@ -60,7 +61,7 @@ fn incrby(call: &Call) -> CommandResult {
     call.out.array(pairs.len());
     let mut sketch = match sketch {
         Sketch::Classic(sketch) => sketch,
-        Sketch::Window(sketch) => return forgetting(call, sketch, pairs),
+        Sketch::Window(sketch) => return increment_window(call, sketch, pairs),
     };
     for (item, amount) in pairs {
         match sketch.increment(item, amount) {
@@ -75,26 +76,25 @@ fn incrby(call: &Call) -> CommandResult {
 
 /// CMS.INCRBY on a sketch that forgets: every pair at the write's time, a negative increment
 /// refused as its element (what it would take from is not known to be in the window).
-fn forgetting<'a>(
+fn increment_window<'a>(
     call: &Call,
     mut sketch: Tracked<WindowSketch>,
     pairs: impl Iterator<Item = (&'a [u8], i64)>,
 ) -> CommandResult {
-    let now = window::write_time(call, &sketch);
-    let opened = now.filter(|&now| sketch.opens_tick(now));
+    let time = forgetting::write_time(call, &*sketch);
     for (item, amount) in pairs {
         let Ok(amount) = u64::try_from(amount) else {
             call.out.error(errors::NEGATIVE_INCREMENT);
             continue;
         };
-        match sketch.increment(item, amount, now) {
+        match sketch.increment(item, amount, time.now) {
             Ok(estimate) => call
                 .out
                 .scalar(Scalar::Integer(estimate.min(i64::MAX as u64) as i64)),
             Err(refused) => call.out.error(errors::increment(refused)),
         }
     }
-    window::written(call, c"CMS.INCRBY", opened, c"cms.incrby");
+    forgetting::written::<WindowSketch>(call, c"CMS.INCRBY", time.opens, c"cms.incrby");
     Ok(Reply::Sent)
 }
 

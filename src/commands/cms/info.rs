@@ -10,6 +10,7 @@ use super::values::{existing_read, Sketch};
 use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
+use crate::commands::forgetting;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 
@@ -31,7 +32,9 @@ fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
     let sketch = match existing_read(&key)? {
         Sketch::Classic(sketch) => sketch,
-        Sketch::Window(sketch) => return Ok(window::info(sketch, window::read_time(call, sketch))),
+        Sketch::Window(sketch) => {
+            return Ok(window::info(sketch, forgetting::read_time(call, sketch)))
+        }
     };
     // Dimensions fit an i64 (their product does); the count is a wrapped u64, shown signed.
     let int = |n: u64| Reply::integer(n as i64);

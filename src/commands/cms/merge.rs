@@ -26,11 +26,12 @@
 
 use std::any::Any;
 
+use super::errors;
 use super::values::{existing_read, existing_write, Reading, Sketch};
-use super::{errors, window};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::forgetting;
 use crate::commands::metrics::Measured;
 use crate::commands::reply::Reply;
 use crate::commands::sources::{Source, Sources};
@@ -182,13 +183,12 @@ impl Merged for WindowSketch {
         destination: &mut Self,
         sources: &[Weighted<Self>],
     ) -> Result<(), Failure> {
-        let now = window::write_time(call, destination);
-        let opened = now.filter(|&now| destination.opens_tick(now));
+        let time = forgetting::write_time(call, &*destination);
         // Replayed: at the newest tick held, which the CMS.ADVANCE before it set.
         destination
-            .merge(sources, now.unwrap_or(0))
+            .merge(sources, time.now.unwrap_or(0))
             .map_err(errors::merge)?;
-        window::written(call, c"CMS.MERGE", opened, c"cms.merge");
+        forgetting::written::<WindowSketch>(call, c"CMS.MERGE", time.opens, c"cms.merge");
         Ok(())
     }
 }

@@ -5,9 +5,9 @@
 //! sketch that forgets: its count in the window at the reader's time (`window.rs`).
 
 use super::values::{existing_read, Sketch};
-use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
+use crate::commands::forgetting;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEMS};
 
@@ -35,7 +35,7 @@ fn query(call: &Call) -> CommandResult {
                 .scalars(items.map(|item| Scalar::Integer(sketch.query(item) as i64)));
         }
         Sketch::Window(sketch) => {
-            let now = window::read_time(call, sketch);
+            let now = forgetting::read_time(call, sketch);
             call.out.scalars(
                 items.map(|item| {
                     Scalar::Integer(sketch.query(item, now).min(i64::MAX as u64) as i64)

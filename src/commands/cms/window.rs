@@ -38,7 +38,7 @@ use super::errors;
 use crate::commands::call::Call;
 use crate::commands::classic_or_window;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::forgetting;
+use crate::commands::forgetting::{self, Forgetting};
 use crate::commands::keys::WriteKey;
 use crate::commands::reply::Reply;
 use crate::commands::spec::CommandSpec;
@@ -54,18 +54,15 @@ pub static ADVANCE: CommandSpec = forgetting::advance_spec(
     advance,
 );
 
-/// This family's ADVANCE, as replicated.
-const ADVANCE_NAME: &CStr = c"CMS.ADVANCE";
+/// Its values that forget, to the shared machinery (`forgetting.rs`).
+impl Forgetting for WindowSketch {
+    const ADVANCE: &'static CStr = c"CMS.ADVANCE";
+}
 
 /// `CMS.ADVANCE key ms`: what a primary's write that opened a tick sends ahead of itself.
 fn advance(call: &Call) -> CommandResult {
     let texts = [errors::NOT_FOUND, errors::NOT_A_WINDOW];
-    classic_or_window::advance::<CountMinSketch, WindowSketch>(
-        call,
-        texts,
-        WindowSketch::advance_to,
-        c"cms.advance",
-    )
+    classic_or_window::advance::<CountMinSketch, WindowSketch>(call, texts, c"cms.advance")
 }
 
 /// A new sketch that forgets by `window`, cut into `slots`, stored under the empty key and
@@ -86,23 +83,8 @@ pub fn create(
     let [width, depth] = [width, depth].map(|n| n.to_string());
     let words = [width.as_bytes(), depth.as_bytes()];
     let explicit = (c"CMS.INITBYDIM", &words[..]);
-    forgetting::created(call, ADVANCE_NAME, explicit, (window, slots), now, event);
+    forgetting::created::<WindowSketch>(call, explicit, (window, slots), now, event);
     Ok(())
-}
-
-/// The time a write to `sketch` is made at (`forgetting::write_time`).
-pub fn write_time(call: &Call, sketch: &WindowSketch) -> Option<u64> {
-    forgetting::write_time(call, sketch.shape().window)
-}
-
-/// The time a read of `sketch` sees it at.
-pub fn read_time(call: &Call, sketch: &WindowSketch) -> u64 {
-    forgetting::read_time(call, sketch.shape().window)
-}
-
-/// Replicates a write (`command`) and raises `event`: behind CMS.ADVANCE if it `opened` a tick.
-pub fn written(call: &Call, command: &'static CStr, opened: Option<u64>, event: &'static CStr) {
-    forgetting::written(call, ADVANCE_NAME, command, opened, event);
 }
 
 /// `CMS.INFO` of a sketch that forgets at time `now`: RedisBloom's pairs first, in order —

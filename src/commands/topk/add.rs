@@ -21,11 +21,12 @@
 
 use std::ffi::CStr;
 
+use super::errors;
 use super::values::{existing_write, Topk};
-use super::{errors, window};
 use crate::commands::args::{checked_pairs, parse_integer};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::forgetting;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_AND_ITEMS, KEY_ARG,
@@ -116,12 +117,11 @@ fn count_all<'a>(
             call.finish_write(event);
         }
         Topk::Window(mut topk) => {
-            let now = window::write_time(call, &topk);
-            let opened = now.filter(|&now| topk.opens_slot(now));
+            let time = forgetting::write_time(call, &*topk);
             for (item, increment) in pairs {
-                reply(call, topk.add(item, increment, now));
+                reply(call, topk.add(item, increment, time.now));
             }
-            window::written(call, command, opened, event);
+            forgetting::written::<WindowTopK>(call, command, time.opens, event);
         }
     }
 }

@@ -9,6 +9,7 @@ use super::values::{existing_read, Topk};
 use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
+use crate::commands::forgetting;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_ARG};
 
@@ -30,7 +31,7 @@ fn info(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
     let params = match existing_read(&key)? {
         Topk::Classic(topk) => *topk.params(),
-        Topk::Window(topk) => return Ok(window::info(topk, window::read_time(call, topk))),
+        Topk::Window(topk) => return Ok(window::info(topk, forgetting::read_time(call, topk))),
     };
     Ok(Reply::Map(vec![
         (c"k", Reply::integer(params.k().into())),

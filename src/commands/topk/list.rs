@@ -13,10 +13,11 @@
 //! WITHCOUNT in any case, the empty one included, turns counts on, and so does WITHCOUNT
 //! followed by a NUL and anything after it.
 
+use super::errors;
 use super::values::{existing_read, Topk};
-use super::{errors, window};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::forgetting;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::topk::c_string;
@@ -48,7 +49,7 @@ fn list(call: &Call) -> CommandResult {
     let key = call.open_for_read()?;
     let listed = match existing_read(&key)? {
         Topk::Classic(topk) => topk.list(),
-        Topk::Window(topk) => topk.list(window::read_time(call, topk)),
+        Topk::Window(topk) => topk.list(forgetting::read_time(call, topk)),
     };
     let listed = listed.map_err(errors::fail)?;
     call.out

@@ -8,9 +8,9 @@
 //! (RedisBloom 2.8 flagged TOPK.COUNT `write`, so a read-only replica refused it; 8.x does not).
 
 use super::values::{existing_read, Topk};
-use super::window;
 use crate::commands::call::Call;
 use crate::commands::errors::CommandResult;
+use crate::commands::forgetting;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEMS};
 use crate::core::topk::{TopK, WindowTopK};
@@ -70,7 +70,7 @@ fn each_item(
     let key = call.open_for_read()?;
     let topk = match existing_read(&key)? {
         Topk::Classic(topk) => Topk::Classic(topk),
-        Topk::Window(topk) => Topk::Window((topk, window::read_time(call, topk))),
+        Topk::Window(topk) => Topk::Window((topk, forgetting::read_time(call, topk))),
     };
     let items = call.args.get(2..).unwrap_or(&[]);
     call.out

@@ -19,7 +19,7 @@ use super::errors;
 use crate::commands::call::Call;
 use crate::commands::classic_or_window;
 use crate::commands::errors::{CommandResult, Failure};
-use crate::commands::forgetting;
+use crate::commands::forgetting::{self, Forgetting};
 use crate::commands::keys::WriteKey;
 use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::CommandSpec;
@@ -35,18 +35,15 @@ pub static ADVANCE: CommandSpec = forgetting::advance_spec(
     advance,
 );
 
-/// This family's ADVANCE, as replicated.
-const ADVANCE_NAME: &CStr = c"TOPK.ADVANCE";
+/// Its values that forget, to the shared machinery (`forgetting.rs`).
+impl Forgetting for WindowTopK {
+    const ADVANCE: &'static CStr = c"TOPK.ADVANCE";
+}
 
 /// `TOPK.ADVANCE key ms`: what a primary's write that opened a slot sends ahead of itself.
 fn advance(call: &Call) -> CommandResult {
     let texts = [errors::NOT_FOUND, errors::NOT_A_WINDOW];
-    classic_or_window::advance::<TopK, WindowTopK>(
-        call,
-        texts,
-        WindowTopK::advance_to,
-        c"topk.advance",
-    )
+    classic_or_window::advance::<TopK, WindowTopK>(call, texts, c"topk.advance")
 }
 
 /// A new Top-K that forgets by `window`, cut into `slots`, stored under the empty key and
@@ -72,31 +69,8 @@ pub fn create(
         decay.as_bytes(),
     ];
     let explicit = (c"TOPK.RESERVE", &words[..]);
-    forgetting::created(
-        call,
-        ADVANCE_NAME,
-        explicit,
-        (window, slots),
-        now,
-        c"topk.reserve",
-    );
+    forgetting::created::<WindowTopK>(call, explicit, (window, slots), now, c"topk.reserve");
     Ok(())
-}
-
-/// The time a write to `topk` is made at (`forgetting::write_time`).
-pub fn write_time(call: &Call, topk: &WindowTopK) -> Option<u64> {
-    forgetting::write_time(call, topk.shape().window)
-}
-
-/// The time a read of `topk` sees it at.
-pub fn read_time(call: &Call, topk: &WindowTopK) -> u64 {
-    forgetting::read_time(call, topk.shape().window)
-}
-
-/// Replicates a write (`command`) and raises `event`: behind TOPK.ADVANCE if it `opened` a
-/// slot.
-pub fn written(call: &Call, command: &'static CStr, opened: Option<u64>, event: &'static CStr) {
-    forgetting::written(call, ADVANCE_NAME, command, opened, event);
 }
 
 /// `TOPK.INFO` of a Top-K that forgets at time `now`: RedisBloom's pairs first, in order, then

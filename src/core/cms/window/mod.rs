@@ -31,6 +31,17 @@
 mod merge;
 pub mod rdb;
 mod shape;
+/// Its periods are its ticks.
+impl Forgets for WindowSketch {
+    fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    fn move_to_period(&mut self, period: u64) {
+        self.advance(period);
+    }
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -38,7 +49,7 @@ use super::sketch::IncrementError;
 use crate::core::divisor::Divisor;
 use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::window::{fill_ring, in_ring, ring_place, Clock};
+use crate::core::window::{fill_ring, in_ring, ring_place, Clock, Forgets};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
 use crate::core::{try_copy, try_filled, Error, Memory};
 use shape::{Current, Sweep};
@@ -159,20 +170,6 @@ impl WindowSketch {
             counters: try_copy(&self.counters)?,
             ..*self
         })
-    }
-
-    /// Whether a write at `now` (milliseconds) would move a time window's clock past the
-    /// newest tick it holds: such a write must reach replicas with its time.
-    pub fn opens_tick(&self, now: u64) -> bool {
-        self.clock.opens_period(now)
-    }
-
-    /// Moves a time window's clock to `now` (milliseconds), clearing what expired: what a
-    /// replica does before a write its primary made at a new tick. Never moves it back.
-    pub fn advance_to(&mut self, now: u64) {
-        if let Some(tick) = self.clock.time_period(now) {
-            self.advance(tick);
-        }
     }
 
     /// Adds `amount` to the item's current counter in every row, at time `now` (milliseconds;

@@ -9,6 +9,7 @@ use crate::core::cms::{MergeError, MergeSource, Weighted};
 use crate::core::le::LeReader;
 use crate::core::testing::eager_limited;
 use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
+use crate::core::window::Forgets;
 use crate::core::EAGER;
 
 /// Far more columns than items: the estimate is then the item's own count over what its cells
@@ -181,7 +182,7 @@ fn a_replayed_write_lands_at_the_newest_tick_and_advance_never_goes_back() {
         (240, b"c"),
         (900, b"d"),
     ] {
-        let opens = primary.opens_tick(at);
+        let opens = primary.opens_period(at);
         primary.increment(item, 1, Some(at)).unwrap();
         if opens {
             replica.advance_to(at);

@@ -26,6 +26,17 @@
 /// The RDB and DUMP format of `tk-window`.
 pub mod rdb;
 mod shape;
+/// Its periods are its slots.
+impl Forgets for WindowTopK {
+    fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    fn move_to_period(&mut self, period: u64) {
+        self.open(period);
+    }
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -33,7 +44,7 @@ use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed};
 use super::sketch::Positions;
 use crate::core::relocate::{Mover, Relocate};
-use crate::core::window::{fill_ring, in_ring, ring_place, Clock};
+use crate::core::window::{fill_ring, in_ring, ring_place, Clock, Forgets};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::core::{try_copy, try_filled, try_vec, Error, Memory};
 pub use shape::Shape;
@@ -120,20 +131,6 @@ impl WindowTopK {
     /// The newest slot a write opened.
     pub fn slot(&self) -> u64 {
         self.clock.newest()
-    }
-
-    /// Whether a write at `now` (milliseconds) would open a new slot of a time window: such
-    /// a write must reach replicas with its time.
-    pub fn opens_slot(&self, now: u64) -> bool {
-        self.clock.opens_period(now)
-    }
-
-    /// Moves a time window's clock to `now` (milliseconds): what a replica does before a write
-    /// its primary made in a new slot. Never moves it back.
-    pub fn advance_to(&mut self, now: u64) {
-        if let Some(slot) = self.clock.time_period(now) {
-            self.open(slot);
-        }
     }
 
     /// `TOPK.ADD` (increment 1) or one pair of `TOPK.INCRBY`, at time `now` (milliseconds;

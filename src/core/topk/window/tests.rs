@@ -10,6 +10,7 @@ use crate::core::le::LeReader;
 use crate::core::testing::eager_limited;
 use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
 use crate::core::topk::params::Params;
+use crate::core::window::Forgets;
 use crate::core::EAGER;
 
 fn topk(k: i64, width: i64, window: Window, slots: u64, now: u64) -> WindowTopK {
@@ -120,7 +121,7 @@ fn a_replica_applying_writes_at_the_newest_slot_holds_the_same_bytes() {
         }
         let item = format!("i{}", rng.below(40) * rng.below(40) / 40);
         let increment = 1 + rng.below(3) as u32;
-        let opens = primary.opens_slot(now);
+        let opens = primary.opens_period(now);
         let expelled = primary.add(item.as_bytes(), increment, Some(now)).unwrap();
         if opens {
             replica.advance_to(now);
