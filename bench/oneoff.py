@@ -119,6 +119,36 @@ def measure_sparse_walks(bf: Client, rb: Client, fast: bool) -> list[Row]:
             for op, values in times.items()]
 
 
+MERGE_SOURCES = 200_000
+
+
+def measure_merges(bf: Client, rb: Client, fast: bool) -> list[Row]:
+    """Issue 48's stall: a merge naming 200,000 distinct sources (none of them existing, so the
+    command's work is telling the names apart and opening them), as the main thread's time,
+    beside `EXISTS` of the same names — a plain Redis command that looks every name up."""
+    names = [f"src{i}" for i in range(MERGE_SOURCES)]
+    merges = {"TDIGEST.MERGE": ("TDIGEST.MERGE", "mdest", MERGE_SOURCES, *names),
+              "CMS.MERGE": ("CMS.MERGE", "mcms", MERGE_SOURCES, *names)}
+    rows = []
+    for title, command in merges.items():
+        values = dict.fromkeys(VARIANTS)
+        for name, client in (("redis-bf", bf), ("RedisBloom", rb)):
+            log(f"{title} of {MERGE_SOURCES} names: {name}")
+            client.call("CMS.INITBYDIM", "mcms", 10, 2)
+            client.call("CONFIG", "RESETSTAT")
+            try:
+                client.call(*command)
+            except RespError:
+                pass  # the reply expected: `key does not exist`, once the names are told apart
+            stats = client.info("commandstats")[f"cmdstat_{title.lower()}"]
+            values[name] = int(re.search(r"usec=(\d+)", stats).group(1)) / 1000
+            client.call("DEL", "mcms")
+        values["EXISTS"] = main_thread_ms(bf, "EXISTS", *names)
+        rows.append(Row("main thread", f"{title} of {MERGE_SOURCES:,} distinct names, main thread",
+                        None, "ms", values, ["EXISTS"], [no_more_than(50.0, " ms")]))
+    return rows
+
+
 @dataclass
 class RdbResult:
     data_mib: float

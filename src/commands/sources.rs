@@ -4,8 +4,10 @@
 //! twice: the destination's own name among the sources means the destination's value, and a
 //! name listed again means the key opened for it the first time. Two names are one key when
 //! their bytes are equal. A client can list hundreds of thousands of names, so the names are
-//! told apart with a hash map, and every list is grown with `try_reserve`: linear in the
-//! names, and a memory failure is an error reply, never an abort.
+//! told apart with a hash map, every list is grown with `try_reserve` (a memory failure is an
+//! error reply, never an abort), and each source is checked as soon as it is reached, so a
+//! merge refused at a source opens no key after it: linear in the names up to the first one
+//! refused.
 
 use std::collections::HashMap;
 
@@ -35,12 +37,17 @@ pub struct Sources<'a> {
 
 impl<'a> Call<'a> {
     /// Opens the `count` sources listed from argument `first` on (the destination is argument
-    /// 1). `out_of_memory` is the family's reply when the lists cannot grow.
+    /// 1), one at a time and in order: `check` sees each listed source as it is reached — its
+    /// place in the list, where it is read, and the key opened for it if this is its first
+    /// listing — and its error stops the command there, before any later source is opened, as
+    /// RedisBloom stops at the first source it refuses. `out_of_memory` is the family's reply
+    /// when the lists cannot grow.
     pub fn open_sources(
         &self,
         first: usize,
         count: usize,
         out_of_memory: Failure,
+        mut check: impl FnMut(usize, Source, Option<&ReadKey<'a>>) -> Result<(), Failure>,
     ) -> Result<Sources<'a>, Failure> {
         let names = self.args.get(first..).unwrap_or_default();
         let names = names.get(..count).ok_or(Failure::WrongArity)?;
@@ -65,11 +72,15 @@ impl<'a> Call<'a> {
                 places.try_reserve(1).map_err(|_| out_of_memory)?;
                 sources.keys.try_reserve(1).map_err(|_| out_of_memory)?;
                 sources.args.try_reserve(1).map_err(|_| out_of_memory)?;
-                sources.keys.push(self.open_read_at(first + offset)?);
+                let key = self.open_read_at(first + offset)?;
+                check(offset, Source::Key(n), Some(&key))?;
+                sources.keys.push(key);
                 sources.args.push(first + offset);
                 places.insert(name, n);
-                Source::Key(n)
+                sources.order.push(Source::Key(n));
+                continue;
             };
+            check(offset, source, None)?;
             sources.order.push(source);
         }
         Ok(sources)

@@ -34,7 +34,7 @@ use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::forgetting;
 use crate::commands::metrics::Measured;
 use crate::commands::reply::Reply;
-use crate::commands::sources::{Source, Sources};
+use crate::commands::sources::Source;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
 use crate::commands::tracked::Tracked;
 use crate::core::cms::window::Window;
@@ -82,10 +82,9 @@ fn merge(call: &Call) -> CommandResult {
     let mut key = call.open_for_write()?;
     let destination = existing_write(&mut key)?;
     let shape = parse(call.args)?;
-    let sources = call.open_sources(FIRST_SOURCE, shape.sources, out_of_memory())?;
     match destination {
-        Sketch::Classic(destination) => merge_into(call, destination, shape, &sources),
-        Sketch::Window(destination) => merge_into(call, destination, shape, &sources),
+        Sketch::Classic(destination) => merge_into(call, destination, shape),
+        Sketch::Window(destination) => merge_into(call, destination, shape),
     }
 }
 
@@ -95,8 +94,18 @@ fn merge_into<T: Merged>(
     call: &Call,
     mut destination: Tracked<T>,
     shape: MergeArgs,
-    sources: &Sources,
 ) -> CommandResult {
+    // Each source checked as it is reached, so a refused one opens no key after it.
+    let sources =
+        call.open_sources(FIRST_SOURCE, shape.sources, out_of_memory(), |i, _, key| {
+            weight(call.args, shape, i)?;
+            if let Some(key) = key {
+                destination
+                    .source(existing_read(key)?)
+                    .map_err(errors::merge)?;
+            }
+            Ok(())
+        })?;
     let mut unread = sources.keys.iter();
     let mut found: Vec<&T> = Vec::new();
     reserve(&mut found, sources.keys.len())?;

@@ -22,7 +22,7 @@
 use super::errors;
 use super::rules::{compression, find, COMPRESSION_BLOCK};
 use super::stored::StoredDigest;
-use super::values::{existing_read_mut, replicate_compression};
+use super::values::{existing_read, existing_read_mut, replicate_compression};
 use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
@@ -69,24 +69,22 @@ fn merge(call: &Call) -> CommandResult {
         order,
         mut keys,
         args,
-    } = call.open_sources(3, parsed.sources, out_of_memory())?;
-    let mut unread = keys.iter_mut();
+    } = call.open_sources(3, parsed.sources, out_of_memory(), |_, source, key| {
+        match (source, key) {
+            // The destination's name means its old digest, which must exist.
+            (Source::Destination, _) if old.is_none() => Err(Failure::Message(errors::KEY_MISSING)),
+            (_, Some(key)) => existing_read(key).map(drop),
+            _ => Ok(()),
+        }
+    })?;
     let mut sources: Vec<Tracked<StoredDigest>> = Vec::new();
     sources
         .try_reserve_exact(args.len())
         .map_err(|_| out_of_memory())?;
-    for source in &order {
-        match *source {
-            Source::Destination if old.is_none() => {
-                return Err(Failure::Message(errors::KEY_MISSING))
-            }
-            Source::Key(n) if n == sources.len() => {
-                let key = unread.next().ok_or(Failure::WrongArity)?;
-                // Merging compresses a source, which can change its size.
-                sources.push(Tracked::new(existing_read_mut(key)?));
-            }
-            _ => {}
-        }
+    // Every source was checked as it was opened: now each key's digest, to compress.
+    for key in &mut keys {
+        // Merging compresses a source, which can change its size.
+        sources.push(Tracked::new(existing_read_mut(key)?));
     }
 
     let compression = {
