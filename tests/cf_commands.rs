@@ -449,7 +449,7 @@ fn keyspace_notifications_for_writes() {
 
 #[test]
 fn command_info_docs_and_acl() {
-    let (_server, mut c) = Server::start_with_conn();
+    let (server, mut c) = Server::start_with_conn();
     for (command, arity, flags) in [
         ("cf.reserve", -3, vec!["denyoom", "module", "write"]),
         ("cf.add", 3, vec!["denyoom", "module", "write"]),
@@ -504,24 +504,7 @@ fn command_info_docs_and_acl() {
         .filter(|name| name.text().starts_with("cf."))
         .count();
     assert_eq!(cf, 14, "{listed:?}");
-    // The cuckoo category holds exactly the 14 CF commands where modules may add categories
-    // (Redis ≥ 7.4, Valkey), though Redis 7.4 and Valkey 8.0 list none under it.
-    let cuckoo = server_at_least((7, 4, 0));
-    assert_eq!(c.cmd("ACL CAT").array().contains(&bulk(b"cuckoo")), cuckoo);
-    if cuckoo {
-        if feature::acl_cat_lists_module_commands() {
-            let commands = c.cmd("ACL CAT cuckoo").sorted_texts();
-            assert_eq!(commands.len(), 14, "{commands:?}");
-            assert!(commands.iter().all(|name| name.starts_with("cf.")));
-        }
-        assert_eq!(c.cmd("ACL SETUSER testusr2 on nopass +@bloom ~*"), ok());
-        c.cmd("AUTH testusr2 x");
-        assert_eq!(
-            c.cmd("CF.RESERVE k 100"),
-            err("NOPERM User testusr2 has no permissions to run the 'cf.reserve' command")
-        );
-        assert!(!c.cmd("BF.ADD b x").is_error());
-    }
+    family_acl_category(&server, "cuckoo", "cf.", "CF.RESERVE k 100", "BF.ADD b x");
 }
 
 #[test]

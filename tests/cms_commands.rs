@@ -439,7 +439,7 @@ fn keyspace_events_and_watch() {
 
 #[test]
 fn command_info_docs_and_acl() {
-    let (_server, mut c) = Server::start_with_conn();
+    let (server, mut c) = Server::start_with_conn();
     for (command, arity, flags) in [
         ("cms.initbydim", -4, vec!["denyoom", "module", "write"]),
         ("cms.initbyprob", -4, vec!["denyoom", "module", "write"]),
@@ -481,26 +481,7 @@ fn command_info_docs_and_acl() {
         bulk(b"Initializes a Count-Min Sketch to accommodate requested tolerances.")
     );
     assert_eq!(docs.field("since"), bulk(b"2.0.0"));
-    if server_at_least((7, 4, 0)) {
-        assert!(c.cmd("ACL CAT").array().contains(&bulk(b"cms")));
-        if feature::acl_cat_lists_module_commands() {
-            let commands = c.cmd("ACL CAT cms").sorted_texts();
-            let expected = [
-                "cms.advance",
-                "cms.incrby",
-                "cms.info",
-                "cms.initbydim",
-                "cms.initbyprob",
-                "cms.merge",
-                "cms.query",
-            ];
-            assert_eq!(commands, expected);
-        }
-        assert_eq!(c.cmd("ACL SETUSER cmsuser on nopass +@cms ~*"), ok());
-        c.cmd("AUTH cmsuser x");
-        assert_eq!(c.cmd("CMS.INITBYDIM k 2 2"), ok());
-        assert!(c.cmd("BF.ADD b x").is_error());
-    }
+    family_acl_category(&server, "cms", "cms.", "CMS.INITBYDIM k 2 2", "BF.ADD b x");
 }
 
 const SKETCHES: persist::Family = persist::Family {

@@ -541,7 +541,7 @@ fn keyspace_notifications_for_writes() {
 
 #[test]
 fn command_info_and_acl() {
-    let (_server, mut c) = Server::start_with_conn();
+    let (server, mut c) = Server::start_with_conn();
     for (command, arity, may_replicate) in [
         ("tdigest.create", -2, None),
         ("tdigest.add", -3, None),
@@ -605,13 +605,13 @@ fn command_info_and_acl() {
     let list = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
     let tdigest = list.iter().filter(|n| n.text().starts_with("tdigest."));
     assert_eq!(tdigest.count(), 14, "{list:?}");
-    if server_at_least((7, 4, 0)) {
-        assert!(c.cmd("ACL CAT").array().contains(&bulk(b"tdigest")));
-        assert_eq!(c.cmd("ACL SETUSER td on nopass +@tdigest ~*"), ok());
-        c.cmd("AUTH td x");
-        assert_eq!(c.cmd("TDIGEST.CREATE k"), ok());
-        assert!(c.cmd("BF.ADD b x").is_error());
-    }
+    family_acl_category(
+        &server,
+        "tdigest",
+        "tdigest.",
+        "TDIGEST.CREATE k",
+        "BF.ADD b x",
+    );
 }
 
 /// A compressing read during `CLIENT PAUSE WRITE` waits for the pause to end (it may

@@ -409,7 +409,7 @@ fn memory_usage_info_totals_events_and_watch() {
 
 #[test]
 fn command_info_docs_and_acl() {
-    let (_server, mut c) = Server::start_with_conn();
+    let (server, mut c) = Server::start_with_conn();
     for (command, arity, flags) in [
         ("topk.reserve", -3, vec!["denyoom", "module", "write"]),
         ("topk.add", -3, vec!["denyoom", "module", "write"]),
@@ -442,23 +442,7 @@ fn command_info_docs_and_acl() {
         docs.field("complexity"),
         bulk(b"O(k*log(k)) where k is the value of top-k")
     );
-    if server_at_least((7, 4, 0)) {
-        assert!(c.cmd("ACL CAT").array().contains(&bulk(b"topk")));
-        if feature::acl_cat_lists_module_commands() {
-            let commands = c.cmd("ACL CAT topk").sorted_texts();
-            let expected = [
-                "topk.add",
-                "topk.advance",
-                "topk.count",
-                "topk.incrby",
-                "topk.info",
-                "topk.list",
-                "topk.query",
-                "topk.reserve",
-            ];
-            assert_eq!(commands, expected);
-        }
-    }
+    family_acl_category(&server, "topk", "topk.", "TOPK.RESERVE k 3", "BF.ADD b x");
 }
 
 #[test]

@@ -155,6 +155,50 @@ impl Rng {
     }
 }
 
+/// A family's own ACL category (`bloom`, `cuckoo`, `cms`, `topk`, `tdigest`), where the server
+/// lets modules add categories (Redis ≥ 7.4, Valkey): `ACL CAT` lists it; where the server lists
+/// a category's module commands, it holds exactly the family's (the module's commands named
+/// `<prefix>…`); and a user granted it alone may run `allowed` and not `refused` (another
+/// family's command). Whether the server has module categories.
+pub fn family_acl_category(
+    server: &Server,
+    category: &str,
+    prefix: &str,
+    allowed: &str,
+    refused: &str,
+) -> bool {
+    let mut c = server.conn();
+    let has_categories = server_at_least((7, 4, 0));
+    let categories = c.cmd("ACL CAT").array();
+    let listed = categories.contains(&bulk(category.as_bytes()));
+    assert_eq!(listed, has_categories, "{category} in {categories:?}");
+    if !has_categories {
+        return false;
+    }
+    if feature::acl_cat_lists_module_commands() {
+        let module = c.cmd("COMMAND LIST FILTERBY MODULE bf").sorted_texts();
+        let family: Vec<&String> = module.iter().filter(|n| n.starts_with(prefix)).collect();
+        let commands = c.call(&["ACL", "CAT", category]).sorted_texts();
+        assert_eq!(
+            commands.iter().collect::<Vec<_>>(),
+            family,
+            "ACL CAT {category}"
+        );
+    }
+    let user = format!("{category}-only");
+    let grant = format!("+@{category}");
+    let line = ["ACL", "SETUSER", &user, "on", ">pw", "~*", &grant];
+    assert_eq!(c.call(&line), ok());
+    let mut granted = server.conn();
+    assert_eq!(granted.call(&["AUTH", &user, "pw"]), ok());
+    let denied = |reply: &Value| matches!(reply, Value::Error(e) if e.starts_with("NOPERM"));
+    let reply = granted.cmd(allowed);
+    assert!(!denied(&reply), "{allowed} under +@{category}: {reply:?}");
+    let reply = granted.cmd(refused);
+    assert!(denied(&reply), "{refused} under +@{category}: {reply:?}");
+    true
+}
+
 /// Redis's CRC-64 (Jones polynomial, reflected), which seals DUMP payloads. The tests are the
 /// server's clients and link none of the module's code, so the payloads they forge are sealed
 /// independently of the module's own CRC (`core::dump`), and the server's `RESTORE` checks them.
