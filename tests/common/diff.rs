@@ -25,6 +25,25 @@ pub fn peer(module: Module) -> ServerBuilder {
     }
 }
 
+/// Sends `commands` (a suite's random stream) to the primary `p`, waits until its replica `r`
+/// has applied them, and fails unless the replica holds the primary's `DUMP` bytes at every
+/// key of `keys`: the check of every suite whose primary and replica run different modules.
+pub fn replica_holds_the_same_bytes(
+    p: &mut Conn,
+    r: &mut Conn,
+    commands: impl IntoIterator<Item = Vec<Vec<u8>>>,
+    keys: impl IntoIterator<Item = String>,
+) {
+    for cmd in commands {
+        let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
+        p.call_bytes(&args);
+    }
+    super::wait_in_sync(p, r);
+    for key in keys {
+        assert_eq!(p.call(&["DUMP", &key]), r.call(&["DUMP", &key]), "{key}");
+    }
+}
+
 /// Runs `check(from, to)` with RedisBloom (`b`) as the source, then with redis-bf (`a`), on
 /// emptied servers.
 pub fn both_ways(a: &mut Conn, b: &mut Conn, mut check: impl FnMut(&mut Conn, &mut Conn)) {
