@@ -1,15 +1,18 @@
 //! A value of a family whose values may forget (Count-Min, Top-K): RedisBloom's classic
 //! structure, or the one that forgets. Each such wing names the pair for itself
-//! (`cms::Sketch`, `topk::Topk`) and finds it at a key here, one way for both.
+//! (`cms::Sketch`, `topk::Topk`) and finds it at a key here, one way for both; and the family's
+//! `ADVANCE`, which moves the clock of the one that forgets on replicas (`forgetting.rs`).
 
 use std::any::Any;
 use std::ffi::CStr;
 
+use super::args::parse_integer;
 use super::call::Call;
-use super::errors::{CommandResult, Failure};
-use super::forgetting;
+use super::errors::{self, CommandResult, Failure};
 use super::keys::{ReadKey, WriteKey};
 use super::metrics::Measured;
+use super::reply::Reply;
+use super::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use super::tracked::Tracked;
 use crate::core::window::Forgets;
 
@@ -49,7 +52,7 @@ impl<'k, C: Any, W: Any> ClassicOrWindow<&'k C, &'k W> {
     }
 }
 
-/// A family's `ADVANCE key <ms>` (`forgetting::advance`) on a pair: the value that forgets
+/// A family's `ADVANCE key <ms>` (`advance_command`) on a pair: the value that forgets
 /// moves its clock; a classic value is refused with `not_a_window`, an empty key with
 /// `missing`.
 pub fn advance<C: Measured + Any, W: Measured + Any + Forgets>(
@@ -67,5 +70,48 @@ pub fn advance<C: Measured + Any, W: Measured + Any + Forgets>(
             }
             ClassicOrWindow::Classic(_) => Err(Failure::Message(not_a_window)),
         };
-    forgetting::advance(call, advance, event)
+    advance_command(call, advance, event)
+}
+
+/// The spec of a family's `ADVANCE key <ms>` (`name`), which only a primary's replication
+/// stream and the AOF send.
+pub const fn advance_spec(
+    name: &'static str,
+    summary: &'static str,
+    complexity: &'static str,
+    run: fn(&Call) -> CommandResult,
+) -> CommandSpec {
+    const ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("milliseconds", ArgKind::Integer)];
+    CommandSpec {
+        name,
+        flags: "write fast",
+        arity: 3,
+        keys: Keys::One(KeyAccess::Write),
+        acl_categories: "write fast",
+        summary,
+        complexity,
+        since: "1.1.0",
+        tips: None,
+        args: ARGS,
+        run,
+    }
+}
+
+/// A family's `ADVANCE key <ms>`, what a primary's write that opened a period sends ahead of
+/// itself: refused from a client; else `advance` moves the clock of the key's value to `ms`.
+fn advance_command(
+    call: &Call,
+    advance: impl FnOnce(&mut WriteKey, u64) -> Result<(), Failure>,
+    event: &'static CStr,
+) -> CommandResult {
+    if !call.replayed() {
+        return Err(Failure::Message(errors::REPLICATION_ONLY));
+    }
+    let now = parse_integer(call.arg(2))
+        .and_then(|ms| u64::try_from(ms).ok())
+        .ok_or(Failure::Message(errors::BAD_TIME))?;
+    let mut key = call.open_for_write()?;
+    advance(&mut key, now)?;
+    call.finish_write(event);
+    Ok(Reply::OK)
 }

@@ -1,7 +1,8 @@
 //! What the families whose values forget share in their commands (Count-Min sketches and
 //! Top-Ks; `cms/window.rs` and `topk/window.rs` say how each uses it): the time a write or a
 //! read is made at, and how a write that moves a value's clock reaches replicas and the AOF.
-//! The options that ask for a window are `window_options.rs`.
+//! The options that ask for a window are `window_options.rs`; the `ADVANCE` command that
+//! replicas and the AOF replay, `classic_or_window.rs`.
 //!
 //! A write reads the clock once, on the primary. One that opens a new period of the value's
 //! clock is replicated behind the family's `ADVANCE key <ms>` (accepted only from the
@@ -11,13 +12,8 @@
 
 use std::ffi::CStr;
 
-use super::args::parse_integer;
 use super::call::Call;
-use super::errors::{self, CommandResult, Failure};
-use super::keys::WriteKey;
-use super::reply::Reply;
 use super::server::{Arg, Replicated};
-use super::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::window::{Forgets, Window};
 
 /// A value that forgets, as its family's commands see it: the core's clock moves
@@ -67,49 +63,6 @@ pub fn read_time(call: &Call, value: &impl Forgets) -> u64 {
 /// when replayed, the `advance` that follows it setting the primary's.
 pub fn creation_time(call: &Call, window: Window) -> u64 {
     time_of_write(call, window).unwrap_or(0)
-}
-
-/// The spec of a family's `ADVANCE key <ms>` (`name`), which only a primary's replication
-/// stream and the AOF send.
-pub const fn advance_spec(
-    name: &'static str,
-    summary: &'static str,
-    complexity: &'static str,
-    run: fn(&Call) -> CommandResult,
-) -> CommandSpec {
-    const ARGS: &[ArgSpec] = &[KEY_ARG, ArgSpec::new("milliseconds", ArgKind::Integer)];
-    CommandSpec {
-        name,
-        flags: "write fast",
-        arity: 3,
-        keys: Keys::One(KeyAccess::Write),
-        acl_categories: "write fast",
-        summary,
-        complexity,
-        since: "1.1.0",
-        tips: None,
-        args: ARGS,
-        run,
-    }
-}
-
-/// A family's `ADVANCE key <ms>`, what a primary's write that opened a period sends ahead of
-/// itself: refused from a client; else `advance` moves the clock of the key's value to `ms`.
-pub fn advance(
-    call: &Call,
-    advance: impl FnOnce(&mut WriteKey, u64) -> Result<(), Failure>,
-    event: &'static CStr,
-) -> CommandResult {
-    if !call.replayed() {
-        return Err(Failure::Message(errors::REPLICATION_ONLY));
-    }
-    let now = parse_integer(call.arg(2))
-        .and_then(|ms| u64::try_from(ms).ok())
-        .ok_or(Failure::Message(errors::BAD_TIME))?;
-    let mut key = call.open_for_write()?;
-    advance(&mut key, now)?;
-    call.finish_write(event);
-    Ok(Reply::OK)
 }
 
 /// Replicates a write (`command`) to a value of kind `V` and raises `event`: as it came,

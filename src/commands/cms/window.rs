@@ -47,7 +47,7 @@ use crate::core::cms::window::{Shape, Window};
 use crate::core::cms::{CountMinSketch, Dimensions, WindowSketch};
 use crate::core::Error;
 
-pub static ADVANCE: CommandSpec = forgetting::advance_spec(
+pub static ADVANCE: CommandSpec = classic_or_window::advance_spec(
     "cms.advance",
     "Moves the clock of a sketch that forgets by time (replication and AOF only)",
     "O(width × depth / 16) per tick opened, O(width × depth × slots) at most",

@@ -28,7 +28,7 @@ use crate::core::topk::window::{Shape, Window};
 use crate::core::topk::{Params, TopK, WindowTopK};
 use crate::core::Error;
 
-pub static ADVANCE: CommandSpec = forgetting::advance_spec(
+pub static ADVANCE: CommandSpec = classic_or_window::advance_spec(
     "topk.advance",
     "Moves the clock of a Top-K that forgets by time (replication and AOF only)",
     "O(k × depth × slots) when a slot opens",
