@@ -114,6 +114,36 @@ fn merges_are_routed_by_every_key() {
     assert_eq!(t.call(&["CLUSTER", "SETSLOT", &slot_text, "STABLE"]), ok());
 }
 
+/// Where the server asks commands for their keys on its I/O threads (Valkey ≥ 8.0, Redis ≥ 8.2)
+/// and `io-threads` is above 1, the merges do not ask to be asked (the server's wrapper of the
+/// question is not thread-safe there): the load says so, and merges under one tag still run.
+#[test]
+fn io_threads_leave_merges_routed_by_their_destination() {
+    let threads_ask = if server_is_valkey() {
+        server_at_least((8, 0, 0))
+    } else {
+        server_at_least((8, 2, 0))
+    };
+    let cluster = Cluster::start_with(1, 0, &|node| node.arg("--io-threads 2"));
+    let node = &cluster.nodes[0];
+    let log = node.server.as_ref().unwrap().log();
+    assert_eq!(
+        log.contains("routed by their destination alone"),
+        threads_ask,
+        "{log}"
+    );
+    let mut c = node.conn();
+    assert_eq!(c.cmd("CMS.INITBYDIM {a}s 10 2"), ok());
+    assert_eq!(c.cmd("CMS.INITBYDIM {a}d 10 2"), ok());
+    assert_eq!(c.cmd("CMS.MERGE {a}d 1 {a}s"), ok());
+    let crossed = c.cmd("CMS.MERGE {a}d 2 {a}s {b}s");
+    if threads_ask {
+        assert!(crossed.is_error(), "{crossed:?}");
+    } else {
+        assert_eq!(crossed, err(CROSSSLOT));
+    }
+}
+
 /// One key of every kind of value, with the commands that make it: Bloom filters of both
 /// layouts and window filters, Cuckoo filters, Count-Min sketches of every cell size and
 /// both windows, Top-Ks and window Top-Ks, and t-digests with a buffer (valkey-bloom's filter

@@ -12,7 +12,7 @@ use redis_module::raw;
 
 use super::dispatch::ENTRY_POINTS;
 use super::families::FAMILIES;
-use super::ffi::c_string;
+use super::ffi::{self, c_string};
 use super::key_positions::key_flags;
 use super::server;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys};
@@ -27,6 +27,16 @@ static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleComman
 /// Registers all commands; fails the module load if any cannot be created.
 pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     let with_categories = add_categories(ctx);
+    let may_ask = server::asked_for_keys_on_main_thread_only(ctx);
+    if !may_ask {
+        ffi::log(
+            ctx,
+            c"warning",
+            "redis-bf: with io-threads above 1 this server asks commands for their keys on its \
+             I/O threads, where a module cannot answer safely: CMS.MERGE and TDIGEST.MERGE are \
+             routed by their destination alone, so keep a merge's keys in one slot (one hash tag)",
+        );
+    }
     let families = FAMILIES.iter().flat_map(|registered| {
         let family = registered.family;
         family.commands.iter().map(move |spec| (spec, family))
@@ -39,7 +49,7 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
             None => (spec.name, spec.flags, spec.acl_categories, spec.arity),
         };
         let name = c_string(name);
-        let flags = c_string(&server_flags(flags, spec.keys));
+        let flags = c_string(&server_flags(flags, spec.keys.asks_command() && may_ask));
         let (first, last, step) = Keys::LEGACY_RANGE;
         // SAFETY: called during OnLoad with the module's context; the strings outlive the calls.
         let command = unsafe {
@@ -71,12 +81,12 @@ pub fn register_commands(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
 /// A spec's command flags as this server takes them: `may-replicate` (a read that may
 /// replicate a change) is known from Redis 6.2 on, where `CLIENT PAUSE WRITE` holds such
 /// commands back; before, it is dropped (and there is nothing to hold them back from). A
-/// command whose keys a count names answers the server's question for them (`getkeys-api`,
-/// `key_positions.rs`).
-fn server_flags(flags: &str, keys: Keys) -> String {
+/// command whose keys a count names answers the server's question for them where it `asks`
+/// (`getkeys-api`, `key_positions.rs`).
+fn server_flags(flags: &str, asks: bool) -> String {
     const MAY_REPLICATE: &str = "may-replicate";
     let known = server::own_version().is_some_and(|version| version >= (6, 2, 0));
-    let asks = keys.asks_command().then_some("getkeys-api");
+    let asks = asks.then_some("getkeys-api");
     flags
         .split(' ')
         .filter(|flag| known || *flag != MAY_REPLICATE)

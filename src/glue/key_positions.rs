@@ -5,9 +5,9 @@
 //! ([`Keys::asks_command`]), so keys of two slots get `CROSSSLOT` and a source in a slot that
 //! is moving gets `ASK` or `TRYAGAIN`, as the server's own multi-key commands do.
 //!
-//! The server may ask from an I/O thread (Valkey ≥ 8.0 with `io-threads`, where it precomputes
-//! a command's slot in `networking.c`): the answer only reads the arguments, and touches
-//! nothing shared.
+//! Valkey from 8.0 and Redis from 8.2 would also ask on their I/O threads, inside a module
+//! context that is not thread-safe, so with `io-threads` above 1 there no command declares it
+//! answers (`server::asked_for_keys_on_main_thread_only`).
 
 use std::os::raw::c_int;
 

@@ -78,18 +78,82 @@ pub fn api_version(ctx: *mut raw::RedisModuleCtx) -> Option<Version> {
 /// `INFO server` says `server_name:valkey` and the version is 9.0 or later.
 pub fn module_options(ctx: *mut raw::RedisModuleCtx) -> u32 {
     const ATOMIC_SLOT_MIGRATION: u32 = 1 << 5;
-    let migrates_slots = own_version().is_some_and(|version| version >= (9, 0, 0))
-        && info_server(ctx).is_some_and(|info| {
-            String::from_utf8_lossy(&info)
-                .lines()
-                .any(|line| line.trim_end() == "server_name:valkey")
-        });
+    let migrates_slots =
+        own_version().is_some_and(|version| version >= (9, 0, 0)) && is_valkey(ctx);
     let atomic_slot_migration = if migrates_slots {
         ATOMIC_SLOT_MIGRATION
     } else {
         0
     };
     raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS | atomic_slot_migration
+}
+
+/// Whether `INFO server` says the server is Valkey (`server_name:valkey`, Valkey 8.0 on).
+fn is_valkey(ctx: *mut raw::RedisModuleCtx) -> bool {
+    info_server(ctx).is_some_and(|info| {
+        String::from_utf8_lossy(&info)
+            .lines()
+            .any(|line| line.trim_end() == "server_name:valkey")
+    })
+}
+
+/// Whether the server asks a command for its keys (`getkeys-api`) on its main thread only.
+/// Valkey from 8.0 and Redis from 8.2 also ask on their I/O threads, to work out a command's
+/// slot before it runs (Valkey's `ioThreadReadQueryFromClient` in `networking.c`, Redis's
+/// `getSlotFromCommand`), and wrap the question in a module context whose bookkeeping
+/// (`enterExecutionUnit`, `execution_nesting`) is the main thread's and not thread-safe: a
+/// command must not ask to be asked there while I/O threads run (`io-threads` above 1, which
+/// those servers fix at start).
+pub fn asked_for_keys_on_main_thread_only(ctx: *mut raw::RedisModuleCtx) -> bool {
+    let Some(version) = own_version() else {
+        return true;
+    };
+    let threads_ask = if version >= (8, 0, 0) && is_valkey(ctx) {
+        true
+    } else {
+        version >= (8, 2, 0)
+    };
+    !threads_ask || config_number(ctx, c"io-threads").is_none_or(|threads| threads <= 1)
+}
+
+/// A numeric config's value, through `RedisModule_Call` of `CONFIG GET` (its reply: the name,
+/// then the value).
+fn config_number(ctx: *mut raw::RedisModuleCtx, name: &std::ffi::CStr) -> Option<u64> {
+    // SAFETY: reading API pointers set by RedisModule_Init.
+    let (call, element, string_ptr, free) = unsafe {
+        (
+            raw::RedisModule_Call?,
+            raw::RedisModule_CallReplyArrayElement?,
+            raw::RedisModule_CallReplyStringPtr?,
+            raw::RedisModule_FreeCallReply?,
+        )
+    };
+    // SAFETY: `ctx` is the live OnLoad context; the command, format ("cc": two C strings) and
+    // arguments are NUL-terminated. The reply and its element are read while alive (the
+    // element belongs to the reply), copied, then the reply is freed once.
+    unsafe {
+        let reply = call(
+            ctx,
+            c"CONFIG".as_ptr(),
+            c"cc".as_ptr(),
+            c"GET".as_ptr(),
+            name.as_ptr(),
+        );
+        if reply.is_null() {
+            return None;
+        }
+        let value = element(reply, 1);
+        let mut len = 0usize;
+        let text = if value.is_null() {
+            std::ptr::null()
+        } else {
+            string_ptr(value, &mut len)
+        };
+        let copy =
+            (!text.is_null()).then(|| std::slice::from_raw_parts(text.cast::<u8>(), len).to_vec());
+        free(reply);
+        std::str::from_utf8(&copy?).ok()?.trim().parse().ok()
+    }
 }
 
 /// `major.minor.patch`, ignoring anything after the patch number's digits.
