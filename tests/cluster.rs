@@ -471,13 +471,14 @@ fn writes_while_slots_move_and_primaries_fail() {
         let moved = AtomicBool::new(false);
         std::thread::scope(|scope| {
             scope.spawn(|| {
+                // Set however the move ends, so that a failed move stops the writes too.
+                let _moved = Finished(&moved);
                 let pause = || std::thread::sleep(Duration::from_millis(5));
                 if migrates_slots_atomically() && group % 2 == 1 {
                     cluster.migrate_slot_atomically(slot, to, pause);
                 } else {
                     cluster.migrate_slot(slot, to, pause);
                 }
-                moved.store(true, Ordering::Release);
             });
             while !moved.load(Ordering::Acquire) {
                 send(&mut stream, &mut client, &mut r, WRITES_PER_STEP);
@@ -509,6 +510,31 @@ fn writes_while_slots_move_and_primaries_fail() {
     send(&mut stream, &mut client, &mut r, 500);
 
     assert_same_as_reference(&cluster, &mut r);
+}
+
+/// Sets its flag when dropped: at the end of a thread's work, or when the work panicked.
+struct Finished<'a>(&'a AtomicBool);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// Up to this many observations a t-digest counts exactly (`core::tdigest::EXACT_SIZE`).
+const EXACT_COUNT: u64 = 1 << 53;
+
+/// Totals as far as they are exact: the t-digests' observations only while they are below
+/// [`EXACT_COUNT`] (the stream's merges of digests into themselves double their counts).
+fn exact_counts(mut totals: BTreeMap<String, i64>) -> BTreeMap<String, i64> {
+    let observations = "bf_tdigest_observations_across_objects";
+    if totals
+        .get(observations)
+        .is_some_and(|&n| n.unsigned_abs() > EXACT_COUNT)
+    {
+        totals.remove(observations);
+    }
+    totals
 }
 
 /// The index of a live replica of primary `primary`, if it has one.
@@ -545,8 +571,8 @@ fn assert_same_as_reference(cluster: &Cluster, r: &mut Conn) {
         found.extend(held);
     }
     assert_eq!(
-        sum,
-        totals(r),
+        exact_counts(sum),
+        exact_counts(totals(r)),
         "the primaries' totals against the reference's"
     );
     let expected = held_keys(r);
@@ -568,6 +594,12 @@ fn held_keys(c: &mut Conn) -> BTreeMap<String, (Vec<u8>, Value, Value)> {
         if key.contains("}td") {
             let info = c.call(&["TDIGEST.INFO", key]);
             let count = cluster::field(&info, "Observations");
+            // Past 2^53 a digest's count moves by a double's rounding at each compression, and a
+            // digest that moved merged compresses at other times (core::tdigest::EXACT_SIZE).
+            let count = match count.parse::<u64>() {
+                Ok(n) if n > EXACT_COUNT => "past 2^53".to_string(),
+                _ => count,
+            };
             let min = c.call(&["TDIGEST.MIN", key]);
             let max = c.call(&["TDIGEST.MAX", key]);
             *dump = count.into_bytes();

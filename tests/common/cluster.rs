@@ -120,7 +120,10 @@ impl Cluster {
                 .live()
                 .map(|node| cluster_view(&mut node.conn()))
                 .collect();
-            if views.windows(2).all(|pair| pair[0] == pair[1]) {
+            let collide = views
+                .iter()
+                .any(|view| view.starts_with("config epochs collide"));
+            if !collide && views.windows(2).all(|pair| pair[0] == pair[1]) {
                 break;
             }
             assert!(Instant::now() < deadline, "the nodes disagree: {views:#?}");
@@ -270,8 +273,11 @@ pub fn field(reply: &Value, name: &str) -> String {
     }
 }
 
-/// A node's view of the cluster, for comparing views: each node's id, role (and failure,
-/// once agreed), primary and slots, sorted.
+/// A node's view of the cluster, for comparing views: the current epoch, then each node's id,
+/// role (and failure, once agreed), primary, config epoch and slots, sorted. Once views agree
+/// the primaries' config epochs must differ too: a slot moved twice in quick succession can
+/// leave two importers with one epoch (`CLUSTER SETSLOT … NODE` bumps it without consensus),
+/// and the slot's owner is settled only when the collision is.
 fn cluster_view(c: &mut Conn) -> String {
     let mut nodes: Vec<String> = c
         .cmd("CLUSTER NODES")
@@ -284,11 +290,45 @@ fn cluster_view(c: &mut Conn) -> String {
                 .filter(|flag| ["master", "slave", "fail"].contains(flag))
                 .collect();
             let slots = fields.get(8..).unwrap_or_default().join(" ");
-            format!("{} {} {} {slots}", fields[0], flags.join(","), fields[3])
+            let epoch = fields[6];
+            format!(
+                "{} {} {} {epoch} {slots}",
+                fields[0],
+                flags.join(","),
+                fields[3]
+            )
         })
         .collect();
     nodes.sort();
-    nodes.join("\n")
+    let primaries: Vec<&str> = nodes
+        .iter()
+        .filter(|node| {
+            node.split(' ')
+                .nth(1)
+                .is_some_and(|flags| flags.contains("master"))
+        })
+        .filter(|node| {
+            !node
+                .split(' ')
+                .nth(1)
+                .is_some_and(|flags| flags.contains("fail"))
+        })
+        .filter_map(|node| node.split(' ').nth(3))
+        .collect();
+    let mut epochs = primaries.clone();
+    epochs.sort();
+    epochs.dedup();
+    if epochs.len() != primaries.len() {
+        return format!("config epochs collide: {primaries:?}");
+    }
+    let info = c.cmd("CLUSTER INFO").text();
+    let current = info
+        .lines()
+        .find(|line| line.starts_with("cluster_current_epoch:"))
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    format!("{current}\n{}", nodes.join("\n"))
 }
 
 /// The slot of `key`: CRC-16 (XMODEM) of its hash tag — what is between the first `{` and
