@@ -75,6 +75,10 @@ test_server() {
   must_pass "$name" || line+="  (report only)"
   echo "$line" >"$logs/$name.result"
   echo "matrix: $line"
+  # CI keeps only the output, not target/: a failure names its tests and their panics here.
+  if [[ $verdict != PASS ]]; then
+    grep -E -A12 '^test .* FAILED$|panicked at' "$logs/$name.log" | head -n 80 | sed "s/^/matrix: $name: /"
+  fi
 }
 
 names=()
