@@ -1,8 +1,8 @@
 //! What a value that forgets forgets by — the last `n` updates or the last `n` milliseconds —
-//! how its window is cut into periods, where the value stands in time ([`Clock`]) and the rings
-//! it keeps a value per period in, with their RDB fields, shared by the families whose values
-//! can forget (Count-Min sketches, Top-K; the Bloom filters' windows are sized by their
-//! capacity).
+//! and how its window is cut into periods, for every family whose values can forget (Bloom
+//! filters, Count-Min sketches, Top-K); where a sketch stands in time ([`Clock`]) and the
+//! rings it keeps a value per period in, with their RDB fields, for the sketches (a Bloom
+//! filter that forgets moves by generations of additions, `core/bf/window/`).
 
 use std::ops::Range;
 
@@ -12,7 +12,8 @@ use super::{try_vec, Error};
 /// What a value forgets by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Window {
-    /// The last `n` updates (`WINDOW n`).
+    /// The last `n` updates (`WINDOW n`; a Bloom filter's `WINDOW` keeps its capacity's
+    /// last additions).
     Count(u64),
     /// The last `n` milliseconds (`TIMESPAN n`).
     Time(u64),
@@ -43,8 +44,29 @@ impl Window {
     /// ms, where the window stops sliding). Periods `periods` apart start exactly a window
     /// apart.
     pub fn period_of(self, t: u64, periods: u64) -> u64 {
-        let period = u128::from(t) * u128::from(periods) / u128::from(self.length().max(1));
-        u64::try_from(period).unwrap_or(u64::MAX)
+        u64::try_from(self.exact_period_of(t, periods)).unwrap_or(u64::MAX)
+    }
+
+    /// The first and last time (or update count) of the period `t` falls in when the window
+    /// is cut into `periods`, exact (the last saturating at `u64::MAX`).
+    pub fn period_around(self, t: u64, periods: u64) -> (u64, u64) {
+        let period = self.exact_period_of(t, periods);
+        // The first time is at most `t`, so it always fits.
+        let first = u64::try_from(self.first_time_of(period, periods)).unwrap_or(t);
+        let next = self.first_time_of(period + 1, periods);
+        (first, u64::try_from(next - 1).unwrap_or(u64::MAX))
+    }
+
+    /// `⌊t · periods / length⌋` in 128 bits, where it cannot overflow.
+    fn exact_period_of(self, t: u64, periods: u64) -> u128 {
+        u128::from(t) * u128::from(periods) / u128::from(self.length().max(1))
+    }
+
+    /// The first time (or update count) of period `period`: the smallest `t` with
+    /// `⌊t · periods / length⌋ = period`, `⌈period · length / periods⌉`.
+    fn first_time_of(self, period: u128, periods: u64) -> u128 {
+        // Saturating: only absurd window lengths and period counts come near 2^128.
+        (period.saturating_mul(u128::from(self.length()))).div_ceil(u128::from(periods.max(1)))
     }
 }
 
@@ -215,9 +237,11 @@ impl Clock {
     /// Moves the clock to `period`; the value moves what it holds with it.
     pub fn move_to(&mut self, period: u64) {
         self.newest = period;
-        // The first time of the next period: `⌈(period + 1) · length / periods⌉`, saturating.
-        let at = (u128::from(period) + 1) * u128::from(self.window.length());
-        self.next_at = u64::try_from(at.div_ceil(u128::from(self.periods))).unwrap_or(u64::MAX);
+        // The first time of the next period, saturating.
+        let at = self
+            .window
+            .first_time_of(u128::from(period) + 1, self.periods);
+        self.next_at = u64::try_from(at).unwrap_or(u64::MAX);
     }
 
     /// Counts one update, a count window's time.
@@ -336,7 +360,7 @@ mod tests {
     /// The first time (or update count) of period `p`, found by bisection over
     /// [`Window::period_of`] rather than by the clock's own formula; `u64::MAX` where no time
     /// reaches it, as the clock saturates.
-    fn first_time_of(window: Window, periods: u64, p: u64) -> u64 {
+    fn bisected_first_time(window: Window, periods: u64, p: u64) -> u64 {
         let (mut low, mut high) = (0, u64::MAX);
         while low < high {
             let mid = low + (high - low) / 2;
@@ -375,7 +399,7 @@ mod tests {
             for newest in [0, 1, 2, 3, 7, 8, 9, 1 << 20, 1 << 24, 1 << 40, u64::MAX / 2] {
                 let clock = clock_at(window, periods, newest);
                 let shape = format!("{length}/{periods} at {newest}");
-                let next = first_time_of(window, periods, newest + 1);
+                let next = bisected_first_time(window, periods, newest + 1);
                 assert_eq!(clock.next_at, next, "{shape}");
                 // Earlier writes and reads stay at the newest period, up to the boundary.
                 for t in [0, next / 2, next.saturating_sub(1)] {
@@ -390,6 +414,52 @@ mod tests {
                 assert_eq!(clock.write_period(None), newest, "{shape}");
             }
         }
+    }
+
+    #[test]
+    fn the_period_around_a_time_is_every_time_of_its_period() {
+        for (length, periods) in SHAPES {
+            let window = Window::Time(length);
+            for t in [
+                0,
+                1,
+                2,
+                3,
+                7,
+                8,
+                9,
+                1 << 20,
+                1 << 40,
+                u64::MAX / 2,
+                u64::MAX,
+            ] {
+                let shape = format!("{length}/{periods} at {t}");
+                let period = window.period_of(t, periods);
+                let (first, last) = window.period_around(t, periods);
+                assert!(first <= t && t <= last, "{shape}: {first}..={last}");
+                // Past u64::MAX periods (1 ms over 8 near the last millisecond) period_of
+                // saturates, so its neighbours cannot be told apart by it.
+                if period < u64::MAX {
+                    assert_eq!(
+                        first,
+                        bisected_first_time(window, periods, period),
+                        "{shape}"
+                    );
+                    assert_eq!(window.period_of(last, periods), period, "{shape}");
+                    if last < u64::MAX {
+                        assert!(window.period_of(last + 1, periods) > period, "{shape}");
+                    }
+                }
+            }
+        }
+        // 7 ms over 3 periods: 0..=2, 3..=4, 5..=6.
+        let around: Vec<_> = (0..7)
+            .map(|t| Window::Time(7).period_around(t, 3))
+            .collect();
+        assert_eq!(
+            around,
+            [(0, 2), (0, 2), (0, 2), (3, 4), (3, 4), (5, 6), (5, 6)]
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@ use crate::commands::lookup::Lookup;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bf::chain::Params;
 use crate::core::bf::valkey::ValkeyBloom;
-use crate::core::bf::window::Window;
+use crate::core::window::Window;
 
 pub static INSERT: CommandSpec = CommandSpec {
     name: "bf.insert",
@@ -233,7 +233,8 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<InsertArgs, Failure> {
     }
     let window = match (count_window, time_window) {
         (true, Some(_)) => return Err(Failure::Message(errors::WINDOW_AND_TIMESPAN)),
-        (true, None) => Some(Window::Count),
+        // A count window finds the last `capacity` additions.
+        (true, None) => Some(Window::Count(capacity)),
         (false, ms) => ms.map(Window::Time),
     };
     if window.is_some() && scaling_options {
@@ -301,7 +302,7 @@ mod tests {
         let i = parsed("BF.INSERT k CAPACITY 1000 ERROR 0.01 window ITEMS a").unwrap();
         assert_eq!(
             (i.window, i.at, i.first_item),
-            (Some(Window::Count), None, 8)
+            (Some(Window::Count(1000)), None, 8)
         );
         let i = parsed("BF.INSERT k NOCREATE AT 1700000000000 ITEMS a b").unwrap();
         assert_eq!(

@@ -37,7 +37,7 @@ use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, KeyAccess, Keys, KEY_ARG};
 use crate::core::bf::chain::{Chain, Params};
-use crate::core::bf::window::Window;
+use crate::core::window::Window;
 
 pub static RESERVE: CommandSpec = CommandSpec {
     name: "bf.reserve",
@@ -151,11 +151,12 @@ impl<'a> Options<'a> {
         read
     }
 
-    /// The window asked for, if any, checked against the options of a scalable filter.
-    fn window(&self) -> Result<Option<Window>, Failure> {
+    /// The window asked for, if any, checked against the options of a scalable filter: a
+    /// count window finds the last `capacity` additions.
+    fn window(&self, capacity: u64) -> Result<Option<Window>, Failure> {
         let window = match (self.window, self.timespan) {
             (true, Some(_)) => return Err(Failure::Message(errors::WINDOW_AND_TIMESPAN)),
-            (true, None) => Window::Count,
+            (true, None) => Window::Count(capacity),
             (false, Some(value)) => Window::Time(timespan(value.unwrap_or_default())?),
             (false, None) => return Ok(None),
         };
@@ -175,7 +176,7 @@ pub fn parse(args: &[&[u8]], defaults: Params) -> Result<ReserveArgs, Failure> {
     let capacity = integer_in(arg(3), &CAPACITY)
         .map_err(|bad| bad.fail(errors::BAD_CAPACITY, errors::CAPACITY_RANGE))?;
     let options = Options::read(args.get(4..).unwrap_or(&[]));
-    let window = options.window()?;
+    let window = options.window(capacity as u64)?;
     let mut nonscaling = defaults.nonscaling || options.nonscaling;
     let mut expansion = defaults.expansion;
     if let Some(value) = options.expansion {
@@ -254,7 +255,7 @@ mod tests {
     #[test]
     fn windows_are_read_by_position_and_refuse_the_scaling_options() {
         let r = parsed("BF.RESERVE k 0.5 1000 window").unwrap();
-        assert_eq!((r.window, r.capped), (Some(Window::Count), true));
+        assert_eq!((r.window, r.capped), (Some(Window::Count(1000)), true));
         let r = parsed("BF.RESERVE k 0.01 1000 TIMESPAN 2000").unwrap();
         assert_eq!(r.window, Some(Window::Time(2000)));
         assert_eq!(r.params.capacity, 1000);
@@ -317,6 +318,6 @@ mod tests {
             ..DEFAULTS
         };
         let r = parse(&words("BF.RESERVE k 0.01 10 WINDOW"), nonscaling).unwrap();
-        assert_eq!(r.window, Some(Window::Count));
+        assert_eq!(r.window, Some(Window::Count(10)));
     }
 }

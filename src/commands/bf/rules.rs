@@ -12,7 +12,7 @@ use crate::commands::errors::Failure;
 use crate::commands::spec::{ArgKind, ArgSpec};
 use crate::core::bf::chain::LayoutKind;
 use crate::core::bf::sizing::is_error_rate;
-use crate::core::bf::window::shape::MAX_TIMESPAN_MS;
+use crate::core::window::MAX_WINDOW;
 
 /// RedisBloom caps error rates silently at this (`BF_ERROR_RATE_CAP`), logging a warning.
 pub const ERROR_RATE_CAP: f64 = 0.25;
@@ -22,7 +22,7 @@ pub const CAPACITY: RangeInclusive<i64> = 1..=1 << 30;
 pub const EXPANSION: RangeInclusive<i64> = 0..=32768;
 
 /// The timespans of time-window filters, in milliseconds (2^40 ms is about 35 years).
-pub const TIMESPAN: RangeInclusive<i64> = 1..=MAX_TIMESPAN_MS as i64;
+pub const TIMESPAN: RangeInclusive<i64> = 1..=MAX_WINDOW as i64;
 
 /// A `TIMESPAN` value.
 pub fn timespan(text: &[u8]) -> Result<u64, Failure> {

@@ -51,7 +51,8 @@ use crate::commands::reply::{Reply, Scalar};
 use crate::commands::server::{Arg, Replicated};
 use crate::commands::tracked::Tracked;
 use crate::core::bf::chain::Params;
-use crate::core::bf::window::{encoding, Info, Window, WindowFilter};
+use crate::core::bf::window::{encoding, Info, WindowFilter};
+use crate::core::window::Window;
 
 /// A new window filter of `params`' capacity and error rate, stored under the empty key and
 /// replicated as its header; `BF.RESERVE`.
@@ -143,14 +144,14 @@ pub fn add(
             return;
         }
         Window::Time(_) => Some(filter.newest_ms().to_string()),
-        Window::Count if created.is_none() => {
+        Window::Count(_) if created.is_none() => {
             // What a count window does with a write depends only on its bytes, which every
             // replica holds: the command is replicated as it came, at no more cost than a
             // classic filter's.
             call.finish_write(c"bf.add");
             return;
         }
-        Window::Count => None,
+        Window::Count(_) => None,
     };
     let mut args = Vec::with_capacity(items.len() + 5);
     args.extend([KEY, Arg::Bytes(b"NOCREATE")]);
@@ -183,7 +184,7 @@ fn loadchunk_header(header: &[u8]) -> Replicated<'_> {
 /// The time a command reads `filter` at: the clock for time windows; count windows keep none.
 pub fn read_time(call: &Call, filter: &WindowFilter) -> u64 {
     match filter.shape().window {
-        Window::Count => 0,
+        Window::Count(_) => 0,
         Window::Time(_) => call.now_ms(),
     }
 }
@@ -209,7 +210,7 @@ pub fn window_fields(info: &Info) -> Vec<(&'static CStr, Reply)> {
     let mut fields = Vec::with_capacity(11);
     let mut add = |name, value| fields.push((name, Reply::Scalar(value)));
     match shape.window {
-        Window::Count => {
+        Window::Count(_) => {
             add(c"Window type", Scalar::Text("count"));
             add(c"Window held (additions)", count(info.window_held));
         }
@@ -238,7 +239,7 @@ pub fn window_fields(info: &Info) -> Vec<(&'static CStr, Reply)> {
 pub fn debug(filter: &WindowFilter, now: u64) -> Reply {
     let shape = filter.shape();
     let window = match shape.window {
-        Window::Count => "window:count".to_string(),
+        Window::Count(_) => "window:count".to_string(),
         Window::Time(ms) => format!("window:time timespan:{ms} now_ms:{}", filter.newest_ms()),
     };
     let mut lines = vec![

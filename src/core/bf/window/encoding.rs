@@ -17,13 +17,14 @@
 //! and the whole filter's size against the memory limits before its bits are read or
 //! allocated.
 
-use super::filter::{memory_usage, slot_end, WindowFilter};
-use super::shape::{Shape, Window};
+use super::filter::{memory_usage, WindowFilter};
+use super::shape::Shape;
 use crate::core::bf::encoding::walk;
 use crate::core::le::LeReader;
 use crate::core::rdb::{
     known_version, load_array, save_array, FieldWriter, RdbRead, RdbWrite, MAX_STRING,
 };
+use crate::core::window::Window;
 use crate::core::{try_filled, Error, Memory};
 
 /// The encoding version written and loaded.
@@ -131,7 +132,7 @@ pub fn load_chunk(filter: &mut WindowFilter, iter: i64, data: &[u8]) -> Result<(
 fn save_state(filter: &WindowFilter, out: &mut impl RdbWrite) {
     let shape = filter.shape();
     out.unsigned(match shape.window {
-        Window::Count => KIND_COUNT,
+        Window::Count(_) => KIND_COUNT,
         Window::Time(_) => KIND_TIME,
     });
     out.unsigned(shape.timespan_ms());
@@ -164,14 +165,15 @@ fn save_state(filter: &WindowFilter, out: &mut impl RdbWrite) {
 fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter, Error> {
     let kind = input.unsigned()?;
     let timespan = input.unsigned()?;
+    let capacity = input.unsigned()?;
     let window = match kind {
-        KIND_COUNT if timespan == 0 => Window::Count,
+        KIND_COUNT if timespan == 0 => Window::Count(capacity),
         KIND_TIME => Window::Time(timespan),
         _ => return Err(Error::BadEncoding),
     };
     let shape = Shape {
         window,
-        capacity: input.unsigned()?,
+        capacity,
         error_rate: input.double()?,
         k: narrow(input.unsigned()?)?,
         l: narrow(input.unsigned()?)?,
@@ -190,7 +192,7 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
     let now_ms = input.unsigned()?;
     let additions = input.unsigned()?;
     let early_slides = input.unsigned()?;
-    let no_time = matches!(window, Window::Count) && now_ms != 0;
+    let no_time = matches!(window, Window::Count(_)) && now_ms != 0;
     if newest >= slices
         || opened > slices
         || current > shape.generation
@@ -210,8 +212,8 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
     let mut latest = try_filled(times, 0)?;
     // A generation's latest time is at most the end of the newest write's time slot.
     let newest_slot_end = match window {
-        Window::Time(ms) => slot_end(now_ms, shape.slots, ms),
-        Window::Count => now_ms,
+        Window::Time(_) => shape.slot_around(now_ms).1,
+        Window::Count(_) => now_ms,
     };
     for time in latest.iter_mut() {
         *time = input.unsigned()?;

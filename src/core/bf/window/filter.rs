@@ -6,9 +6,10 @@
 //! a failover to a replica whose clock is behind) never moves it backwards. Reads take a time
 //! too, and only decide which generations are still alive; they change nothing.
 
-use super::shape::{Shape, Window};
+use super::shape::Shape;
 use crate::core::hash::{murmur3_fmix64, HashKind, HashPair};
 use crate::core::relocate::{Mover, Relocate};
+use crate::core::window::Window;
 use crate::core::{try_copy, try_filled, Error, Memory};
 
 /// Mixed into every slice index, so that the positions are this format's own (a new format
@@ -145,8 +146,8 @@ impl WindowFilter {
         }
         self.opened = self.opened.max(1);
         let newest = self.newest as usize;
-        if let (Some(latest), Window::Time(ms)) = (self.latest.get_mut(newest), self.shape.window) {
-            *latest = slot_end(now, self.shape.slots, ms);
+        if let (Some(latest), Window::Time(_)) = (self.latest.get_mut(newest), self.shape.window) {
+            *latest = self.shape.slot_around(now).1;
         }
         for position in 0..self.shape.k {
             let slice = self.physical(position);
@@ -219,7 +220,7 @@ impl WindowFilter {
     pub fn info(&self, now_ms: u64) -> Info {
         let now = self.effective_now(now_ms);
         let window_held = match self.shape.window {
-            Window::Count => self.shape.guaranteed_additions().unwrap_or(u64::MAX),
+            Window::Count(_) => self.shape.guaranteed_additions().unwrap_or(u64::MAX),
             Window::Time(ms) => self.time_window_held(ms, now),
         };
         Info {
@@ -281,15 +282,15 @@ impl WindowFilter {
     /// millisecond), and reads, which take the clock, never look behind the slot's start.
     pub fn write_time(&self, now_ms: u64) -> u64 {
         match self.shape.window {
-            Window::Count => 0,
-            Window::Time(ms) => slot_start(now_ms, self.shape.slots, ms).max(self.now_ms),
+            Window::Count(_) => 0,
+            Window::Time(_) => self.shape.slot_around(now_ms).0.max(self.now_ms),
         }
     }
 
     /// Reads never look behind the newest time written; count windows keep no time.
     fn effective_now(&self, now_ms: u64) -> u64 {
         match self.shape.window {
-            Window::Count => 0,
+            Window::Count(_) => 0,
             Window::Time(_) => now_ms.max(self.now_ms),
         }
     }
@@ -302,10 +303,11 @@ impl WindowFilter {
         }
         self.current > 0
             && match self.shape.window {
-                Window::Count => false,
-                Window::Time(ms) => {
+                Window::Count(_) => false,
+                Window::Time(_) => {
                     let latest = self.latest.get(self.newest as usize).copied().unwrap_or(0);
-                    slot(latest, self.shape.slots, ms) != slot(now, self.shape.slots, ms)
+                    // Times in one slot share its first millisecond.
+                    self.shape.slot_around(latest).0 != self.shape.slot_around(now).0
                 }
             }
     }
@@ -449,27 +451,4 @@ impl WindowFilter {
 /// per-generation counters (and times); `None` on overflow.
 pub fn memory_usage(shape: &Shape) -> Option<u64> {
     (std::mem::size_of::<WindowFilter>() as u64).checked_add(shape.stored_bytes()?)
-}
-
-/// The time slot `t` falls in: `⌊t·a/ms⌋`.
-fn slot(t: u64, slots: u32, ms: u64) -> u128 {
-    u128::from(t) * u128::from(slots) / u128::from(ms.max(1))
-}
-
-/// The first millisecond of the time slot `t` falls in: the smallest `t'` with
-/// `slot(t') = slot(t)` (at most `t`).
-fn slot_start(t: u64, slots: u32, ms: u64) -> u64 {
-    u64::try_from(slot_boundary(slot(t, slots, ms), slots, ms)).unwrap_or(t)
-}
-
-/// The last millisecond of the time slot `t` falls in: the largest `t'` with
-/// `slot(t') = slot(t)` (at least `t`).
-pub(super) fn slot_end(t: u64, slots: u32, ms: u64) -> u64 {
-    let next_start = slot_boundary(slot(t, slots, ms) + 1, slots, ms);
-    u64::try_from(next_start - 1).unwrap_or(u64::MAX)
-}
-
-/// Where slot `s` starts: the smallest `t` with `⌊t·a/ms⌋ = s`, `⌈s·ms/a⌉`.
-fn slot_boundary(s: u128, slots: u32, ms: u64) -> u128 {
-    (s * u128::from(ms.max(1))).div_ceil(u128::from(slots.max(1)))
 }

@@ -36,4 +36,4 @@ pub mod shape;
 mod tests;
 
 pub use filter::{Generation, Info, WindowFilter};
-pub use shape::{Shape, Window};
+pub use shape::Shape;

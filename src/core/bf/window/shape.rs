@@ -11,36 +11,29 @@
 //! underestimates the rate by up to a fifth for small l, and the paper's own (k, l) pairs sit
 //! slightly above the error rate they are listed for.
 
+use crate::core::window::{Window, DEFAULT_SLOTS};
 use crate::core::Error;
 
 /// The most slices a filter has: bounds the work of a query and the bookkeeping saved with
 /// the value, and costs nothing at 1% (6% of memory at 0.1%).
 pub const MAX_SLICES: u32 = 64;
 /// Time slots per window: a time window is forgotten at most `timespan × (1 + 1/4)` after an
-/// item's last addition, for a memory cost of `(a + b) / b` over a count window.
-pub const TIME_SLOTS: u32 = 4;
-/// The longest timespan, 2^40 ms (about 35 years): slot arithmetic stays far inside u128.
-pub const MAX_TIMESPAN_MS: u64 = 1 << 40;
+/// item's last addition (the sketches' default slots keep the same promise), for a memory cost
+/// of `(a + b) / b` over a count window.
+pub const TIME_SLOTS: u32 = DEFAULT_SLOTS as u32;
 /// Generations are kept at least this large (when the capacity allows), so that small filters
 /// do not end up with tiny slices whose fill scatters far from its expectation.
 const MIN_GENERATION: u64 = 64;
 /// How many k above `⌈log2(1/ε)⌉` are tried: past that, memory only grows.
 const EXTRA_HASHES: u32 = 8;
 
-/// What a filter forgets by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Window {
-    /// The last `capacity` additions are always found (`BF.RESERVE … WINDOW`).
-    Count,
-    /// Additions of the last this many milliseconds are found, as long as no more than
-    /// `capacity` arrive within any such span (`BF.RESERVE … TIMESPAN ms`).
-    Time(u64),
-}
-
 /// Everything about a filter but its contents.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Shape {
-    /// The window: by count, or by time (milliseconds).
+    /// What it forgets by: a count window finds the last `capacity` additions
+    /// (`BF.RESERVE … WINDOW`, `Window::Count(capacity)`); a time window the additions of the
+    /// last so many milliseconds, as long as no more than `capacity` arrive within any such
+    /// span (`BF.RESERVE … TIMESPAN ms`).
     pub window: Window,
     /// Items the window is sized for.
     pub capacity: u64,
@@ -69,14 +62,14 @@ impl Shape {
     pub fn new(error_rate: f64, capacity: u64, window: Window) -> Result<Shape, Error> {
         let valid_error = error_rate > 0.0 && error_rate < 1.0;
         let valid_span = match window {
-            Window::Count => true,
-            Window::Time(ms) => (1..=MAX_TIMESPAN_MS).contains(&ms),
+            Window::Count(length) => length == capacity,
+            Window::Time(_) => window.is_valid(),
         };
         if capacity < 1 || !valid_error || !valid_span {
             return Err(Error::InvalidParameters);
         }
         let slots = match window {
-            Window::Count => 0,
+            Window::Count(_) => 0,
             Window::Time(_) => TIME_SLOTS,
         };
         // A generation of at least MIN_GENERATION items, unless the capacity is smaller.
@@ -129,8 +122,17 @@ impl Shape {
     /// The window's span in milliseconds; 0 for count windows.
     pub fn timespan_ms(&self) -> u64 {
         match self.window {
-            Window::Count => 0,
+            Window::Count(_) => 0,
             Window::Time(ms) => ms,
+        }
+    }
+
+    /// The first and last millisecond of the time slot `t` falls in (a time window's; the
+    /// whole of time for a count window, which keeps none).
+    pub fn slot_around(&self, t: u64) -> (u64, u64) {
+        match self.window {
+            Window::Count(_) => (0, u64::MAX),
+            Window::Time(_) => self.window.period_around(t, u64::from(self.slots)),
         }
     }
 
@@ -148,8 +150,8 @@ impl Shape {
     /// creating server chose.
     pub fn is_valid(&self) -> bool {
         let span_ok = match self.window {
-            Window::Count => self.slots == 0,
-            Window::Time(ms) => self.slots >= 1 && (1..=MAX_TIMESPAN_MS).contains(&ms),
+            Window::Count(length) => self.slots == 0 && length == self.capacity,
+            Window::Time(_) => self.slots >= 1 && self.window.is_valid(),
         };
         let count_generations = u64::from(self.l.saturating_sub(self.slots));
         span_ok
@@ -250,6 +252,7 @@ pub fn false_positive_bound(k: u32, l: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::window::MAX_WINDOW;
 
     #[test]
     fn the_bound_matches_the_papers_values_with_linear_fill_close_by() {
@@ -268,18 +271,18 @@ mod tests {
 
     #[test]
     fn large_count_windows_get_the_recommended_pairs() {
-        let shape = Shape::new(0.01, 1_000_000, Window::Count).unwrap();
+        let shape = Shape::new(0.01, 1_000_000, Window::Count(1_000_000)).unwrap();
         assert_eq!((shape.k, shape.l, shape.generation), (11, 45, 22_223));
         assert_eq!(shape.slice_bits, 352_704);
-        let shape = Shape::new(0.001, 1_000_000, Window::Count).unwrap();
+        let shape = Shape::new(0.001, 1_000_000, Window::Count(1_000_000)).unwrap();
         assert_eq!((shape.k, shape.l), (14, 39));
         let shape = Shape::new(0.01, 1_000_000, Window::Time(60_000)).unwrap();
         assert_eq!((shape.k, shape.slots), (11, TIME_SLOTS));
         for shape in [
-            Shape::new(0.01, 10_000, Window::Count).unwrap(),
+            Shape::new(0.01, 10_000, Window::Count(10_000)).unwrap(),
             Shape::new(0.001, 10_000, Window::Time(1)).unwrap(),
-            Shape::new(0.25, 3, Window::Count).unwrap(),
-            Shape::new(1e-12, 1000, Window::Time(MAX_TIMESPAN_MS)).unwrap(),
+            Shape::new(0.25, 3, Window::Count(3)).unwrap(),
+            Shape::new(1e-12, 1000, Window::Time(MAX_WINDOW)).unwrap(),
         ] {
             assert!(shape.is_valid(), "{shape:?}");
             assert!(false_positive_bound(shape.k, shape.l) <= shape.error_rate);
@@ -288,24 +291,25 @@ mod tests {
 
     #[test]
     fn small_capacities_keep_generations_of_64() {
-        let shape = Shape::new(0.01, 1000, Window::Count).unwrap();
+        let shape = Shape::new(0.01, 1000, Window::Count(1000)).unwrap();
         assert!(shape.generation >= 64 && shape.l <= 15, "{shape:?}");
         let shape = Shape::new(0.01, 1000, Window::Time(2000)).unwrap();
         assert!(shape.generation >= 64 && shape.l - shape.slots <= 15);
-        let shape = Shape::new(0.01, 1, Window::Count).unwrap();
+        let shape = Shape::new(0.01, 1, Window::Count(1)).unwrap();
         assert_eq!((shape.l, shape.generation), (1, 1));
     }
 
     #[test]
     fn refuses_what_cannot_be_built() {
         for (error, capacity, window) in [
-            (0.01, 0, Window::Count),
-            (0.0, 10, Window::Count),
-            (1.0, 10, Window::Count),
-            (f64::NAN, 10, Window::Count),
+            (0.01, 0, Window::Count(0)),
+            (0.0, 10, Window::Count(10)),
+            (1.0, 10, Window::Count(10)),
+            (f64::NAN, 10, Window::Count(10)),
             (0.01, 10, Window::Time(0)),
-            (0.01, 10, Window::Time(MAX_TIMESPAN_MS + 1)),
-            (1e-30, 10, Window::Count),
+            (0.01, 10, Window::Time(MAX_WINDOW + 1)),
+            (0.01, 10, Window::Count(11)),
+            (1e-30, 10, Window::Count(10)),
         ] {
             assert_eq!(
                 Shape::new(error, capacity, window),
@@ -314,7 +318,7 @@ mod tests {
             );
         }
         // Absurd capacities still yield a shape; memory checks refuse them later.
-        let huge = Shape::new(0.01, u64::MAX / 2, Window::Count);
+        let huge = Shape::new(0.01, u64::MAX / 2, Window::Count(u64::MAX / 2));
         assert!(huge.is_err() || huge.unwrap().bit_bytes().is_some());
     }
 }

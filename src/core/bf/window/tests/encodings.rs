@@ -6,8 +6,9 @@ use crate::core::bf::encoding as bloom_encoding;
 use crate::core::bf::window::encoding::{
     self, chunk_at, chunks, decode_header, encode_header, is_header, load_chunk,
 };
-use crate::core::bf::window::{Window, WindowFilter};
+use crate::core::bf::window::WindowFilter;
 use crate::core::le::LeReader;
+use crate::core::window::Window;
 use crate::core::{Error, Memory, EAGER};
 
 /// A count and a time filter with a few generations' worth of items, the ring turned.

@@ -3,11 +3,11 @@
 //! against the classic sizing, and the encodings against truncated and hostile input.
 
 use super::encoding::{self, encode_header};
-use super::shape::{Window, MAX_TIMESPAN_MS};
 use super::WindowFilter;
 use crate::core::bf::sizing::{options, Layout};
 use crate::core::bf::{chain, false_positive_rate};
 use crate::core::testing::{fields_of, Rng};
+use crate::core::window::{Window, MAX_WINDOW};
 use crate::core::{Error, Memory, EAGER};
 
 mod encodings;
@@ -19,7 +19,7 @@ fn item(n: u64) -> [u8; 8] {
 }
 
 fn count_window(error: f64, capacity: u64) -> WindowFilter {
-    WindowFilter::new(error, capacity, Window::Count, &EAGER).unwrap()
+    WindowFilter::new(error, capacity, Window::Count(capacity), &EAGER).unwrap()
 }
 
 fn saved(filter: &WindowFilter) -> Vec<u8> {
@@ -216,10 +216,10 @@ fn memory_stays_within_the_targets_against_a_classic_filter() {
         chain::memory_usage(1, layout.unwrap().bytes()).unwrap() as f64
     };
     for (error, window, capacity, target) in [
-        (0.01, Window::Count, 1_000_000, 2.1),
-        (0.01, Window::Count, 100_000, 2.1),
-        (0.001, Window::Count, 1_000_000, 1.95),
-        (0.001, Window::Count, 100_000, 1.95),
+        (0.01, Window::Count(1_000_000), 1_000_000, 2.1),
+        (0.01, Window::Count(100_000), 100_000, 2.1),
+        (0.001, Window::Count(1_000_000), 1_000_000, 1.95),
+        (0.001, Window::Count(100_000), 100_000, 1.95),
         (0.01, Window::Time(60_000), 1_000_000, 2.3),
         (0.01, Window::Time(1000), 100_000, 2.3),
     ] {
@@ -242,7 +242,7 @@ fn reserving_a_huge_window_is_fast_and_sizes_are_checked_first() {
         ..EAGER
     };
     let started = std::time::Instant::now();
-    let filter = WindowFilter::new(0.01, 100_000_000, Window::Count, &lazy).unwrap();
+    let filter = WindowFilter::new(0.01, 100_000_000, Window::Count(100_000_000), &lazy).unwrap();
     let took = started.elapsed();
     assert!(filter.memory_usage() > 200_000_000);
     assert!(took.as_millis() < 10, "{took:?}");
@@ -255,13 +255,15 @@ fn reserving_a_huge_window_is_fast_and_sizes_are_checked_first() {
         limit: 1 << 20,
         ..crate::core::EAGER
     };
-    for window in [Window::Count, Window::Time(1000)] {
-        let refused = WindowFilter::new(0.01, 1_000_000, window, &limited);
+    // A count window's length is its capacity.
+    let windows: [fn(u64) -> Window; 2] = [Window::Count, |_| Window::Time(1000)];
+    for window in windows {
+        let refused = WindowFilter::new(0.01, 1_000_000, window(1_000_000), &limited);
         assert_eq!(refused.err(), Some(Error::OverLimit));
-        let refused = WindowFilter::new(0.01, u64::MAX, window, &limited);
+        let refused = WindowFilter::new(0.01, u64::MAX, window(u64::MAX), &limited);
         assert!(refused.is_err());
     }
-    let timespans = [Window::Time(0), Window::Time(MAX_TIMESPAN_MS + 1)];
+    let timespans = [Window::Time(0), Window::Time(MAX_WINDOW + 1)];
     for window in timespans {
         let refused = WindowFilter::new(0.01, 100, window, &EAGER);
         assert_eq!(refused.err(), Some(Error::InvalidParameters));
@@ -271,7 +273,7 @@ fn reserving_a_huge_window_is_fast_and_sizes_are_checked_first() {
 #[test]
 fn the_skipping_run_scan_answers_as_checking_every_run() {
     let mut filters = encodings::busy_filters().to_vec();
-    filters.push(WindowFilter::new(0.2, 50, Window::Count, &EAGER).unwrap());
+    filters.push(WindowFilter::new(0.2, 50, Window::Count(50), &EAGER).unwrap());
     for n in 0..400 {
         filters[2].insert(&item(n), 0);
     }
