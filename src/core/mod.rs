@@ -34,6 +34,7 @@
 )]
 
 pub mod bf;
+pub mod bits;
 pub mod cf;
 pub mod cms;
 pub mod divisor;

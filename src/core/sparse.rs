@@ -30,6 +30,7 @@
 use std::ops::{Deref, Range};
 
 use super::{no_advice, Dense, Error, Memory};
+use crate::core::bits;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::try_filled;
 
@@ -158,7 +159,7 @@ impl Sparse {
         self.bytes.get_mut(start..start.checked_add(len)?)
     }
 
-    /// Sets bits `bits` (LSB first within each byte: bit `x` is `byte[x >> 3] & 1 << (x & 7)`);
+    /// Sets bits `bits` (in `core::bits`' order);
     /// true when at least one was clear. One write for the map, however many bits: a byte's
     /// first bit marks its block.
     #[inline]
@@ -340,12 +341,11 @@ impl Sparse {
 /// Sets bit `bit` of `bytes`: whether it was clear, and whether its byte was zero.
 #[inline]
 fn set_bit(bytes: &mut [u8], bit: usize) -> (bool, bool) {
-    let Some(byte) = bytes.get_mut(bit >> 3) else {
+    let Some(byte) = bytes.get_mut(bit / 8) else {
         return (false, false);
     };
-    let (old, mask) = (*byte, 1u8 << (bit & 7));
-    *byte = old | mask;
-    (old & mask == 0, old == 0)
+    let byte_was_zero = *byte == 0;
+    (bits::set(std::slice::from_mut(byte), bit % 8), byte_was_zero)
 }
 
 #[inline]

@@ -47,14 +47,25 @@ impl Window {
         u64::try_from(self.exact_period_of(t, periods)).unwrap_or(u64::MAX)
     }
 
-    /// The first and last time (or update count) of the period `t` falls in when the window
-    /// is cut into `periods`, exact (the last saturating at `u64::MAX`).
-    pub fn period_around(self, t: u64, periods: u64) -> (u64, u64) {
-        let period = self.exact_period_of(t, periods);
+    /// The first time (or update count) of the period `t` falls in when the window is cut
+    /// into `periods`, exact.
+    pub fn period_start(self, t: u64, periods: u64) -> u64 {
+        let first = self.first_time_of(self.exact_period_of(t, periods), periods);
         // The first time is at most `t`, so it always fits.
-        let first = u64::try_from(self.first_time_of(period, periods)).unwrap_or(t);
-        let next = self.first_time_of(period + 1, periods);
-        (first, u64::try_from(next - 1).unwrap_or(u64::MAX))
+        u64::try_from(first).unwrap_or(t)
+    }
+
+    /// The last time (or update count) of the period `t` falls in, exact, saturating at
+    /// `u64::MAX`.
+    pub fn period_end(self, t: u64, periods: u64) -> u64 {
+        let next = self.first_time_of(self.exact_period_of(t, periods) + 1, periods);
+        u64::try_from(next - 1).unwrap_or(u64::MAX)
+    }
+
+    /// Whether times `a` and `b` fall in one period, exact: two times past the last period
+    /// `period_of` can name are told apart here.
+    pub fn same_period(self, a: u64, b: u64, periods: u64) -> bool {
+        self.exact_period_of(a, periods) == self.exact_period_of(b, periods)
     }
 
     /// `⌊t · periods / length⌋` in 128 bits, where it cannot overflow.
@@ -435,8 +446,19 @@ mod tests {
             ] {
                 let shape = format!("{length}/{periods} at {t}");
                 let period = window.period_of(t, periods);
-                let (first, last) = window.period_around(t, periods);
+                let (first, last) = (
+                    window.period_start(t, periods),
+                    window.period_end(t, periods),
+                );
                 assert!(first <= t && t <= last, "{shape}: {first}..={last}");
+                assert!(window.same_period(first, t, periods), "{shape}");
+                assert!(window.same_period(last, t, periods), "{shape}");
+                if first > 0 {
+                    assert!(!window.same_period(first - 1, t, periods), "{shape}");
+                }
+                if last < u64::MAX {
+                    assert!(!window.same_period(last + 1, t, periods), "{shape}");
+                }
                 // Past u64::MAX periods (1 ms over 8 near the last millisecond) period_of
                 // saturates, so its neighbours cannot be told apart by it.
                 if period < u64::MAX {
@@ -453,8 +475,9 @@ mod tests {
             }
         }
         // 7 ms over 3 periods: 0..=2, 3..=4, 5..=6.
+        let window = Window::Time(7);
         let around: Vec<_> = (0..7)
-            .map(|t| Window::Time(7).period_around(t, 3))
+            .map(|t| (window.period_start(t, 3), window.period_end(t, 3)))
             .collect();
         assert_eq!(
             around,

@@ -13,6 +13,7 @@
 //! `Σᵢ Pois(i; λ) · (1 − (1 − 1/512)^{k·i})^k` stays within ε, and keeps the smallest array.
 
 use super::sizing::is_valid_target;
+use crate::core::bits;
 use crate::core::hash::{splitmix64_mix, HashPair};
 use crate::core::Error;
 
@@ -97,22 +98,14 @@ impl Blocked {
 
     /// True when every bit of `hash` is set in its 64-byte `block`.
     pub fn block_contains(&self, block: &[u8], hash: HashPair) -> bool {
-        positions(hash, self.hashes).all(|p| {
-            block
-                .get((p / 8) as usize)
-                .is_some_and(|b| b & (1 << (p % 8)) != 0)
-        })
+        positions(hash, self.hashes).all(|p| bits::is_set(block, p as usize))
     }
 
     /// Sets every bit of `hash` in its 64-byte `block`; true when at least one was new.
     pub fn block_insert(&self, block: &mut [u8], hash: HashPair) -> bool {
         let mut any_new = false;
         for p in positions(hash, self.hashes) {
-            if let Some(byte) = block.get_mut((p / 8) as usize) {
-                let mask = 1 << (p % 8);
-                any_new |= *byte & mask == 0;
-                *byte |= mask;
-            }
+            any_new |= bits::set(block, p as usize);
         }
         any_new
     }

@@ -13,6 +13,7 @@ use super::blocked::{Blocked, BLOCK_BYTES};
 use super::probes::ProbeRule;
 use super::shape::Shape;
 use super::sizing::Layout;
+use crate::core::bits::is_set;
 use crate::core::hash::HashPair;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::sparse::Sparse;
@@ -305,18 +306,6 @@ fn block_of(parts: &[Sparse], segment: usize, offset: usize) -> Option<&[u8]> {
     parts
         .get(segment)?
         .get(offset..offset + BLOCK_BYTES as usize)
-}
-
-/// Bit `bit` of a byte array, LSB first within each byte (RedisBloom's
-/// `buf[x >> 3] & (1 << (x % 8))`).
-#[inline]
-fn is_set(bytes: &[u8], bit: usize) -> bool {
-    bytes.get(bit >> 3).is_some_and(|b| b & bit_mask(bit) != 0)
-}
-
-#[inline]
-fn bit_mask(bit: usize) -> u8 {
-    1 << (bit & 7)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! `1 << (bit % 8)`.
 
 use super::sip::hash_item;
+use crate::core::bits;
 use crate::core::le::LeReader;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{Error, Memory};
@@ -174,28 +175,25 @@ impl SubFilter {
             .map_or(1, u32::from_le_bytes)
     }
 
-    /// The byte and mask of probe `i` of `hashes` in a bitmap of `bits` bits.
-    fn bit(hashes: Hashes, i: u32, bits: u64) -> (usize, u8) {
-        let bit = hashes.probe(i) % bits;
-        (HEADER_BYTES + (bit / 8) as usize, 1u8 << (bit % 8))
+    /// The bitmap's bit of probe `i` of `hashes`, in a bitmap of `len` bits.
+    fn bit(hashes: Hashes, i: u32, len: u64) -> usize {
+        (hashes.probe(i) % len) as usize
     }
 
     /// Whether every probe's bit is set.
     pub fn check(&self, hashes: Hashes) -> bool {
-        let bits = self.bitmap_len() * 8;
-        (0..self.k()).all(|i| {
-            let (byte, mask) = SubFilter::bit(hashes, i, bits);
-            self.blob.get(byte).is_some_and(|b| b & mask != 0)
-        })
+        let len = self.bitmap_len() * 8;
+        let bitmap = self.blob.get(HEADER_BYTES..).unwrap_or_default();
+        (0..self.k()).all(|i| bits::is_set(bitmap, SubFilter::bit(hashes, i, len)))
     }
 
     /// Sets every probe's bit.
     pub fn set(&mut self, hashes: Hashes) {
-        let bits = self.bitmap_len() * 8;
-        for i in 0..self.k() {
-            let (byte, mask) = SubFilter::bit(hashes, i, bits);
-            if let Some(b) = self.blob.get_mut(byte) {
-                *b |= mask;
+        let len = self.bitmap_len() * 8;
+        let k = self.k();
+        if let Some(bitmap) = self.blob.get_mut(HEADER_BYTES..) {
+            for i in 0..k {
+                bits::set(bitmap, SubFilter::bit(hashes, i, len));
             }
         }
     }

@@ -212,7 +212,7 @@ fn load_state(input: &mut impl RdbRead, memory: &Memory) -> Result<WindowFilter,
     let mut latest = try_filled(times, 0)?;
     // A generation's latest time is at most the end of the newest write's time slot.
     let newest_slot_end = match window {
-        Window::Time(_) => shape.slot_around(now_ms).1,
+        Window::Time(_) => shape.window.period_end(now_ms, u64::from(shape.slots)),
         Window::Count(_) => now_ms,
     };
     for time in latest.iter_mut() {

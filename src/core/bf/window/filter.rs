@@ -7,6 +7,7 @@
 //! too, and only decide which generations are still alive; they change nothing.
 
 use super::shape::Shape;
+use crate::core::bits;
 use crate::core::hash::{murmur3_fmix64, HashKind, HashPair};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::window::Window;
@@ -147,14 +148,15 @@ impl WindowFilter {
         self.opened = self.opened.max(1);
         let newest = self.newest as usize;
         if let (Some(latest), Window::Time(_)) = (self.latest.get_mut(newest), self.shape.window) {
-            *latest = self.shape.slot_around(now).1;
+            *latest = self
+                .shape
+                .window
+                .period_end(now, u64::from(self.shape.slots));
         }
         for position in 0..self.shape.k {
             let slice = self.physical(position);
-            let (byte, mask) = self.bit_of(hash, slice);
-            if let Some(byte) = self.bits.get_mut(byte) {
-                *byte |= mask;
-            }
+            let bit = self.bit_of(hash, slice);
+            bits::set(&mut self.bits, bit);
         }
         self.current = self.current.saturating_add(1);
         if let Some(fresh) = self.fresh.get_mut(newest).filter(|_| !found) {
@@ -283,7 +285,13 @@ impl WindowFilter {
     pub fn write_time(&self, now_ms: u64) -> u64 {
         match self.shape.window {
             Window::Count(_) => 0,
-            Window::Time(_) => self.shape.slot_around(now_ms).0.max(self.now_ms),
+            Window::Time(_) => {
+                let slot_start = self
+                    .shape
+                    .window
+                    .period_start(now_ms, u64::from(self.shape.slots));
+                slot_start.max(self.now_ms)
+            }
         }
     }
 
@@ -306,8 +314,8 @@ impl WindowFilter {
                 Window::Count(_) => false,
                 Window::Time(_) => {
                     let latest = self.latest.get(self.newest as usize).copied().unwrap_or(0);
-                    // Times in one slot share its first millisecond.
-                    self.shape.slot_around(latest).0 != self.shape.slot_around(now).0
+                    let slots = u64::from(self.shape.slots);
+                    !self.shape.window.same_period(latest, now, slots)
                 }
             }
     }
@@ -372,8 +380,7 @@ impl WindowFilter {
 
     /// Whether the slice at `position` holds the item's bit.
     pub(super) fn holds_bit(&self, hash: HashPair, position: u32) -> bool {
-        let (byte, mask) = self.bit_of(hash, self.physical(position));
-        self.bits.get(byte).is_some_and(|b| b & mask != 0)
+        bits::is_set(&self.bits, self.bit_of(hash, self.physical(position)))
     }
 
     /// How many positions, from the newest, may start a run at `now`: the opened ones up to l,
@@ -434,16 +441,15 @@ impl WindowFilter {
         }
     }
 
-    /// The byte and bit of an item in physical slice `slice`: the item's pair, stepped to the
+    /// The bit of an item in physical slice `slice`: the item's pair, stepped to the
     /// slice and mixed through a 64-bit finaliser, then reduced multiply-high. Plain double
     /// hashing `(a + s·b) mod m` would let two items agreeing on `(a mod m, b mod m)` collide
     /// in every slice — a false-positive floor of about N/m² that small slices feel.
-    pub(super) fn bit_of(&self, hash: HashPair, slice: u32) -> (usize, u8) {
+    pub(super) fn bit_of(&self, hash: HashPair, slice: u32) -> usize {
         let stepped = hash.a.wrapping_add(u64::from(slice).wrapping_mul(hash.b));
         let mixed = murmur3_fmix64(stepped ^ INDEX_SEED);
         let bit = ((u128::from(mixed) * u128::from(self.shape.slice_bits)) >> 64) as u64;
-        let byte = u64::from(slice) * self.shape.slice_bytes() + bit / 8;
-        (byte as usize, 1 << (bit % 8))
+        (u64::from(slice) * self.shape.slice_bits + bit) as usize
     }
 }
 

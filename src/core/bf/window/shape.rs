@@ -127,15 +127,6 @@ impl Shape {
         }
     }
 
-    /// The first and last millisecond of the time slot `t` falls in (a time window's; the
-    /// whole of time for a count window, which keeps none).
-    pub fn slot_around(&self, t: u64) -> (u64, u64) {
-        match self.window {
-            Window::Count(_) => (0, u64::MAX),
-            Window::Time(_) => self.window.period_around(t, u64::from(self.slots)),
-        }
-    }
-
     /// How many of the latest additions a count window always finds: `l·g + 1` (shifts are
     /// lazy, so right after one the newest generation holds a single item); `None` on
     /// overflow.
