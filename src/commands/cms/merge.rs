@@ -95,10 +95,13 @@ fn merge_into<T: Merged>(
     mut destination: Tracked<T>,
     shape: MergeArgs,
 ) -> CommandResult {
-    // Each source checked as it is reached, so a refused one opens no key after it.
+    // Each source checked as it is reached, so a refused one opens no key after it; its
+    // weight is kept for the merge.
+    let mut weights = Vec::new();
+    reserve(&mut weights, shape.sources)?;
     let sources =
         call.open_sources(FIRST_SOURCE, shape.sources, out_of_memory(), |i, _, key| {
-            weight(call.args, shape, i)?;
+            weights.push(weight(call.args, shape, i)?);
             if let Some(key) = key {
                 destination
                     .source(existing_read(key)?)
@@ -111,8 +114,7 @@ fn merge_into<T: Merged>(
     reserve(&mut found, sources.keys.len())?;
     let mut weighted = Vec::new();
     reserve(&mut weighted, sources.order.len())?;
-    for (i, &source) in sources.order.iter().enumerate() {
-        let weight = weight(call.args, shape, i)?;
+    for (&source, &weight) in sources.order.iter().zip(&weights) {
         let sketch = match source {
             Source::Destination => None,
             Source::Key(n) if n == found.len() => {
