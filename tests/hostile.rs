@@ -107,13 +107,23 @@ fn no_hostile_pattern_stalls_the_server_or_outgrows_the_machine() {
         ok()
     );
     for case in CASES {
-        c.cmd("FLUSHALL");
-        c.cmd("SLOWLOG RESET");
-        (case.run)(&mut c);
-        let slow = slow_entries(&mut c);
+        // A stall repeats; a command that the machine's other work (or a virtual machine's
+        // stolen time) held past the bound once does not: a case over it runs once more, and
+        // fails when it is over again.
+        let mut slow = Vec::new();
+        for _ in 0..2 {
+            c.cmd("FLUSHALL");
+            c.cmd("SLOWLOG RESET");
+            (case.run)(&mut c);
+            slow = slow_entries(&mut c);
+            if slow.is_empty() {
+                break;
+            }
+            eprintln!("{}: commands over {BOUND:?}, once: {slow:?}", case.name);
+        }
         assert!(
             slow.is_empty(),
-            "{}: commands over {BOUND:?}: {slow:?}",
+            "{}: commands over {BOUND:?}, twice: {slow:?}",
             case.name
         );
         let rss: u64 = info_field(&mut c, "memory", "used_memory_rss")
