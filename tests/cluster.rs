@@ -266,8 +266,10 @@ fn saved_forms(c: &mut Conn, keys: &[String]) -> Vec<(Vec<u8>, Value)> {
 }
 
 /// The families' totals in `INFO bf`, by name (not the allocator's and defragmentation's
-/// counts, which are the node's own).
-fn totals(c: &mut Conn) -> BTreeMap<String, i64> {
+/// counts, which are the node's own). Wide integers: a t-digest's observations pass 2^63 when
+/// the stream merges it into itself often enough, and a total that would not parse would
+/// silently leave one side of a comparison.
+fn totals(c: &mut Conn) -> BTreeMap<String, i128> {
     let families = [
         "bf_bloom_",
         "bf_cuckoo_",
@@ -289,7 +291,7 @@ fn totals(c: &mut Conn) -> BTreeMap<String, i64> {
 }
 
 /// Adds `more` into `sum`, field by field.
-fn add_totals(sum: &mut BTreeMap<String, i64>, more: BTreeMap<String, i64>) {
+fn add_totals(sum: &mut BTreeMap<String, i128>, more: BTreeMap<String, i128>) {
     for (name, value) in more {
         *sum.entry(name).or_default() += value;
     }
@@ -526,11 +528,11 @@ const EXACT_COUNT: u64 = 1 << 53;
 
 /// Totals as far as they are exact: the t-digests' observations only while they are below
 /// [`EXACT_COUNT`] (the stream's merges of digests into themselves double their counts).
-fn exact_counts(mut totals: BTreeMap<String, i64>) -> BTreeMap<String, i64> {
+fn exact_counts(mut totals: BTreeMap<String, i128>) -> BTreeMap<String, i128> {
     let observations = "bf_tdigest_observations_across_objects";
     if totals
         .get(observations)
-        .is_some_and(|&n| n.unsigned_abs() > EXACT_COUNT)
+        .is_some_and(|&n| n.unsigned_abs() > u128::from(EXACT_COUNT))
     {
         totals.remove(observations);
     }
