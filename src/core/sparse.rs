@@ -189,6 +189,44 @@ impl Sparse {
     pub fn write(&mut self, offset: usize, data: &[u8]) -> Option<()> {
         let end = offset.checked_add(data.len())?;
         self.bytes.get_mut(offset..end)?.copy_from_slice(data);
+        self.mark_written(offset, data);
+        Some(())
+    }
+
+    /// ORs `other`, an array of the same length, into this one (a union of bit arrays),
+    /// reading only what `other` holds: work in proportion to its data. `None`, changing
+    /// nothing, when the lengths differ.
+    pub fn or_from(&mut self, other: &Sparse) -> Option<()> {
+        if other.len() != self.len() {
+            return None;
+        }
+        for (offset, data) in other.nonzero_runs() {
+            let target = self.bytes.get_mut(offset..offset + data.len())?;
+            for (to, &from) in target.iter_mut().zip(data) {
+                *to |= from;
+            }
+            self.mark_written(offset, data);
+        }
+        Some(())
+    }
+
+    /// How many bits are set, counting only the marked blocks, a word at a time.
+    pub fn count_ones(&self) -> u64 {
+        let word = |w: &[u8]| {
+            let mut bytes = [0u8; 8];
+            bytes.iter_mut().zip(w).for_each(|(to, &from)| *to = from);
+            u64::from(u64::from_le_bytes(bytes).count_ones())
+        };
+        let ones = |run: &[u8]| run.chunks(8).map(word).sum::<u64>();
+        self.marked_runs()
+            .filter_map(|run| self.get(run))
+            .map(ones)
+            .sum()
+    }
+
+    /// Marks the blocks where `data`, just written at byte `offset`, holds a non-zero byte,
+    /// each block it covers counting as a marking write.
+    fn mark_written(&mut self, offset: usize, data: &[u8]) {
         // Split `data` where the array's blocks begin, so each piece lies in one block.
         let mut at = offset;
         let mut rest = data;
@@ -204,7 +242,6 @@ impl Sparse {
             at += piece.len();
             rest = tail;
         }
-        Some(())
     }
 
     /// Whether no block overlapping `range` was ever written: its bytes are all zero then.
@@ -345,7 +382,10 @@ fn set_bit(bytes: &mut [u8], bit: usize) -> (bool, bool) {
         return (false, false);
     };
     let byte_was_zero = *byte == 0;
-    (bits::set(std::slice::from_mut(byte), bit % 8), byte_was_zero)
+    (
+        bits::set(std::slice::from_mut(byte), bit % 8),
+        byte_was_zero,
+    )
 }
 
 #[inline]
