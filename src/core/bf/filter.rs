@@ -10,6 +10,7 @@
 //! few items visit a few blocks.
 
 use super::blocked::{Blocked, BLOCK_BYTES};
+use super::estimate::{estimate_spread, estimated_items};
 use super::probes::ProbeRule;
 use super::shape::Shape;
 use super::sizing::Layout;
@@ -173,6 +174,37 @@ impl Link {
             Bits::Blocked { segments, .. } => (None, segments),
         };
         whole.into_iter().chain(parts)
+    }
+
+    /// ORs the bits of `other`, a sub-filter of the same shape, into this one: afterwards it
+    /// finds every item either held. Its item count is left to the caller
+    /// ([`Link::set_items`]). `BadEncoding`, changing nothing, when the shapes differ.
+    pub fn or_from(&mut self, other: &Link) -> Result<(), Error> {
+        if self.shape() != other.shape() {
+            return Err(Error::BadEncoding);
+        }
+        for (to, from) in self.arrays_mut().zip(other.arrays()) {
+            to.or_from(from).ok_or(Error::BadEncoding)?;
+        }
+        Ok(())
+    }
+
+    /// The items its bits say it holds (Swamidass and Baldi's estimate), and that estimate's spread
+    /// at its capacity.
+    pub fn estimated_items(&self) -> (u64, f64) {
+        let shape = self.shape();
+        let set = self.arrays().map(Sparse::count_ones).sum();
+        let bits = shape.probed_bits();
+        let estimate = estimated_items(bits, set, shape.hashes());
+        (
+            estimate,
+            estimate_spread(bits, shape.entries(), shape.hashes()),
+        )
+    }
+
+    /// Sets the count of items it holds (a union's estimate).
+    pub fn set_items(&mut self, items: u64) {
+        self.items = items;
     }
 
     /// True when it holds as many items as it was sized for.
@@ -414,5 +446,27 @@ mod tests {
             Link::new(classic(10, 0.01), &refused).err(),
             Some(Error::OutOfMemory)
         );
+    }
+
+    /// The arrays under a union of sub-filters (`Link::or_from`, `Link::estimated_items`).
+    #[test]
+    fn a_union_of_arrays_marks_what_it_writes_and_counts_every_bit_to_the_last_byte() {
+        use crate::core::sparse::BLOCK;
+        // 64 blocks and a tail of 5 bytes (not a whole number of words), few of them written.
+        let len = 64 * BLOCK + 5;
+        let mut left = Sparse::zeroed(len as u64, &EAGER).unwrap();
+        let mut right = Sparse::zeroed(len as u64, &EAGER).unwrap();
+        left.set_bits([0, 9]);
+        right.set_bits([9, 2 * BLOCK * 8 + 3, len * 8 - 1]);
+        assert_eq!((left.count_ones(), right.count_ones()), (2, 3));
+        left.or_from(&right).unwrap();
+        assert_eq!(left.count_ones(), 4);
+        let expected: Vec<u8> = left.iter().zip(right.iter()).map(|(a, b)| a | b).collect();
+        assert_eq!(&left[..], &expected[..]);
+        let runs: Vec<_> = left.marked_runs().collect();
+        assert_eq!(runs, [0..BLOCK, 2 * BLOCK..3 * BLOCK, 64 * BLOCK..len]);
+        let shorter = Sparse::zeroed(len as u64 - 1, &EAGER).unwrap();
+        assert_eq!(left.or_from(&shorter), None);
+        assert_eq!(left.count_ones(), 4, "nothing changed");
     }
 }

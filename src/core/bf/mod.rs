@@ -6,7 +6,8 @@
 //! * [`shape`] — a sub-filter's shape in either layout: everything but its bits;
 //! * `probes` — where a classic sub-filter's probes fall;
 //! * [`filter`] — one sub-filter's bit array, in RedisBloom's layout or the blocked one;
-//! * [`chain`] — the scalable chain stored under a key;
+//! * [`chain`] — the scalable chain stored under a key, and the union of chains of one shape;
+//! * `estimate` — how many items a union holds, told from its bits;
 //! * [`encoding`] — SCANDUMP header and chunks;
 //! * [`rdb`] — the RDB fields of both Bloom data types;
 //! * [`window`] — Bloom filters that forget, with their own encodings;
@@ -15,6 +16,7 @@
 pub mod blocked;
 pub mod chain;
 pub mod encoding;
+mod estimate;
 pub mod filter;
 mod probes;
 pub mod rdb;

@@ -38,6 +38,15 @@ impl Shape {
         }
     }
 
+    /// Bits its probes can reach: a classic layout's modulus (RedisBloom's `bits`, or the
+    /// power of two it rounded to), every bit of a blocked one.
+    pub fn probed_bits(&self) -> u64 {
+        match self {
+            Shape::Classic(l) => l.modulus(),
+            Shape::Blocked(b) => b.bytes().saturating_mul(8),
+        }
+    }
+
     /// Bytes of its bit array.
     pub fn bytes(&self) -> u64 {
         match self {

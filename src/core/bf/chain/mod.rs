@@ -12,6 +12,9 @@ use crate::core::Memory;
 use crate::core::{try_vec, Error};
 
 mod batch;
+mod merge;
+
+pub use merge::MergeError;
 
 /// Whether saved chain fields and its links (shape and item count each) describe a chain
 /// [`Chain::from_links`] accepts: at least one link, each of the chain's layout, their items

@@ -1,0 +1,67 @@
+//! How many items a Bloom array holds, told from its bits: what a union of filters counts,
+//! since items added to two of them are one item in their union, not two.
+//!
+//! Swamidass and Baldi, *Mathematical correction for fingerprint similarity measures to
+//! improve information retrieval performance* (J. Chem. Inf. Model. 47, 2007): an array of `m`
+//! bits of which `X` are set, each item setting `k`, most likely holds
+//! `n = −(m/k)·ln(1 − X/m)` items, with a variance of about `m·(e^(kn/m) − 1 − kn/m) / k²`.
+//! Guava's `BloomFilter.approximateElementCount` is the same estimate.
+
+/// The estimated items of an array of `bits` bits, `set` of them set, `hashes` set per item:
+/// rounded to the nearest item; `u64::MAX` when every bit is set (it could hold any number).
+pub fn estimated_items(bits: u64, set: u64, hashes: u32) -> u64 {
+    if set >= bits {
+        return u64::MAX;
+    }
+    let (m, x, k) = (bits as f64, set as f64, f64::from(hashes.max(1)));
+    let n = -(m / k) * (-x / m).ln_1p();
+    n.round() as u64
+}
+
+/// The standard deviation of the estimate for an array of `bits` bits holding `items`, each
+/// setting `hashes`: how far an estimate may stray from the true count by chance alone.
+pub fn estimate_spread(bits: u64, items: u64, hashes: u32) -> f64 {
+    let (m, n, k) = (bits as f64, items as f64, f64::from(hashes.max(1)));
+    let load = k * n / m.max(1.0);
+    (m * (load.exp_m1() - load)).max(0.0).sqrt() / k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::bits;
+
+    /// A 64-bit generator for the tests' positions (SplitMix64's sequence).
+    fn positions(seed: u64) -> impl Iterator<Item = u64> {
+        let mut state = seed;
+        std::iter::repeat_with(move || {
+            state = state.wrapping_add(crate::core::hash::GOLDEN_GAMMA);
+            crate::core::hash::splitmix64_mix(state)
+        })
+    }
+
+    #[test]
+    fn the_estimate_of_random_fills_is_within_its_spread() {
+        let (bits, hashes) = (1u64 << 20, 7);
+        for items in [0u64, 1, 1000, 50_000, 109_000, 200_000] {
+            let mut array = vec![0u8; (bits / 8) as usize];
+            let mut draws = positions(items);
+            for _ in 0..items * u64::from(hashes) {
+                bits::set(&mut array, (draws.next().unwrap() % bits) as usize);
+            }
+            let set = array.iter().map(|b| u64::from(b.count_ones())).sum();
+            let estimate = estimated_items(bits, set, hashes);
+            let spread = estimate_spread(bits, items, hashes);
+            let off = (estimate as f64 - items as f64).abs();
+            assert!(off <= 4.0 * spread + 1.0, "{items}: {estimate} ±{spread}");
+        }
+    }
+
+    #[test]
+    fn empty_and_full_arrays() {
+        assert_eq!(estimated_items(1024, 0, 7), 0);
+        assert_eq!(estimated_items(1024, 1024, 7), u64::MAX);
+        assert_eq!(estimated_items(0, 0, 7), u64::MAX);
+        assert_eq!(estimate_spread(1024, 0, 7), 0.0);
+    }
+}
