@@ -477,14 +477,14 @@ fn command_info_and_docs() {
         docs.field("summary"),
         bulk(b"Adds an item to a Bloom Filter")
     );
-    // All twelve BF commands are there (BF.LOAD is valkey-bloom's), beside the other families'
-    // (each suite counts its own).
+    // All thirteen BF commands are there (BF.LOAD is valkey-bloom's, BF.MERGE ours), beside
+    // the other families' (each suite counts its own).
     let list = c.cmd("COMMAND LIST FILTERBY MODULE bf").array();
     let bf = list
         .iter()
         .filter(|name| name.text().starts_with("bf."))
         .count();
-    assert_eq!(bf, 12, "{list:?}");
+    assert_eq!(bf, 13, "{list:?}");
 }
 
 #[test]
@@ -582,7 +582,7 @@ fn fast_layout_filters() {
 }
 
 /// Every command once, with arguments that pass its arity check.
-const ONE_OF_EACH: [&str; 12] = [
+const ONE_OF_EACH: [&str; 13] = [
     "BF.RESERVE acl 0.01 100",
     "BF.ADD acl a",
     "BF.MADD acl a",
@@ -595,6 +595,7 @@ const ONE_OF_EACH: [&str; 12] = [
     "BF.SCANDUMP acl 0",
     "BF.LOADCHUNK acl 1 x",
     "BF.LOAD acl2 x",
+    "BF.MERGE acl3 1 acl",
 ];
 
 /// Whether `user` (password `pw`) may run `line`: judged by what the server answers once

@@ -52,6 +52,7 @@ fn merges_are_routed_by_every_key() {
         "CMS.INITBYDIM {a}s 10 2",
         "TDIGEST.CREATE {a}t",
         "TDIGEST.ADD {a}t 1 2 3",
+        "BF.RESERVE {a}f 0.01 100",
     ] {
         assert_eq!(c.cmd(line), ok(), "{line}");
     }
@@ -65,11 +66,14 @@ fn merges_are_routed_by_every_key() {
         format!("CMS.MERGE {{a}}d 1 {far}"),
         "TDIGEST.MERGE {a}t2 2 {b}t {a}t".to_string(),
         format!("TDIGEST.MERGE {{a}}t2 1 {far} OVERRIDE"),
+        "BF.MERGE {a}f2 2 {a}f {b}f".to_string(),
+        format!("BF.MERGE {{a}}f2 1 {far} OVERFILL"),
     ] {
         assert_eq!(c.cmd(&line), err(CROSSSLOT), "{line}");
     }
     assert_eq!(c.cmd("CMS.MERGE {a}d 2 {a}s {a}s WEIGHTS 1 2"), ok());
     assert_eq!(c.cmd("TDIGEST.MERGE {a}t2 2 {a}t {a}t"), ok());
+    assert_eq!(c.cmd("BF.MERGE {a}f2 2 {a}f {a}f"), ok());
     // A count that names no keys leaves the command to fail with its own error.
     assert_eq!(c.cmd("CMS.MERGE {a}d x {b}s"), err("CMS: invalid numkeys"));
     assert_eq!(

@@ -5,6 +5,7 @@ use std::ffi::CStr;
 
 use crate::commands::errors::Failure;
 use crate::core;
+use crate::core::bf::chain::MergeError;
 
 pub use crate::commands::errors::{
     INSUFFICIENT_MEMORY, ITEM_EXISTS, NOT_FOUND, UNKNOWN_ARGUMENT, WRONG_TYPE,
@@ -96,6 +97,12 @@ pub const BLOOM_OVER_LIMIT: &CStr = c"ERR operation exceeds bloom object memory 
 /// Ours: valkey-bloom has no SCANDUMP, and its filters have no chunks RedisBloom reads.
 pub const NO_CHUNKS: &CStr = c"ERR valkey-bloom filters (type bloomfltr) have no SCANDUMP chunks: use DUMP and RESTORE, or BF.LOAD";
 
+/// Ours: BF.MERGE's (`merge.rs`); the differences between filters are named there.
+pub const BAD_NUMKEYS: &CStr = c"ERR numkeys must be a positive integer";
+pub const FORGETS: &CStr = c"ERR filters that forget (WINDOW, TIMESPAN) cannot be merged";
+pub const VALKEY_BLOOM: &CStr = c"ERR valkey-bloom filters cannot be merged";
+pub const MERGE_PAST_CAPACITY: &CStr = c"ERR the union would pass a sub-filter's capacity, and so its error rate (OVERFILL merges all the same)";
+
 const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";
 /// RedisBloom's and valkey-bloom's alike.
 pub const FILTER_FULL: &CStr = c"ERR non scaling filter is full";
@@ -116,6 +123,22 @@ pub fn text(error: core::Error) -> &'static CStr {
         core::Error::NoLinkAtOffset => NO_LINK_AT_OFFSET,
         core::Error::ChunkTooBig => CHUNK_TOO_BIG,
     }
+}
+
+/// Why BF.MERGE refused a union (`merge.rs`), naming what differs.
+pub fn merge(error: MergeError) -> Failure {
+    let text: &'static CStr = match error {
+        MergeError::LayoutsDiffer => c"ERR filters differ in layout (CLASSIC or FAST)",
+        MergeError::HashingDiffers => c"ERR filters differ in hashing",
+        MergeError::ScalingDiffers => c"ERR filters differ in scaling (NONSCALING)",
+        MergeError::ExpansionsDiffer => c"ERR filters differ in expansion",
+        MergeError::CapacitiesDiffer => c"ERR filters differ in capacity",
+        MergeError::ErrorRatesDiffer => c"ERR filters differ in error rate",
+        MergeError::ShapesDiffer => c"ERR filters differ in the sizes of their sub-filters",
+        MergeError::PastCapacity(_) => MERGE_PAST_CAPACITY,
+        MergeError::Memory(error) => text(error),
+    };
+    Failure::Message(text)
 }
 
 /// A core error of a Bloom-filter command, as its reply. (Each family words the same core

@@ -9,7 +9,9 @@
 //!
 //! A filter that forgets shows the same five fields first (one filter, `Expansion rate` null,
 //! its items those added within the window, as BF.CARD counts them), then its own
-//! (`window.rs`); its `LAYOUT` is `window`. Both read it at the clock's time.
+//! (`window.rs`); its `LAYOUT` is `window`. Both read it at the clock's time. A union merged
+//! with `OVERFILL` past a sub-filter's capacity (`merge.rs`) adds `Sub-filters past capacity`,
+//! how many hold more items than they were sized for.
 
 use std::ffi::CStr;
 
@@ -100,8 +102,14 @@ fn info(call: &Call) -> CommandResult {
             .take(shown)
             .map(|(word, name)| (*name, Reply::Scalar(value(word))))
             .collect();
-        if let Bloom::Window(info) = &filter {
-            pairs.extend(window::window_fields(info));
+        match &filter {
+            Bloom::Window(info) => pairs.extend(window::window_fields(info)),
+            // Ours: a union merged with OVERFILL says its promise is gone (`merge.rs`).
+            Bloom::Chain(chain) if chain.links_past_capacity() > 0 => {
+                let past = chain.links_past_capacity() as u64;
+                pairs.push((c"Sub-filters past capacity", Reply::count(past)));
+            }
+            _ => {}
         }
         return Ok(Reply::Map(pairs));
     };

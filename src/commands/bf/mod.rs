@@ -12,6 +12,7 @@ pub mod errors;
 mod exists;
 mod info;
 mod insert;
+mod merge;
 mod reserve;
 pub mod rules;
 mod valkey;
@@ -24,6 +25,7 @@ pub use dump::{LOADCHUNK, SCANDUMP};
 pub use exists::{EXISTS, MEXISTS};
 pub use info::{CARD, INFO};
 pub use insert::INSERT;
+pub use merge::MERGE;
 pub use reserve::RESERVE;
 pub use valkey::LOAD;
 /// The argument parsers, pure functions of the arguments and the configuration (fuzzed).
@@ -44,7 +46,7 @@ pub static FAMILY: Family = Family {
     acl_category: "bloom",
     commands: &[
         &RESERVE, &ADD, &MADD, &INSERT, &EXISTS, &MEXISTS, &INFO, &CARD, &SCANDUMP, &LOADCHUNK,
-        &DEBUG, &LOAD,
+        &DEBUG, &LOAD, &MERGE,
     ],
     settings: config::SETTINGS,
     totals: &TOTALS,

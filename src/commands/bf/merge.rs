@@ -1,0 +1,189 @@
+//! `BF.MERGE destination numkeys source [source ...] [OVERFILL]` (ours: RedisBloom and
+//! valkey-bloom have no union of filters)
+//!
+//! Stores at the destination the union of the sources and, when it exists, of the destination
+//! itself (`core::bf::chain::merge`): a filter that finds every item any of them found. It is
+//! created with the sources' parameters when missing. The filters must be scalable filters of
+//! one shape — layout, hashing, scaling, expansion, capacity and error rate — and a filter
+//! with more sub-filters brings them along. A sub-filter made from two or more counts the
+//! items its bits hold (so `BF.CARD` counts an item added to two sources once); a union that
+//! would put one past its capacity, and so past its error rate, is refused unless `OVERFILL`
+//! asks for it (`BF.INFO` then says so). Reply `+OK`.
+//!
+//! Errors, all before anything changes: arity; `ERR numkeys must be a positive integer`;
+//! `Unknown argument received` (a word after the sources other than `OVERFILL`); `WRONGTYPE`
+//! (the destination); then source by source, as reached: `ERR not found`, `WRONGTYPE`, and
+//! for a filter that forgets or a valkey-bloom filter (at the destination too) the text
+//! naming it; then `ERR filters differ in …` naming the first difference; then the capacity;
+//! then the memory (`ERR operation exceeds bloom object memory limit`, `ERR Insufficient
+//! memory`).
+//!
+//! The union is built beside the filters, then takes the destination's place: a merge needs
+//! memory for the union while the old destination still stands. Each key is opened once
+//! (`commands/sources.rs`), the sources are declared as keys, so a cluster refuses sources in
+//! other slots. Replicated verbatim (the union of the same bytes is the same bytes); keyspace
+//! event `bf.merge`.
+
+use super::errors;
+use super::values::{lookup_read, lookup_write, Bloom};
+use crate::commands::args::parse_integer;
+use crate::commands::call::Call;
+use crate::commands::errors::{CommandResult, Failure};
+use crate::commands::keys::ReadKey;
+use crate::commands::lookup::Lookup;
+use crate::commands::reply::Reply;
+use crate::commands::sources::Source;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
+use crate::core::bf::chain::Chain;
+use crate::core::Error;
+
+pub static MERGE: CommandSpec = CommandSpec {
+    name: "bf.merge",
+    flags: "write deny-oom",
+    arity: -4,
+    keys: Keys::DestinationAndSources,
+    acl_categories: "write",
+    summary: "Stores the union of Bloom filters of one shape at the destination",
+    complexity: "O(n), where n is the number of bytes of the filters",
+    since: "1.0.0",
+    tips: None,
+    args: &[
+        KEY_ARG,
+        ArgSpec::new("numkeys", ArgKind::Integer),
+        ArgSpec::new("source", ArgKind::Key).multiple(),
+        ArgSpec::new("overfill", ArgKind::PureToken)
+            .token("OVERFILL")
+            .optional(),
+    ],
+    run: merge,
+};
+
+/// The index of the first source.
+const FIRST_SOURCE: usize = 3;
+
+/// Where the sources are, and whether the union may pass its capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MergeArgs {
+    /// How many sources there are (numkeys), from argument 3 on.
+    pub sources: usize,
+    /// `OVERFILL`: a sub-filter may pass its capacity.
+    pub overfill: bool,
+}
+
+fn merge(call: &Call) -> CommandResult {
+    let parsed = parse(call.args)?;
+    let mut key = call.open_for_write()?;
+    let mut destination = match lookup_write(&mut key) {
+        Lookup::Missing => None,
+        Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
+        Lookup::Found(Bloom::Chain(chain)) => Some(chain),
+        Lookup::Found(Bloom::Window(_)) => return Err(Failure::Message(errors::FORGETS)),
+        Lookup::Found(Bloom::Valkey(_)) => return Err(Failure::Message(errors::VALKEY_BLOOM)),
+    };
+    let exists = destination.is_some();
+    let sources = call.open_sources(
+        FIRST_SOURCE,
+        parsed.sources,
+        out_of_memory(),
+        |_, source, key| match (source, key) {
+            (_, Some(key)) => chain_at(key).map(drop),
+            (Source::Destination, None) if !exists => Err(Failure::Message(errors::NOT_FOUND)),
+            _ => Ok(()),
+        },
+    )?;
+    let mut filters: Vec<&Chain> = Vec::new();
+    filters
+        .try_reserve_exact(1 + sources.keys.len())
+        .map_err(|_| out_of_memory())?;
+    filters.extend(destination.as_deref());
+    for key in &sources.keys {
+        filters.push(chain_at(key)?);
+    }
+    let union = Chain::union(&filters, parsed.overfill, &call.memory()).map_err(errors::merge)?;
+    drop(filters);
+    drop(sources);
+    match destination.as_mut() {
+        // The old filter is freed as the union takes its place.
+        Some(old) => **old = union,
+        None => {
+            drop(destination);
+            key.store(union)?;
+        }
+    }
+    call.finish_write(c"bf.merge");
+    Ok(Reply::OK)
+}
+
+/// The scalable filter at a source key, or why it cannot be merged.
+fn chain_at<'k>(key: &'k ReadKey) -> Result<&'k Chain, Failure> {
+    match lookup_read(key).existing()? {
+        Bloom::Chain(chain) => Ok(chain),
+        Bloom::Window(_) => Err(Failure::Message(errors::FORGETS)),
+        Bloom::Valkey(_) => Err(Failure::Message(errors::VALKEY_BLOOM)),
+    }
+}
+
+fn out_of_memory() -> Failure {
+    errors::fail(Error::OutOfMemory)
+}
+
+/// BF.MERGE's arguments (`args`, the command name first, arity checked): numkeys, the
+/// sources, then `OVERFILL` (in any case) or nothing.
+pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
+    let count = parse_integer(args.get(2).copied().unwrap_or_default());
+    let count = count
+        .filter(|&n| n > 0)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or(Failure::Message(errors::BAD_NUMKEYS))?;
+    let rest = args.get(FIRST_SOURCE..).unwrap_or_default();
+    let options = rest.get(count..).ok_or(Failure::WrongArity)?;
+    let overfill = match options {
+        [] => false,
+        [word] if word.eq_ignore_ascii_case(b"OVERFILL") => true,
+        _ => return Err(Failure::Message(errors::UNKNOWN_ARGUMENT)),
+    };
+    Ok(MergeArgs {
+        sources: count,
+        overfill,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::testing::{assert_refused, words};
+
+    #[test]
+    fn numkeys_sources_and_overfill() {
+        let merge_of = |text: &str| parse(&words(text));
+        assert_eq!(
+            merge_of("BF.MERGE d 2 a b"),
+            Ok(MergeArgs {
+                sources: 2,
+                overfill: false
+            })
+        );
+        assert_eq!(
+            merge_of("BF.MERGE d 1 a overfill"),
+            Ok(MergeArgs {
+                sources: 1,
+                overfill: true
+            })
+        );
+        // A source may be named OVERFILL: numkeys says where the sources end.
+        assert_eq!(
+            merge_of("BF.MERGE d 1 OVERFILL"),
+            Ok(MergeArgs {
+                sources: 1,
+                overfill: false
+            })
+        );
+        assert_eq!(merge_of("BF.MERGE d 3 a b"), Err(Failure::WrongArity));
+        for bad in ["BF.MERGE d 0 a", "BF.MERGE d -1 a", "BF.MERGE d x a"] {
+            assert_refused(merge_of(bad), errors::BAD_NUMKEYS);
+        }
+        for extra in ["BF.MERGE d 1 a b", "BF.MERGE d 1 a OVERFILL OVERFILL"] {
+            assert_refused(merge_of(extra), errors::UNKNOWN_ARGUMENT);
+        }
+    }
+}
