@@ -121,6 +121,55 @@ fn merges_are_routed_by_every_key() {
 /// Where the server asks commands for their keys on its I/O threads (Valkey ≥ 8.0, Redis ≥ 8.2)
 /// and `io-threads` is above 1, the merges do not ask to be asked (the server's wrapper of the
 /// question is not thread-safe there): the load says so, and merges under one tag still run.
+/// The recipe of docs/bf.md: a filter built on each shard under a tag of its own, moved under
+/// one tag (`DUMP` where it was built, `RESTORE` under the tag) and merged there.
+#[test]
+fn filters_built_on_every_shard_merge_under_one_hash_tag() {
+    let cluster = Cluster::start(3, 0);
+    let mut client = ClusterClient::new(&cluster);
+    // One tag per primary, so each shard builds its own filter.
+    let mut tags = Vec::new();
+    for n in 0.. {
+        let tag = format!("{{shard{n}}}");
+        let owner = cluster.owner(key_slot(tag.as_bytes()));
+        if !tags.iter().any(|(_, o)| *o == owner) {
+            tags.push((tag, owner));
+        }
+        if tags.len() == 3 {
+            break;
+        }
+    }
+    for (shard, (tag, _)) in tags.iter().enumerate() {
+        let key = format!("{tag}seen");
+        let reserve = ["BF.RESERVE", &key, "0.01", "100000", "NONSCALING"];
+        assert_eq!(client.call(&reserve), ok());
+        let items: Vec<String> = (0..1000).map(|i| format!("{shard}:{i}")).collect();
+        let mut madd = vec!["BF.MADD", &key];
+        madd.extend(items.iter().map(String::as_str));
+        assert!(!client.call(&madd).is_error());
+    }
+    let mut parts = Vec::new();
+    for (shard, (tag, _)) in tags.iter().enumerate() {
+        let payload = client.call(&["DUMP", &format!("{tag}seen")]).bulk();
+        let part = format!("{{all}}part:{shard}");
+        let restore: [&[u8]; 4] = [b"RESTORE", part.as_bytes(), b"0", &payload];
+        assert_eq!(client.call_bytes(&restore), ok());
+        parts.push(part);
+    }
+    let mut merge = vec!["BF.MERGE", "{all}seen", "3"];
+    merge.extend(parts.iter().map(String::as_str));
+    assert_eq!(client.call(&merge), ok());
+    for shard in 0..3 {
+        let items: Vec<String> = (0..1000).map(|i| format!("{shard}:{i}")).collect();
+        let mut mexists = vec!["BF.MEXISTS", "{all}seen"];
+        mexists.extend(items.iter().map(String::as_str));
+        let found = client.call(&mexists).array();
+        assert!(found.iter().all(|f| f.int() == 1), "shard {shard}'s items");
+    }
+    let card = client.call(&["BF.CARD", "{all}seen"]).int();
+    assert!((2900..=3100).contains(&card), "{card}");
+}
+
 #[test]
 fn io_threads_leave_merges_routed_by_their_destination() {
     let threads_ask = if server_is_valkey() {

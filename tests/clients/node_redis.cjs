@@ -181,6 +181,10 @@ async function checkBloom(t, client, bin) {
   const options = { CAPACITY: 100, ERROR: 0.001, EXPANSION: 1 };
   await t.eq('BF.INSERT with options', bf.insert('opts', ['p', 'q'], options), [B(true), B(true)]);
   await t.err('CF.ADD to a Bloom filter', client.cf.add('seen', 'x'), WRONGTYPE);
+  // BF.MERGE (ours) has no node-redis method: sendCommand.
+  await t.eq('BF.RESERVE for a merge', bf.reserve('more', 0.01, 1000), 'OK');
+  await t.eq('BF.MERGE', client.sendCommand(['BF.MERGE', 'merged', '2', 'seen', 'more']), 'OK');
+  await t.eq('BF.MEXISTS of the union', bf.mExists('merged', ['a', 'zzz']), [B(true), B(false)]);
   const info = (capacity, size, items, expansion) => ({
     Capacity: capacity,
     Size: size,

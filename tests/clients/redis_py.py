@@ -43,6 +43,11 @@ def check(port: int, protocol: int, maps: bool) -> None:
     for it, data in chunks:
         bf.loadchunk("copy", it, data)
     assert [int(x) for x in bf.mexists("copy", "a", "b", "user:42", "zzz")] == [1, 1, 1, 0]
+    # BF.MERGE (ours) has no redis-py method: execute_command.
+    bf.create("more", 0.01, 1000)
+    bf.add("more", "c")
+    assert r.execute_command("BF.MERGE", "merged", 2, "seen", "more") in (True, b"OK")
+    assert [int(x) for x in bf.mexists("merged", "a", "c", "zzz")] == [1, 1, 0]
     try:
         bf.add("ins", "z")
         raise AssertionError("a full non-scaling filter accepted an item")

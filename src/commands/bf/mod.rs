@@ -31,6 +31,7 @@ pub use valkey::LOAD;
 /// The argument parsers, pure functions of the arguments and the configuration (fuzzed).
 pub use {
     insert::{parse as parse_insert, InsertArgs},
+    merge::{parse as parse_merge, MergeArgs},
     reserve::{parse as parse_reserve, ReserveArgs},
     valkey::{
         parse_insert as parse_valkey_insert, parse_reserve as parse_valkey_reserve,

@@ -11,7 +11,7 @@ pub use window::bf_window;
 
 use redis_bf::commands::args::parse_integer;
 use redis_bf::commands::bf::rules::{layout_named, CAPACITY, ERROR_RATE_CAP, EXPANSION};
-use redis_bf::commands::bf::{parse_insert, parse_reserve};
+use redis_bf::commands::bf::{parse_insert, parse_merge, parse_reserve, MergeArgs};
 use redis_bf::commands::double::parse_double;
 use redis_bf::core::bf::chain::{self, Chain, LayoutKind, Params};
 use redis_bf::core::bf::encoding as bf_encoding;
@@ -309,6 +309,20 @@ pub fn bf_args(data: &[u8]) {
         }
     }
     check_valkey_args(&args);
+    check_merge(&args);
+}
+
+/// BF.MERGE's parser: numkeys positive and the sources all there, then `OVERFILL` or nothing.
+fn check_merge(args: &[&[u8]]) {
+    let Ok(MergeArgs { sources, overfill }) = parse_merge(args) else {
+        return;
+    };
+    assert!(sources >= 1);
+    assert_eq!(parse_integer(args[2]), Some(sources as i64));
+    assert_eq!(args.len(), 3 + sources + usize::from(overfill));
+    if overfill {
+        assert!(args[3 + sources].eq_ignore_ascii_case(b"OVERFILL"));
+    }
 }
 
 fn check_reserve(args: &[&[u8]], defaults: Params) {
