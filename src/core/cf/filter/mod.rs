@@ -24,6 +24,9 @@
 //! alternate of the alternate bucket is the bucket itself only for powers of two).
 
 mod growth;
+mod merge;
+
+pub use merge::MergeError;
 
 use super::hash::ItemHash;
 use super::header::SavedHeader;
