@@ -259,6 +259,7 @@ CF_ARGS = [
     "CF.INSERT k CAPACITY 1000 NOCREATE ITEMS a",
     "CF.INSERTNX k cap 20 c 40 i x",
     "CF.INSERT k NOCREATE ITEMS a",
+    "CF.MERGE d 2 a b",
 ]
 
 

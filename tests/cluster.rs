@@ -53,6 +53,7 @@ fn merges_are_routed_by_every_key() {
         "TDIGEST.CREATE {a}t",
         "TDIGEST.ADD {a}t 1 2 3",
         "BF.RESERVE {a}f 0.01 100",
+        "CF.RESERVE {a}c 100",
     ] {
         assert_eq!(c.cmd(line), ok(), "{line}");
     }
@@ -68,12 +69,14 @@ fn merges_are_routed_by_every_key() {
         format!("TDIGEST.MERGE {{a}}t2 1 {far} OVERRIDE"),
         "BF.MERGE {a}f2 2 {a}f {b}f".to_string(),
         format!("BF.MERGE {{a}}f2 1 {far} OVERFILL"),
+        "CF.MERGE {a}c2 2 {a}c {b}c".to_string(),
     ] {
         assert_eq!(c.cmd(&line), err(CROSSSLOT), "{line}");
     }
     assert_eq!(c.cmd("CMS.MERGE {a}d 2 {a}s {a}s WEIGHTS 1 2"), ok());
     assert_eq!(c.cmd("TDIGEST.MERGE {a}t2 2 {a}t {a}t"), ok());
     assert_eq!(c.cmd("BF.MERGE {a}f2 2 {a}f {a}f"), ok());
+    assert_eq!(c.cmd("CF.MERGE {a}c2 2 {a}c {a}c"), ok());
     // A count that names no keys leaves the command to fail with its own error.
     assert_eq!(c.cmd("CMS.MERGE {a}d x {b}s"), err("CMS: invalid numkeys"));
     assert_eq!(

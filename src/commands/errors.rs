@@ -24,6 +24,8 @@ pub const WRONG_TYPE: &CStr = c"WRONGTYPE Operation against a key holding the wr
 pub const NOT_FOUND: &CStr = c"ERR not found";
 pub const ITEM_EXISTS: &CStr = c"ERR item exists";
 pub const UNKNOWN_ARGUMENT: &CStr = c"Unknown argument received";
+/// Ours: the merges RedisBloom does not have (`BF.MERGE`, `CF.MERGE`) count their sources so.
+pub const BAD_NUMKEYS: &CStr = c"ERR numkeys must be a positive integer";
 
 /// What CONFIG SET answers (inside Redis's `ERR CONFIG SET failed …`) for bad values of the
 /// module-wide configs.

@@ -11,8 +11,9 @@
 
 use std::collections::HashMap;
 
+use super::args::parse_integer;
 use super::call::Call;
-use super::errors::Failure;
+use super::errors::{self, Failure};
 use super::keys::ReadKey;
 
 /// Where one listed source is read.
@@ -34,6 +35,22 @@ pub struct Sources<'a> {
     /// The argument at which each of [`keys`](Sources::keys) is first listed.
     pub args: Vec<usize>,
 }
+
+/// `command destination numkeys source…` followed by options: how many sources there are and
+/// the arguments after them. `ERR numkeys must be a positive integer`; `WrongArity` when fewer
+/// sources follow (the merges of our own; RedisBloom's word theirs their own ways).
+pub fn counted_sources<'x>(args: &'x [&'x [u8]]) -> Result<(usize, &'x [&'x [u8]]), Failure> {
+    let count = parse_integer(args.get(2).copied().unwrap_or_default());
+    let count = count
+        .filter(|&n| n > 0)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or(Failure::Message(errors::BAD_NUMKEYS))?;
+    let rest = args.get(FIRST_SOURCE..).unwrap_or_default();
+    Ok((count, rest.get(count..).ok_or(Failure::WrongArity)?))
+}
+
+/// Where a merge's sources begin: `command destination numkeys source…`.
+pub const FIRST_SOURCE: usize = 3;
 
 impl<'a> Call<'a> {
     /// Opens the `count` sources listed from argument `first` on (the destination is argument

@@ -254,6 +254,9 @@ async function checkCuckoo(t, client, bin) {
   await t.eq('CF.MEXISTS', cf.mExists('captest', ['foo', 'noexist']), [B(true), B(false)]);
   await t.eq('CF.COUNT', cf.count('captest', 'foo'), 2);
   await t.eq('CF.COUNT on a missing key', cf.count('missing', 'foo'), 0);
+  // CF.MERGE (ours) has no node-redis method: sendCommand.
+  await t.eq('CF.MERGE', client.sendCommand(['CF.MERGE', 'cfunion', '2', 'captest', 'captest']), 'OK');
+  await t.eq('CF.COUNT of the union', cf.count('cfunion', 'foo'), 4);
   await t.eq('CF.DEL', cf.del('captest', 'bar'), B(true));
   await t.eq('CF.COUNT after CF.DEL', cf.count('captest', 'bar'), 0);
   await t.eq('CF.DEL of an absent item', cf.del('captest', 'bar'), B(false));

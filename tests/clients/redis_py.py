@@ -135,6 +135,10 @@ def check_cuckoo(port: int, protocol: int, maps: bool) -> None:
     assert int(cf.exists("bikes:models", "Smoky Mountain Striker")) == 1
     assert int(cf.exists("bikes:models", "Terrible Bike Name")) == 0
     assert cf.delete("bikes:models", "Smoky Mountain Striker") in (1, True)
+    # CF.MERGE (ours) has no redis-py method: execute_command.
+    assert cf.add("bikes:models", "Hillcraft") in (1, True)
+    assert r.execute_command("CF.MERGE", "bikes:all", 2, "bikes:models", "bikes:models") in (True, b"OK")
+    assert cf.count("bikes:all", "Hillcraft") == 2
 
 
 def check_tdigest(port: int, protocol: int, maps: bool) -> None:

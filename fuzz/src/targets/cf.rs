@@ -353,6 +353,17 @@ pub fn cf_args(data: &[u8]) {
             check_cf_insert(&args, defaults);
         }
     }
+    check_cf_merge(&args);
+}
+
+/// CF.MERGE's parser: numkeys positive and exactly that many sources after it.
+fn check_cf_merge(args: &[&[u8]]) {
+    let Ok(sources) = cf::parse_merge(args) else {
+        return;
+    };
+    assert!(sources >= 1);
+    assert_eq!(parse_integer(args[2]), Some(sources as i64));
+    assert_eq!(args.len(), 3 + sources);
 }
 
 fn check_cf_reserve(args: &[&[u8]], defaults: &CuckooDefaults) {

@@ -8,7 +8,7 @@ use crate::core;
 use crate::core::bf::chain::MergeError;
 
 pub use crate::commands::errors::{
-    INSUFFICIENT_MEMORY, ITEM_EXISTS, NOT_FOUND, UNKNOWN_ARGUMENT, WRONG_TYPE,
+    BAD_NUMKEYS, INSUFFICIENT_MEMORY, ITEM_EXISTS, NOT_FOUND, UNKNOWN_ARGUMENT, WRONG_TYPE,
 };
 
 pub const BAD_ERROR_RATE: &CStr = c"ERR bad error rate";
@@ -97,8 +97,7 @@ pub const BLOOM_OVER_LIMIT: &CStr = c"ERR operation exceeds bloom object memory 
 /// Ours: valkey-bloom has no SCANDUMP, and its filters have no chunks RedisBloom reads.
 pub const NO_CHUNKS: &CStr = c"ERR valkey-bloom filters (type bloomfltr) have no SCANDUMP chunks: use DUMP and RESTORE, or BF.LOAD";
 
-/// Ours: BF.MERGE's (`merge.rs`); the differences between filters are named there.
-pub const BAD_NUMKEYS: &CStr = c"ERR numkeys must be a positive integer";
+/// Ours: BF.MERGE's (`merge.rs`).
 pub const FORGETS: &CStr = c"ERR filters that forget (WINDOW, TIMESPAN) cannot be merged";
 pub const VALKEY_BLOOM: &CStr = c"ERR valkey-bloom filters cannot be merged";
 pub const MERGE_PAST_CAPACITY: &CStr = c"ERR the union would pass a sub-filter's capacity, and so its error rate (OVERFILL merges all the same)";

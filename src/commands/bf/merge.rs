@@ -26,13 +26,12 @@
 
 use super::errors;
 use super::values::{lookup_read, lookup_write, Bloom};
-use crate::commands::args::parse_integer;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::keys::ReadKey;
 use crate::commands::lookup::Lookup;
 use crate::commands::reply::Reply;
-use crate::commands::sources::Source;
+use crate::commands::sources::{counted_sources, Source, FIRST_SOURCE};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
 use crate::core::bf::chain::Chain;
 use crate::core::Error;
@@ -57,9 +56,6 @@ pub static MERGE: CommandSpec = CommandSpec {
     ],
     run: merge,
 };
-
-/// The index of the first source.
-const FIRST_SOURCE: usize = 3;
 
 /// Where the sources are, and whether the union may pass its capacity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,22 +126,13 @@ fn out_of_memory() -> Failure {
 /// BF.MERGE's arguments (`args`, the command name first, arity checked): numkeys, the
 /// sources, then `OVERFILL` (in any case) or nothing.
 pub fn parse(args: &[&[u8]]) -> Result<MergeArgs, Failure> {
-    let count = parse_integer(args.get(2).copied().unwrap_or_default());
-    let count = count
-        .filter(|&n| n > 0)
-        .and_then(|n| usize::try_from(n).ok())
-        .ok_or(Failure::Message(errors::BAD_NUMKEYS))?;
-    let rest = args.get(FIRST_SOURCE..).unwrap_or_default();
-    let options = rest.get(count..).ok_or(Failure::WrongArity)?;
+    let (sources, options) = counted_sources(args)?;
     let overfill = match options {
         [] => false,
         [word] if word.eq_ignore_ascii_case(b"OVERFILL") => true,
         _ => return Err(Failure::Message(errors::UNKNOWN_ARGUMENT)),
     };
-    Ok(MergeArgs {
-        sources: count,
-        overfill,
-    })
+    Ok(MergeArgs { sources, overfill })
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 
 use crate::commands::errors::{numbered, Failure, INSUFFICIENT_MEMORY};
 use crate::core;
+use crate::core::cf::filter::MergeError;
 
-pub use crate::commands::errors::{ITEM_EXISTS, UNKNOWN_ARGUMENT, WRONG_TYPE};
+pub use crate::commands::errors::{BAD_NUMKEYS, ITEM_EXISTS, UNKNOWN_ARGUMENT, WRONG_TYPE};
 
 /// CF.DEL of a missing key or a key of another type.
 pub const DEL_NOT_FOUND: &CStr = c"Not found";
@@ -90,6 +91,21 @@ pub fn text(error: core::Error) -> &'static CStr {
             CANNOT_LOAD_CHUNK
         }
     }
+}
+
+/// Why CF.MERGE refused a union (`merge.rs`), naming what differs. Ours.
+pub fn merge(error: MergeError) -> Failure {
+    let text: &'static CStr = match error {
+        MergeError::BucketSizesDiffer => c"ERR filters differ in bucket size",
+        MergeError::CapacitiesDiffer => c"ERR filters differ in capacity (their bucket count)",
+        MergeError::ExpansionsDiffer => c"ERR filters differ in expansion",
+        MergeError::ShapesDiffer => c"ERR filters differ in the sizes of their sub-filters",
+        MergeError::Full => {
+            c"ERR the union does not fit: a sub-filter has no room for a fingerprint"
+        }
+        MergeError::Memory(error) => text(error),
+    };
+    Failure::Message(text)
 }
 
 /// A core error of a Cuckoo-filter command, as its reply.

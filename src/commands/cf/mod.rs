@@ -13,6 +13,7 @@ pub mod errors;
 mod exists;
 mod info;
 mod insert;
+mod merge;
 mod reserve;
 pub mod rules;
 mod values;
@@ -25,10 +26,12 @@ pub use dump::{LOADCHUNK, SCANDUMP};
 pub use exists::{COUNT, EXISTS, MEXISTS};
 pub use info::INFO;
 pub use insert::{INSERT, INSERTNX};
+pub use merge::MERGE;
 pub use reserve::RESERVE;
 /// The argument parsers, pure functions of the arguments and the configuration (fuzzed).
 pub use {
     insert::{parse as parse_insert, InsertArgs},
+    merge::parse as parse_merge,
     reserve::parse as parse_reserve,
 };
 
@@ -40,7 +43,7 @@ pub static FAMILY: Family = Family {
     acl_category: "cuckoo",
     commands: &[
         &RESERVE, &ADD, &ADDNX, &INSERT, &INSERTNX, &EXISTS, &MEXISTS, &COUNT, &DEL, &COMPACT,
-        &SCANDUMP, &LOADCHUNK, &INFO, &DEBUG,
+        &SCANDUMP, &LOADCHUNK, &INFO, &DEBUG, &MERGE,
     ],
     settings: config::SETTINGS,
     totals: &TOTALS,
