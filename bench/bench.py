@@ -38,8 +38,8 @@ from harness import (BENCHMARK_PIN, MIB, MODULE_SO, REDIS_BENCHMARK, RESULTS,
                      START, log, module_version)
 from incommand import (CELLS, CLIENTS, FIXTURES, PIPELINE, Cell, CellResult, measure_incommand,
                        requests_for)
-from oneoff import (measure_main_thread, measure_memory, measure_merges, measure_rdb,
-                    measure_sparse_walks)
+from oneoff import (measure_filter_merges, measure_main_thread, measure_memory, measure_merges,
+                    measure_rdb, measure_sparse_walks)
 from report import Row, render_incommand, render_table, write_chart, write_csv
 from throughput import load_data, measure_throughput, throughput_rows, workloads
 
@@ -141,6 +141,7 @@ def run_throughput(args: argparse.Namespace, workdir: Path, module: Module, redi
     rows = throughput_rows(work, medians)
     rows += measure_memory(bf, rb, fast)
     rows += measure_merges(bf, rb, fast)
+    rows += measure_filter_merges(bf, fast)
     if args.big:
         rows += measure_main_thread(bf, rb, fast)
         rows += measure_sparse_walks(bf, rb, fast)

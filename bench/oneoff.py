@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from harness import (BATCH, BIG_CAPACITY, CHUNK, MIB, BenchError, Client, Module, RespError,
-                     Server, add_all, count_hits, info_field, log, make_big_filter)
+                     Server, add_all, count_hits, info_field, log, make_big_filter, members)
 from report import VARIANTS, Row, Target, at_most, no_more_than, who
 
 FPR_ITEMS, FPR_PROBES = 1_000_000, 2_000_000
@@ -147,6 +147,58 @@ def measure_merges(bf: Client, rb: Client, fast: bool) -> list[Row]:
         rows.append(Row("main thread", f"{title} of {MERGE_SOURCES:,} distinct names, main thread",
                         None, "ms", values, ["EXISTS"], [no_more_than(50.0, " ms")]))
     return rows
+
+
+# BF.MERGE of two filters of 10M capacity at 1% holding 2M items each (a union at 40% of its
+# capacity), and CF.MERGE of two Cuckoo filters of 1M items each in 4M slots.
+MERGED_BLOOM = (10_000_000, 2_000_000)
+MERGED_CUCKOO = (4_000_000, 1_000_000)
+
+
+def copy_ms(client: Client, size: int) -> float:
+    """The main-thread time of COPY of a string of `size` bytes: the server's own memory copy
+    of that many bytes, the floor of any command that writes them anew."""
+    client.call("SETRANGE", "copied", size - 1, "x")
+    ms = main_thread_ms(client, "COPY", "copied", "copy")
+    client.call("DEL", "copied", "copy")
+    return ms
+
+
+def measure_filter_merges(bf: Client, fast: bool) -> list[Row]:
+    """BF.MERGE and CF.MERGE (ours) of two big filters into a missing destination, as the main
+    thread's time, beside COPY of a string as large as one source (the machine's copy speed
+    inside the server); the union's bytes per second in the title."""
+    rows = []
+    blooms = [("classic", ())] + ([("fast", ("LAYOUT", "FAST"))] if fast else [])
+    for name, layout in blooms:
+        capacity, items = MERGED_BLOOM
+        for key, prefix in (("ma", "a"), ("mb", "b")):
+            bf.call("BF.RESERVE", key, 0.01, capacity, "NONSCALING", *layout)
+            add_all(bf, "BF.MADD", key, items, prefix)
+        rows.append(merge_row(bf, "BF.MERGE", f"two {capacity // 1_000_000}M-capacity {name} "
+                              "filters", bf.call("MEMORY", "USAGE", "ma")))
+        bf.call("DEL", "ma", "mb", "mu")
+    slots, items = MERGED_CUCKOO
+    for key, prefix in (("ma", "a"), ("mb", "b")):
+        bf.call("CF.RESERVE", key, slots)
+        for reply in bf.pipeline(["CF.INSERT", key, "ITEMS", *batch]
+                                 for batch in members(items, prefix)):
+            if isinstance(reply, RespError):
+                raise BenchError(f"CF.INSERT: {reply}")
+    rows.append(merge_row(bf, "CF.MERGE", f"two Cuckoo filters of {items // 1_000_000}M items",
+                          bf.call("MEMORY", "USAGE", "ma")))
+    bf.call("DEL", "ma", "mb", "mu")
+    return rows
+
+
+def merge_row(bf: Client, command: str, what: str, size: int) -> Row:
+    log(f"{command} of {what}")
+    values = dict.fromkeys(VARIANTS)
+    values["redis-bf"] = main_thread_ms(bf, command, "mu", 2, "ma", "mb")
+    values["COPY"] = copy_ms(bf, size)
+    rate = 2 * size / values["redis-bf"] / 1e6  # bytes a ms = MB/s ÷ 1000: GB/s
+    return Row("main thread", f"{command} of {what} ({size / MIB:.0f} MiB each, "
+               f"{rate:.1f} GB/s of sources), vs COPY of one", None, "ms", values, ["COPY"])
 
 
 @dataclass

@@ -193,33 +193,33 @@ impl Sparse {
         Some(())
     }
 
-    /// ORs `other`, an array of the same length, into this one (a union of bit arrays),
-    /// reading only what `other` holds: work in proportion to its data. `None`, changing
-    /// nothing, when the lengths differ.
+    /// ORs `other` (as long) into this one, reading only what it holds (a union of bit
+    /// arrays, in proportion to the data); `None`, changing nothing, when the lengths differ.
     pub fn or_from(&mut self, other: &Sparse) -> Option<()> {
         if other.len() != self.len() {
             return None;
         }
-        for (offset, data) in other.nonzero_runs() {
-            let target = self.bytes.get_mut(offset..offset + data.len())?;
-            for (to, &from) in target.iter_mut().zip(data) {
-                *to |= from;
+        // A block at a time, so marking it reads what was just ORed in, from the cache.
+        for run in other.marked_runs() {
+            for start in run.clone().step_by(BLOCK) {
+                let end = (start + BLOCK).min(run.end);
+                let from = other.get(start..end).unwrap_or_default();
+                if let Some(to) = self.bytes.get_mut(start..end) {
+                    to.iter_mut().zip(from).for_each(|(to, &from)| *to |= from);
+                }
+                self.mark_written(start, from);
             }
-            self.mark_written(offset, data);
         }
         Some(())
     }
 
-    /// How many bits are set, counting only the marked blocks, a word at a time.
+    /// How many bits are set, in the marked blocks, a word at a time (of any byte order).
     pub fn count_ones(&self) -> u64 {
-        let word = |w: &[u8]| {
-            let mut bytes = [0u8; 8];
-            bytes.iter_mut().zip(w).for_each(|(to, &from)| *to = from);
-            u64::from(u64::from_le_bytes(bytes).count_ones())
-        };
-        let ones = |run: &[u8]| run.chunks(8).map(word).sum::<u64>();
+        let word = |w: &[u8]| w.iter().fold(0u64, |word, &b| word << 8 | u64::from(b));
+        let ones =
+            |run: &[u8]| -> u64 { run.chunks(8).map(|w| u64::from(word(w).count_ones())).sum() };
         self.marked_runs()
-            .filter_map(|run| self.get(run))
+            .filter_map(|r| self.get(r))
             .map(ones)
             .sum()
     }
