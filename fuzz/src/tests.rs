@@ -166,11 +166,13 @@ fn the_seeds_decode_into_filters_holding_what_was_added() {
 #[test]
 fn the_argument_seeds_parse() {
     use redis_bf::commands::cf::rules::Defaults;
-    use redis_bf::commands::cf::{parse_insert, parse_reserve};
+    use redis_bf::commands::cf::{parse_insert, parse_merge, parse_reserve};
     for (name, data) in inputs("seeds", "cf_args") {
         let args: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
         let parsed = if args[0].eq_ignore_ascii_case(b"CF.RESERVE") {
             parse_reserve(&args, &Defaults::REDISBLOOM).is_ok()
+        } else if args[0].eq_ignore_ascii_case(b"CF.MERGE") {
+            parse_merge(&args).is_ok()
         } else {
             parse_insert(&args, &Defaults::REDISBLOOM).is_ok()
         };

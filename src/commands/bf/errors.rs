@@ -135,6 +135,7 @@ pub fn merge(error: MergeError) -> Failure {
         MergeError::ErrorRatesDiffer => c"ERR filters differ in error rate",
         MergeError::ShapesDiffer => c"ERR filters differ in the sizes of their sub-filters",
         MergeError::PastCapacity(_) => MERGE_PAST_CAPACITY,
+        MergeError::CountsOverflow => c"ERR the union's item counts would overflow",
         MergeError::Memory(error) => text(error),
     };
     Failure::Message(text)

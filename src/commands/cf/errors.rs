@@ -100,6 +100,9 @@ pub fn merge(error: MergeError) -> Failure {
         MergeError::CapacitiesDiffer => c"ERR filters differ in capacity (their bucket count)",
         MergeError::ExpansionsDiffer => c"ERR filters differ in expansion",
         MergeError::ShapesDiffer => c"ERR filters differ in the sizes of their sub-filters",
+        MergeError::BucketCountNotPowerOfTwo => {
+            c"ERR filters whose bucket counts are not powers of two cannot be merged"
+        }
         MergeError::Full => {
             c"ERR the union does not fit: a sub-filter has no room for a fingerprint"
         }

@@ -8,22 +8,31 @@
 //! Guava's `BloomFilter.approximateElementCount` is the same estimate.
 
 /// The estimated items of an array of `bits` bits, `set` of them set, `hashes` set per item:
-/// rounded to the nearest item; `u64::MAX` when every bit is set (it could hold any number).
+/// rounded to the nearest item. An array with every bit set could hold any number: it counts
+/// as one with a bit to spare, the most its bits can tell (so a count stays a count).
 pub fn estimated_items(bits: u64, set: u64, hashes: u32) -> u64 {
-    if set >= bits {
-        return u64::MAX;
+    if bits == 0 {
+        return 0;
     }
+    let set = set.min(bits - 1);
     let (m, x, k) = (bits as f64, set as f64, f64::from(hashes.max(1)));
     let n = -(m / k) * (-x / m).ln_1p();
     n.round() as u64
 }
 
 /// The standard deviation of the estimate for an array of `bits` bits holding `items`, each
-/// setting `hashes`: how far an estimate may stray from the true count by chance alone.
+/// setting `hashes`: how far an estimate may stray from the true count by chance alone. Never
+/// more than `items` (an array loaded far past what its bits can tell would otherwise allow
+/// any count).
 pub fn estimate_spread(bits: u64, items: u64, hashes: u32) -> f64 {
     let (m, n, k) = (bits as f64, items as f64, f64::from(hashes.max(1)));
     let load = k * n / m.max(1.0);
-    (m * (load.exp_m1() - load)).max(0.0).sqrt() / k
+    let spread = (m * (load.exp_m1() - load)).max(0.0).sqrt() / k;
+    if spread.is_finite() {
+        spread.min(n)
+    } else {
+        n
+    }
 }
 
 #[cfg(test)]
@@ -60,8 +69,12 @@ mod tests {
     #[test]
     fn empty_and_full_arrays() {
         assert_eq!(estimated_items(1024, 0, 7), 0);
-        assert_eq!(estimated_items(1024, 1024, 7), u64::MAX);
-        assert_eq!(estimated_items(0, 0, 7), u64::MAX);
+        // Every bit set: as with one to spare, (1024/7)·ln(1024).
+        assert_eq!(estimated_items(1024, 1024, 7), 1014);
+        assert_eq!(estimated_items(1024, 5000, 7), 1014);
+        assert_eq!(estimated_items(0, 0, 7), 0);
         assert_eq!(estimate_spread(1024, 0, 7), 0.0);
+        // Far past what the bits tell: bounded by the count.
+        assert_eq!(estimate_spread(64, 1000, 40), 1000.0);
     }
 }

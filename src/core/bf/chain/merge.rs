@@ -42,6 +42,8 @@ pub enum MergeError {
     ShapesDiffer,
     /// The union would put sub-filter `.0` (from 0) past its capacity.
     PastCapacity(usize),
+    /// The union's item counts would not fit a count (sources loaded with absurd ones).
+    CountsOverflow,
     /// The union could not be allocated, or passes the per-filter limit.
     Memory(Error),
 }
@@ -82,16 +84,22 @@ impl Chain {
             if merged {
                 let (estimate, spread) = link.estimated_items();
                 let entries = link.shape().entries();
-                if !past_capacity && estimate as f64 > entries as f64 + SPREADS_ALLOWED * spread {
+                let counted = if past_capacity {
+                    estimate
+                } else if estimate as f64 > entries as f64 + SPREADS_ALLOWED * spread {
                     return Err(MergeError::PastCapacity(i));
-                }
-                link.set_items(most.max(estimate));
+                } else {
+                    // Within the estimate's spread of its capacity: at it, not past it.
+                    estimate.min(entries)
+                };
+                link.set_items(most.max(counted));
             }
             links.push(link);
         }
         let items = links
             .iter()
-            .fold(0u64, |sum, link| sum.saturating_add(link.items()));
+            .try_fold(0u64, |sum, link| sum.checked_add(link.items()))
+            .ok_or(MergeError::CountsOverflow)?;
         Ok(Chain {
             links,
             items,
@@ -267,6 +275,32 @@ mod tests {
         let (two, four) = (expanding(2), expanding(4));
         let refused = Chain::union(&[&two, &four], false, &EAGER);
         assert_eq!(refused, Err(MergeError::ExpansionsDiffer));
+    }
+
+    #[test]
+    fn an_overfilled_union_keeps_counts_a_filter_can_be_loaded_with() {
+        // Thirty scaled filters of distinct items: the union's first sub-filter has every
+        // bit set, which any number of items could do.
+        let filters: Vec<Chain> = (0..30)
+            .map(|n| {
+                filter(
+                    10,
+                    false,
+                    LayoutKind::Classic,
+                    &items(&format!("f{n}"), 0..40),
+                )
+            })
+            .collect();
+        let all: Vec<&Chain> = filters.iter().collect();
+        assert_eq!(
+            Chain::union(&all, false, &EAGER),
+            Err(MergeError::PastCapacity(0))
+        );
+        let union = Chain::union(&all, true, &EAGER).unwrap();
+        let links = union.links().to_vec();
+        let loaded = Chain::from_links(union.items(), union.options(), union.growth(), links);
+        assert_eq!(loaded.as_ref(), Ok(&union));
+        assert!(union.links_past_capacity() >= 1);
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! bucket size and expansion; it is placed as `CF.ADD` places a fingerprint in a sub-filter
 //! (either bucket's first empty slot, else kicking others around, undone if that fails). A
 //! filter with more sub-filters makes the union grow to them. A fingerprint that finds no room
-//! refuses the union whole, which is built beside the filters and left unfinished.
+//! refuses the union whole, which is built beside the filters and left unfinished. The other
+//! bucket computed from the one a fingerprint sits in is its item's only when the bucket count
+//! is a power of two (as every filter `CF.RESERVE` makes): other filters are refused.
 
 use super::{memory_usage, CuckooFilter};
 use crate::core::cf::hash::{alt_index, ItemHash};
@@ -27,6 +29,10 @@ pub enum MergeError {
     ExpansionsDiffer,
     /// Sub-filters of the same place with different bucket counts (saved by another writer).
     ShapesDiffer,
+    /// A sub-filter whose bucket count is not a power of two (an RDB value or a SCANDUMP header
+    /// with an expansion such as 3): there a fingerprint's other bucket, computed from the one
+    /// it sits in, is not its item's, so a fingerprint moved there would be lost.
+    BucketCountNotPowerOfTwo,
     /// A fingerprint found no room in its sub-filter.
     Full,
     /// The union could not be allocated, or passes the per-filter limit.
@@ -55,6 +61,9 @@ impl CuckooFilter {
             let grown = sub_filter_buckets(first.num_buckets, first.expansion, i);
             if sizes.any(|n| n != size) || (i >= first.subs.len() && grown != Some(size)) {
                 return Err(MergeError::ShapesDiffer);
+            }
+            if !size.is_power_of_two() {
+                return Err(MergeError::BucketCountNotPowerOfTwo);
             }
             let sub_bytes = size.saturating_mul(u64::from(first.bucket_size));
             bytes = bytes.saturating_add(sub_bytes);
@@ -221,6 +230,22 @@ mod tests {
         ] {
             assert_eq!(CuckooFilter::union(&[&base, &other], &EAGER), Err(error));
         }
+        // A bucket count of 3 (an RDB value): the other bucket of a fingerprint is not its
+        // item's, so nothing may move there.
+        let odd = crate::core::cf::SavedHeader {
+            num_filters: 1,
+            num_buckets: 3,
+            items: 1,
+            deletes: 0,
+            bucket_size: 2,
+            max_iterations: 20,
+            expansion: 0,
+        };
+        let odd = CuckooFilter::from_saved(odd, vec![(3, vec![7, 0, 0, 0, 0, 0])]).unwrap();
+        assert_eq!(
+            CuckooFilter::union(&[&odd, &odd], &EAGER),
+            Err(MergeError::BucketCountNotPowerOfTwo)
+        );
         let limited = eager_limited(base.memory_usage() - 1);
         assert_eq!(
             CuckooFilter::union(&[&base, &base], &limited),
