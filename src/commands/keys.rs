@@ -99,6 +99,16 @@ impl<'a> WriteKey<'a> {
     pub fn store<T: Measured + Any>(&mut self, value: T) -> Result<(), Failure> {
         store(self.0.server(), &mut self.0, value).map(drop)
     }
+
+    /// Puts `value` under the key in place of the `T` it holds (freed, its footprint leaving
+    /// the totals as the new one's enters), or under the empty key: a merge's destination.
+    pub fn put<T: Measured + Any>(&mut self, value: T) -> Result<(), Failure> {
+        if self.is_empty() {
+            return self.store(value);
+        }
+        *self.lookup::<T>().existing()? = value;
+        Ok(())
+    }
 }
 
 /// Stores `value` under the empty key `key`, adds it to its family's totals, and lends it back.

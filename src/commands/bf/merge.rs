@@ -69,7 +69,7 @@ pub struct MergeArgs {
 fn merge(call: &Call) -> CommandResult {
     let parsed = parse(call.args)?;
     let mut key = call.open_for_write()?;
-    let mut destination = match lookup_write(&mut key) {
+    let destination = match lookup_write(&mut key) {
         Lookup::Missing => None,
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Found(Bloom::Chain(chain)) => Some(chain),
@@ -97,15 +97,8 @@ fn merge(call: &Call) -> CommandResult {
     }
     let union = Chain::union(&filters, parsed.overfill, &call.memory()).map_err(errors::merge)?;
     drop(filters);
-    drop(sources);
-    match destination.as_mut() {
-        // The old filter is freed as the union takes its place.
-        Some(old) => **old = union,
-        None => {
-            drop(destination);
-            key.store(union)?;
-        }
-    }
+    drop((sources, destination));
+    key.put(union)?;
     call.finish_write(c"bf.merge");
     Ok(Reply::OK)
 }

@@ -54,7 +54,7 @@ pub static MERGE: CommandSpec = CommandSpec {
 fn merge(call: &Call) -> CommandResult {
     let sources = parse(call.args)?;
     let mut key = call.open_for_write()?;
-    let mut destination = match lookup_write(&mut key) {
+    let destination = match lookup_write(&mut key) {
         Lookup::Missing => None,
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
         Lookup::Found(filter) => Some(filter),
@@ -95,15 +95,8 @@ fn merge(call: &Call) -> CommandResult {
     let union = CuckooFilter::union(&filters, &call.memory()).map_err(errors::merge)?;
     drop(filters);
     drop(found);
-    drop(opened);
-    match destination.as_mut() {
-        // The old filter is freed as the union takes its place.
-        Some(old) => **old = union,
-        None => {
-            drop(destination);
-            key.store(union)?;
-        }
-    }
+    drop((opened, destination));
+    key.put(union)?;
     call.finish_write(c"cf.merge");
     Ok(Reply::OK)
 }
