@@ -77,7 +77,6 @@ fn refused_merges_name_the_difference_and_change_nothing() {
     }
     add_items(&mut c, "d", "d", 0..600);
     add_items(&mut c, "full", "f", 0..600);
-    let limit = config_name(&mut c, "bf-memory-usage-limit");
     let table = [
         ("CF.MERGE d", arity_error("CF.MERGE d")),
         ("CF.MERGE d 2 full", arity_error("CF.MERGE d 2 full")),
@@ -111,19 +110,15 @@ fn refused_merges_name_the_difference_and_change_nothing() {
             err("ERR the union does not fit: a sub-filter has no room for a fingerprint"),
         ),
     ];
-    let snapshot = |c: &mut Conn| ["d", "full", "new"].map(|k| c.call(&["DUMP", k]));
-    let before = snapshot(&mut c);
-    for (line, reply) in table {
-        assert_eq!(c.cmd(line), reply, "{line}");
-        assert_eq!(snapshot(&mut c), before, "{line} changed something");
-    }
-    assert_eq!(c.call(&["CONFIG", "SET", &limit, "1kb"]), ok());
-    assert_eq!(
-        c.cmd("CF.MERGE new 1 full"),
-        err("ERR operation exceeds cuckoo object memory limit")
+    refusals_change_nothing(
+        &mut c,
+        &["d", "full", "new"],
+        &table,
+        (
+            "CF.MERGE new 1 full",
+            "ERR operation exceeds cuckoo object memory limit",
+        ),
     );
-    assert_eq!(c.call(&["CONFIG", "SET", &limit, "0"]), ok());
-    assert_eq!(snapshot(&mut c), before);
     let keys = c.cmd("COMMAND GETKEYS CF.MERGE d 2 a b");
     assert_eq!(keys.sorted_texts(), ["a", "b", "d"]);
 }

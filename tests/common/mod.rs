@@ -109,6 +109,29 @@ pub fn keyspace_events_of(lines: &[&str]) -> Option<(Vec<String>, Vec<Value>)> {
     }
 }
 
+/// Each line of `table` answered with its reply, none of them changing the `DUMP` of any of
+/// `keys`; then `over_limit` refused with `limit_error` once `bf-memory-usage-limit` is 1 KiB,
+/// changing nothing either (the merges' refusals).
+pub fn refusals_change_nothing(
+    c: &mut Conn,
+    keys: &[&str],
+    table: &[(&str, Value)],
+    (over_limit, limit_error): (&str, &str),
+) {
+    let snapshot =
+        |c: &mut Conn| -> Vec<Value> { keys.iter().map(|k| c.call(&["DUMP", k])).collect() };
+    let before = snapshot(c);
+    for (line, reply) in table {
+        assert_eq!(&c.cmd(line), reply, "{line}");
+        assert_eq!(snapshot(c), before, "{line} changed something");
+    }
+    let limit = config_name(c, "bf-memory-usage-limit");
+    assert_eq!(c.call(&["CONFIG", "SET", &limit, "1kb"]), ok());
+    assert_eq!(c.cmd(over_limit), err(limit_error));
+    assert_eq!(c.call(&["CONFIG", "SET", &limit, "0"]), ok());
+    assert_eq!(snapshot(c), before, "{over_limit} changed something");
+}
+
 /// Sends `command key <prefix><i>` for each `i` below `count`, replies unread: how tests fill
 /// (or empty) a filter with distinct items.
 pub fn send_numbered(c: &mut Conn, command: &str, key: &str, prefix: &str, count: usize) {
