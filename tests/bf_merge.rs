@@ -100,8 +100,9 @@ fn refused_merges_name_the_difference_and_change_nothing() {
         ("BF.MERGE d 2 same string", err(WRONGTYPE)),
         ("BF.MERGE d 1 window", err("ERR filters that forget (WINDOW, TIMESPAN) cannot be merged")),
         ("BF.MERGE window 1 d", err("ERR filters that forget (WINDOW, TIMESPAN) cannot be merged")),
-        ("BF.MERGE d 1 valkey", err("ERR valkey-bloom filters cannot be merged")),
-        ("BF.MERGE valkey 1 d", err("ERR valkey-bloom filters cannot be merged")),
+        ("BF.MERGE d 1 valkey", err(KINDS_DIFFER)),
+        ("BF.MERGE valkey 1 d", err(KINDS_DIFFER)),
+        ("BF.MERGE new 2 valkey d", err(KINDS_DIFFER)),
         ("BF.MERGE d 1 fast", err("ERR filters differ in layout (CLASSIC or FAST)")),
         ("BF.MERGE d 1 scaling", err("ERR filters differ in scaling (NONSCALING)")),
         ("BF.MERGE scaling 1 scaling4", err("ERR filters differ in expansion")),
@@ -125,6 +126,59 @@ fn refused_merges_name_the_difference_and_change_nothing() {
             "ERR operation exceeds bloom object memory limit",
         ),
     );
+}
+
+const KINDS_DIFFER: &str =
+    "ERR filters differ in kind (RedisBloom's or valkey-bloom's): they cannot be merged";
+
+/// valkey-bloom's filters merge with their own kind, of one seed; its format keeps every
+/// sub-filter but the newest full, and cannot say one is past its capacity.
+#[test]
+fn valkey_bloom_filters_merge_with_their_own_kind() {
+    let (_server, mut c) = Server::start_with_conn();
+    // Filters merged must share a seed: new ones draw theirs at random unless given one.
+    let insert = |key: &str, seed: &str| {
+        format!("BF.INSERT {key} CAPACITY 1000 TIGHTENING 0.5 SEED {seed} ITEMS x")
+    };
+    // Two different halves: a seed of two equal halves hashes every item to one probe twice.
+    const SEED: &str = "0123456789abcdefghijklmnopqrstuv";
+    for key in ["a", "b", "c"] {
+        assert!(!c.cmd(&insert(key, SEED)).is_error());
+    }
+    let other_seed = insert("seeded", "vutsrqponmlkjihgfedcba9876543210");
+    assert!(!c.cmd(&other_seed).is_error());
+    add_items(&mut c, "a", "a", 0..300);
+    add_items(&mut c, "b", "b", 0..300);
+    add_items(&mut c, "c", "c", 0..800);
+    assert_eq!(c.cmd("BF.MERGE u 2 a b"), ok());
+    assert_eq!(c.cmd("TYPE u"), simple("bloomfltr"));
+    for (prefix, key) in [("a", "a"), ("b", "b")] {
+        let items = numbered(prefix, 0..300);
+        assert_eq!(found(&mut c, "u", &items), 300, "{key}'s items");
+    }
+    let card = c.cmd("BF.CARD u").int();
+    assert!((585..=615).contains(&card), "{card}");
+    // 601 and 801 distinct items in a filter of 1,000: past it, with OVERFILL too.
+    for line in ["BF.MERGE u 1 c", "BF.MERGE u 1 c OVERFILL"] {
+        assert!(c.cmd(line).is_error(), "{line}");
+    }
+    assert_eq!(
+        c.cmd("BF.MERGE u 1 seeded"),
+        err("ERR filters differ in hashing")
+    );
+    // A scaled object and one holding its first items: the union keeps its shape and loads.
+    add_items(&mut c, "a", "a", 300..1500);
+    assert_eq!(c.cmd("BF.MERGE scaled 2 b2 a"), err("ERR not found"));
+    assert!(!c.cmd(&insert("b2", SEED)).is_error());
+    add_items(&mut c, "b2", "a", 0..200);
+    assert_eq!(c.cmd("BF.MERGE scaled 2 b2 a"), ok());
+    let items = numbered("a", 0..1500);
+    assert_eq!(found(&mut c, "scaled", &items), 1500);
+    let dumps = |c: &mut Conn| ["u", "scaled"].map(|k| c.call(&["DUMP", k]));
+    let before = dumps(&mut c);
+    assert_eq!(c.cmd("DEBUG RELOAD"), ok());
+    assert_eq!(dumps(&mut c), before, "DEBUG RELOAD");
+    assert_eq!(c.cmd("BF.CARD scaled"), c.cmd("BF.CARD a"));
 }
 
 #[test]

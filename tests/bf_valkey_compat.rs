@@ -258,3 +258,41 @@ fn replicas_of_either_module_hold_the_same_bytes() {
     replica_of_the_other_holds_the_same_bytes(Module::ValkeyBloom, Module::RedisBf);
     replica_of_the_other_holds_the_same_bytes(Module::RedisBf, Module::ValkeyBloom);
 }
+
+/// A union of valkey-bloom filters (`BF.MERGE`, ours) keeps valkey-bloom's format: valkey-bloom
+/// restores it, answers as we do, and dumps the same bytes.
+#[test]
+fn merged_filters_load_into_valkey_bloom() {
+    let Some((ours, theirs)) = pair() else {
+        return;
+    };
+    let (mut a, mut b) = (ours.conn(), theirs.conn());
+    for c in [&mut a, &mut b] {
+        c.cmd("CONFIG SET rdbcompression no");
+    }
+    for (key, prefix, count) in [("s1", "a", 250), ("s2", "a", 60), ("s3", "b", 40)] {
+        assert_eq!(a.call(&["BF.RESERVE", key, "0.01", "100"]), ok());
+        for i in 0..count {
+            a.call(&["BF.ADD", key, &format!("{prefix}{i}")]);
+        }
+    }
+    // A scaled filter with one holding its first items; two filters of one sub-filter each.
+    assert_eq!(a.cmd("BF.MERGE scaled 2 s2 s1"), ok());
+    assert_eq!(a.cmd("BF.MERGE small 2 s2 s3"), ok());
+    for key in ["scaled", "small"] {
+        let payload = a.call(&["DUMP", key]).bulk();
+        assert_eq!(
+            b.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
+            ok()
+        );
+        assert_eq!(
+            valkey_bloom::answers(&mut b, key),
+            valkey_bloom::answers(&mut a, key)
+        );
+        assert_eq!(
+            b.call(&["DUMP", key]).bulk(),
+            payload,
+            "{key}: the same bytes"
+        );
+    }
+}

@@ -99,7 +99,8 @@ pub const NO_CHUNKS: &CStr = c"ERR valkey-bloom filters (type bloomfltr) have no
 
 /// Ours: BF.MERGE's (`merge.rs`).
 pub const FORGETS: &CStr = c"ERR filters that forget (WINDOW, TIMESPAN) cannot be merged";
-pub const VALKEY_BLOOM: &CStr = c"ERR valkey-bloom filters cannot be merged";
+pub const KINDS_DIFFER: &CStr =
+    c"ERR filters differ in kind (RedisBloom's or valkey-bloom's): they cannot be merged";
 pub const MERGE_PAST_CAPACITY: &CStr = c"ERR the union would pass a sub-filter's capacity, and so its error rate (OVERFILL merges all the same)";
 
 const COULD_NOT_CREATE: &CStr = c"ERR could not create filter";

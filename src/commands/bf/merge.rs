@@ -4,17 +4,18 @@
 //! Stores at the destination the union of the sources and, when it exists, of the destination
 //! itself (`core::bf::chain::merge`): a filter that finds every item any of them found. It is
 //! created with the sources' parameters when missing. The filters must be scalable filters of
-//! one shape — layout, hashing, scaling, expansion, capacity and error rate — and a filter
-//! with more sub-filters brings them along. A sub-filter made from two or more counts the
+//! one shape — layout, hashing, scaling, expansion, capacity and error rate — or valkey-bloom's
+//! filters of one shape (its seed included, `ValkeyBloom::union`, which never passes a
+//! capacity), and a filter with more sub-filters brings them along. A sub-filter made from two or more counts the
 //! items its bits hold (so `BF.CARD` counts an item added to two sources once); a union that
 //! would put one past its capacity, and so past its error rate, is refused unless `OVERFILL`
 //! asks for it (`BF.INFO` then says so). Reply `+OK`.
 //!
 //! Errors, all before anything changes: arity; `ERR numkeys must be a positive integer`;
 //! `Unknown argument received` (a word after the sources other than `OVERFILL`); `WRONGTYPE`
-//! (the destination); then source by source, as reached: `ERR not found`, `WRONGTYPE`, and
-//! for a filter that forgets or a valkey-bloom filter (at the destination too) the text
-//! naming it; then `ERR filters differ in …` naming the first difference; then the capacity;
+//! or a filter that forgets (the destination); then source by source, as reached: `ERR not
+//! found`, `WRONGTYPE`, a filter that forgets, `ERR filters differ in kind …` (RedisBloom's and
+//! valkey-bloom's); then `ERR filters differ in …` naming the first difference; then the capacity;
 //! then the memory (`ERR operation exceeds bloom object memory limit`, `ERR Insufficient
 //! memory`).
 //!
@@ -24,7 +25,10 @@
 //! other slots. Replicated verbatim (the union of the same bytes is the same bytes); keyspace
 //! event `bf.merge`.
 
+use std::convert::Infallible;
+
 use super::errors;
+use super::valkey;
 use super::values::{lookup_read, lookup_write, Bloom};
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
@@ -34,6 +38,7 @@ use crate::commands::reply::Reply;
 use crate::commands::sources::{counted_sources, Source, FIRST_SOURCE};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Keys, KEY_ARG};
 use crate::core::bf::chain::Chain;
+use crate::core::bf::valkey::ValkeyBloom;
 use crate::core::Error;
 
 pub static MERGE: CommandSpec = CommandSpec {
@@ -66,49 +71,110 @@ pub struct MergeArgs {
     pub overfill: bool,
 }
 
+/// The kinds of filter that merge, each only with its own kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// RedisBloom's scalable filters (either layout).
+    Scalable,
+    /// valkey-bloom's.
+    Valkey,
+}
+
+/// A filter at a source, as a merge reads it.
+type Mergeable<'k> = Bloom<&'k Chain, Infallible, &'k ValkeyBloom>;
+
+fn kind<C, W, V>(filter: &Bloom<C, W, V>) -> Kind {
+    match filter {
+        Bloom::Valkey(_) => Kind::Valkey,
+        _ => Kind::Scalable,
+    }
+}
+
 fn merge(call: &Call) -> CommandResult {
     let parsed = parse(call.args)?;
     let mut key = call.open_for_write()?;
     let destination = match lookup_write(&mut key) {
         Lookup::Missing => None,
         Lookup::WrongType => return Err(Failure::Message(errors::WRONG_TYPE)),
-        Lookup::Found(Bloom::Chain(chain)) => Some(chain),
         Lookup::Found(Bloom::Window(_)) => return Err(Failure::Message(errors::FORGETS)),
-        Lookup::Found(Bloom::Valkey(_)) => return Err(Failure::Message(errors::VALKEY_BLOOM)),
+        Lookup::Found(found) => Some(found),
     };
+    // The union's kind: the destination's, else the first source's.
+    let mut union_kind = destination.as_ref().map(kind);
     let exists = destination.is_some();
     let sources = call.open_sources(
         FIRST_SOURCE,
         parsed.sources,
         out_of_memory(),
         |_, source, key| match (source, key) {
-            (_, Some(key)) => chain_at(key).map(drop),
+            (_, Some(key)) => {
+                let found = kind(&mergeable_at(key)?);
+                if *union_kind.get_or_insert(found) != found {
+                    return Err(Failure::Message(errors::KINDS_DIFFER));
+                }
+                Ok(())
+            }
             (Source::Destination, None) if !exists => Err(Failure::Message(errors::NOT_FOUND)),
             _ => Ok(()),
         },
     )?;
-    let mut filters: Vec<&Chain> = Vec::new();
-    filters
-        .try_reserve_exact(1 + sources.keys.len())
-        .map_err(|_| out_of_memory())?;
-    filters.extend(destination.as_deref());
-    for key in &sources.keys {
-        filters.push(chain_at(key)?);
-    }
-    let union = Chain::union(&filters, parsed.overfill, &call.memory()).map_err(errors::merge)?;
-    drop(filters);
+    let union: Bloom<Chain, Infallible, ValkeyBloom> = if union_kind == Some(Kind::Valkey) {
+        let old = match &destination {
+            Some(Bloom::Valkey(old)) => Some(&**old),
+            _ => None,
+        };
+        let objects = filters_of(old, &sources.keys, |f| match f {
+            Bloom::Valkey(object) => Some(object),
+            _ => None,
+        })?;
+        let union = ValkeyBloom::union(&objects, valkey::limit(call), &call.memory());
+        Bloom::Valkey(union.map_err(errors::merge)?)
+    } else {
+        let old = match &destination {
+            Some(Bloom::Chain(old)) => Some(&**old),
+            _ => None,
+        };
+        let chains = filters_of(old, &sources.keys, |f| match f {
+            Bloom::Chain(chain) => Some(chain),
+            _ => None,
+        })?;
+        let union = Chain::union(&chains, parsed.overfill, &call.memory());
+        Bloom::Chain(union.map_err(errors::merge)?)
+    };
     drop((sources, destination));
-    key.put(union)?;
+    match union {
+        Bloom::Chain(union) => key.put(union)?,
+        Bloom::Window(never) => match never {},
+        Bloom::Valkey(union) => key.put(union)?,
+    }
     call.finish_write(c"bf.merge");
     Ok(Reply::OK)
 }
 
-/// The scalable filter at a source key, or why it cannot be merged.
-fn chain_at<'k>(key: &'k ReadKey) -> Result<&'k Chain, Failure> {
+/// The filters a merge of one kind reads, as `pick` views them: the destination's `old` one,
+/// then each source key's once (a union of the same filter twice is that filter).
+fn filters_of<'k, T>(
+    old: Option<&'k T>,
+    keys: &'k [ReadKey],
+    pick: fn(Mergeable<'k>) -> Option<&'k T>,
+) -> Result<Vec<&'k T>, Failure> {
+    let mut filters = Vec::new();
+    filters
+        .try_reserve_exact(1 + keys.len())
+        .map_err(|_| out_of_memory())?;
+    filters.extend(old);
+    for key in keys {
+        filters.extend(pick(mergeable_at(key)?));
+    }
+    Ok(filters)
+}
+
+/// The filter at a source key, or why it cannot be merged.
+fn mergeable_at<'k>(key: &'k ReadKey) -> Result<Mergeable<'k>, Failure> {
     match lookup_read(key).existing()? {
-        Bloom::Chain(chain) => Ok(chain),
+        Bloom::Chain(chain) => Ok(Bloom::Chain(chain)),
         Bloom::Window(_) => Err(Failure::Message(errors::FORGETS)),
-        Bloom::Valkey(_) => Err(Failure::Message(errors::VALKEY_BLOOM)),
+        Bloom::Valkey(object) => Ok(Bloom::Valkey(object)),
     }
 }
 

@@ -36,7 +36,7 @@ pub(super) fn object_limit(call: &Call) -> u64 {
 }
 
 /// The bound on an object's size for this command: none when replayed.
-pub(super) fn limit(call: &Call) -> u64 {
+pub(in crate::commands::bf) fn limit(call: &Call) -> u64 {
     if call.replayed() {
         u64::MAX
     } else {

@@ -30,7 +30,8 @@ pub use create::{
 };
 pub use filter::{add, add_items};
 
-use filter::{limit, memory, object_limit, RESERVE_EVENT};
+pub(super) use filter::limit;
+use filter::{memory, object_limit, RESERVE_EVENT};
 
 use super::{config, errors};
 use crate::commands::call::Call;

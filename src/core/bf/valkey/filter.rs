@@ -9,6 +9,7 @@
 //! `1 << (bit % 8)`.
 
 use super::sip::hash_item;
+use crate::core::bf::estimate;
 use crate::core::bits;
 use crate::core::le::LeReader;
 use crate::core::relocate::{Mover, Relocate};
@@ -166,6 +167,33 @@ impl SubFilter {
     /// Probes per item.
     pub fn probes(&self) -> u32 {
         self.k()
+    }
+
+    /// ORs the bits of `other`, a sub-filter of the same header (size, probes, seed), into
+    /// this one's: afterwards it finds every item either held. `BadEncoding`, changing nothing,
+    /// when the headers differ.
+    pub fn or_from(&mut self, other: &SubFilter) -> Result<(), Error> {
+        let header = |f: &SubFilter| f.blob.get(..HEADER_BYTES).map(<[u8]>::to_vec);
+        if header(self) != header(other) || self.blob.len() != other.blob.len() {
+            return Err(Error::BadEncoding);
+        }
+        let pairs = self.blob.iter_mut().zip(&other.blob).skip(HEADER_BYTES);
+        pairs.for_each(|(to, &from)| *to |= from);
+        Ok(())
+    }
+
+    /// The items its bits say it holds (`core::bf::estimate`), and that estimate's spread at
+    /// its capacity.
+    pub fn estimated_items(&self) -> (u64, f64) {
+        let bitmap = self.blob.get(HEADER_BYTES..).unwrap_or_default();
+        let set = bitmap.iter().map(|b| u64::from(b.count_ones())).sum();
+        let bits = bitmap.len() as u64 * 8;
+        let capacity = u64::try_from(self.capacity).unwrap_or(0);
+        let estimate = estimate::estimated_items(bits, set, self.k());
+        (
+            estimate,
+            estimate::estimate_spread(bits, capacity, self.k()),
+        )
     }
 
     fn k(&self) -> u32 {

@@ -11,6 +11,7 @@
 //! the count, so a filter's size changes by an AOF rewrite there; here it does not.
 
 use super::filter::{bitmap_bytes, Hashes, Seed, SubFilter};
+use crate::core::bf::chain::MergeError;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_vec, Error, Memory};
 
@@ -301,6 +302,65 @@ impl ValkeyBloom {
         OBJECT_BYTES + SLOT_BYTES * self.slots as u64 + filters
     }
 
+    /// The union of `objects` (at least one) for `BF.MERGE`, built beside them from a copy
+    /// of the one with the most sub-filters: sub-filter `i` ORs in every other object's
+    /// sub-filter `i`. They combine when they have one expansion, error rate, tightening ratio,
+    /// seed and first capacity (which fix every later sub-filter). valkey-bloom's format keeps
+    /// every sub-filter but the newest at exactly its capacity and has no way to say one is
+    /// past it, so a union that would put a sub-filter past its capacity (beyond four
+    /// standard deviations of the estimate, as `Chain::union`) is refused, `OVERFILL` or not;
+    /// the newest counts what its bits hold, never fewer than its largest part. `limit`
+    /// bounds the union's size (valkey-bloom's object limit), `memory` the machine's.
+    pub fn union(
+        objects: &[&ValkeyBloom],
+        limit: u64,
+        memory: &Memory,
+    ) -> Result<ValkeyBloom, MergeError> {
+        let (first, others) = objects.split_first().ok_or(MergeError::ShapesDiffer)?;
+        for other in others {
+            combines(first, other)?;
+        }
+        let base = objects.iter().copied().fold(*first, |most, o| {
+            if o.filters.len() > most.filters.len() {
+                o
+            } else {
+                most
+            }
+        });
+        let bytes = base.memory_usage();
+        if bytes > limit {
+            return Err(MergeError::Memory(Error::OverLimit));
+        }
+        memory.check(bytes).map_err(MergeError::Memory)?;
+        let mut union = base.try_clone().map_err(MergeError::Memory)?;
+        let newest = union.filters.len() - 1;
+        for (i, sub) in union.filters.iter_mut().enumerate() {
+            let parts = objects.iter().filter(|o| !std::ptr::eq(**o, base));
+            let mut most = sub.items;
+            let mut merged = false;
+            for part in parts.filter_map(|o| o.filters.get(i)) {
+                sub.or_from(part).map_err(|_| MergeError::ShapesDiffer)?;
+                most = most.max(part.items);
+                merged = true;
+            }
+            if !merged {
+                continue;
+            }
+            let (estimate, spread) = sub.estimated_items();
+            let capacity = u64::try_from(sub.capacity).unwrap_or(0);
+            if estimate as f64 > capacity as f64 + 4.0 * spread {
+                return Err(MergeError::PastCapacity(i));
+            }
+            let counted = i64::try_from(estimate.min(capacity)).unwrap_or(i64::MAX);
+            sub.items = if i < newest {
+                sub.capacity
+            } else {
+                most.max(counted)
+            };
+        }
+        Ok(union)
+    }
+
     /// An independent copy (`COPY`: the same vector capacity), or `OutOfMemory`.
     pub fn try_clone(&self) -> Result<ValkeyBloom, Error> {
         let mut filters = try_vec(self.filters.len())?;
@@ -337,6 +397,32 @@ pub enum Stop {
     FalsePositive,
     /// The next sub-filter's capacity passes 2⁶³.
     Capacity,
+}
+
+/// Whether `other` combines with `first` in a union, or what differs.
+fn combines(first: &ValkeyBloom, other: &ValkeyBloom) -> Result<(), MergeError> {
+    if (first.expansion == 0) != (other.expansion == 0) {
+        return Err(MergeError::ScalingDiffers);
+    }
+    if first.expansion != other.expansion {
+        return Err(MergeError::ExpansionsDiffer);
+    }
+    if first.seed() != other.seed() {
+        return Err(MergeError::HashingDiffers);
+    }
+    if first.first_capacity() != other.first_capacity() {
+        return Err(MergeError::CapacitiesDiffer);
+    }
+    if first.fp_rate != other.fp_rate || first.tightening != other.tightening {
+        return Err(MergeError::ErrorRatesDiffer);
+    }
+    let same_places = first.filters.iter().zip(&other.filters).all(|(a, b)| {
+        a.capacity == b.capacity && a.bitmap_len() == b.bitmap_len() && a.probes() == b.probes()
+    });
+    if !same_places {
+        return Err(MergeError::ShapesDiffer);
+    }
+    Ok(())
 }
 
 /// How far an object of these parameters scales: the total capacity of its sub-filters, made

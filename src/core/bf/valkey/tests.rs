@@ -4,6 +4,7 @@
 
 use super::object::OBJECT_LIMIT;
 use super::*;
+use crate::core::bf::chain::MergeError;
 use crate::core::dump::payload as dump_payload;
 use crate::core::testing::{fields_of, load_payload, unhex, DumpReader};
 use crate::core::{Error, EAGER};
@@ -193,5 +194,50 @@ fn payloads_the_rdb_format_cannot_hold_are_refused() {
     assert_eq!(
         payload::decode(&not_full, &EAGER).unwrap_err(),
         payload::DecodeError::Malformed
+    );
+}
+
+/// The union of objects of one shape: every item found, counted from the bits, the format's
+/// rule kept (every sub-filter but the newest full), so it saves and loads back the same.
+#[test]
+fn a_union_finds_every_item_and_loads_back() {
+    let add = |object: &mut ValkeyBloom, prefix: &str, range: std::ops::Range<u32>| {
+        for i in range {
+            let item = format!("{prefix}{i}");
+            object.add(item.as_bytes(), OBJECT_LIMIT, &EAGER).unwrap();
+        }
+    };
+    let mut scaled = ValkeyBloom::new(fixed(100), OBJECT_LIMIT, &EAGER).unwrap();
+    add(&mut scaled, "a", 0..250);
+    let mut early = ValkeyBloom::new(fixed(100), OBJECT_LIMIT, &EAGER).unwrap();
+    add(&mut early, "a", 0..60);
+    let union = ValkeyBloom::union(&[&early, &scaled], OBJECT_LIMIT, &EAGER).unwrap();
+    assert_eq!(union.filters().len(), scaled.filters().len());
+    assert!((0..250).all(|i| union.contains(format!("a{i}").as_bytes())));
+    assert_eq!(union.items(), scaled.items());
+    let loaded = payload::decode(&payload::encode(&union).unwrap(), &EAGER).unwrap();
+    assert_eq!(loaded, union);
+    // Distinct items past the first sub-filter's capacity; another seed; another shape.
+    let mut other = ValkeyBloom::new(fixed(100), OBJECT_LIMIT, &EAGER).unwrap();
+    add(&mut other, "b", 0..60);
+    assert_eq!(
+        ValkeyBloom::union(&[&scaled, &other], OBJECT_LIMIT, &EAGER),
+        Err(MergeError::PastCapacity(0))
+    );
+    let mut seed = FIXED_SEED;
+    seed[0] ^= 1;
+    let reseeded = ValkeyBloom::new(Params { seed, ..fixed(100) }, OBJECT_LIMIT, &EAGER).unwrap();
+    assert_eq!(
+        ValkeyBloom::union(&[&other, &reseeded], OBJECT_LIMIT, &EAGER),
+        Err(MergeError::HashingDiffers)
+    );
+    let bigger = ValkeyBloom::new(fixed(200), OBJECT_LIMIT, &EAGER).unwrap();
+    assert_eq!(
+        ValkeyBloom::union(&[&other, &bigger], OBJECT_LIMIT, &EAGER),
+        Err(MergeError::CapacitiesDiffer)
+    );
+    assert_eq!(
+        ValkeyBloom::union(&[&other, &other], other.memory_usage() - 1, &EAGER),
+        Err(MergeError::Memory(Error::OverLimit))
     );
 }
