@@ -7,6 +7,16 @@
 //! `n = −(m/k)·ln(1 − X/m)` items, with a variance of about `m·(e^(kn/m) − 1 − kn/m) / k²`.
 //! Guava's `BloomFilter.approximateElementCount` is the same estimate.
 
+/// How far past its capacity, in standard deviations of the estimate, a merged array must
+/// count before it is past it: a full array merged with a copy of itself is at its capacity.
+const SPREADS_ALLOWED: f64 = 4.0;
+
+/// Whether an array estimated to hold `estimate` items, with a spread of `spread`, is past
+/// its `capacity` by more than chance: a union that must be refused (`BF.MERGE`).
+pub fn past_capacity(estimate: u64, spread: f64, capacity: u64) -> bool {
+    estimate as f64 > capacity as f64 + SPREADS_ALLOWED * spread
+}
+
 /// The estimated items of an array of `bits` bits, `set` of them set, `hashes` set per item:
 /// rounded to the nearest item. An array with every bit set could hold any number: it counts
 /// as one with a bit to spare, the most its bits can tell (so a count stays a count).

@@ -17,11 +17,8 @@
 //! newest is full, so scaled filters of distinct items are refused.
 
 use super::{Chain, Link};
+use crate::core::bf::estimate::past_capacity;
 use crate::core::{try_vec, Error, Memory};
-
-/// How far past its capacity, in standard deviations of the estimate, a merged sub-filter
-/// must count before it is past it.
-const SPREADS_ALLOWED: f64 = 4.0;
 
 /// Why filters cannot be merged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,13 +47,9 @@ pub enum MergeError {
 
 impl Chain {
     /// The union of `filters` (at least one), its bits from `memory`: each checked against
-    /// the first, then built beside them (they are left as they are). With `past_capacity`,
-    /// a sub-filter may pass its capacity (and its error rate).
-    pub fn union(
-        filters: &[&Chain],
-        past_capacity: bool,
-        memory: &Memory,
-    ) -> Result<Chain, MergeError> {
+    /// the first, then built beside them (they are left as they are). With `overfill`, a
+    /// sub-filter may pass its capacity (and its error rate).
+    pub fn union(filters: &[&Chain], overfill: bool, memory: &Memory) -> Result<Chain, MergeError> {
         let (first, others) = filters.split_first().ok_or(MergeError::ShapesDiffer)?;
         for other in others {
             combines(first, other)?;
@@ -84,9 +77,9 @@ impl Chain {
             if merged {
                 let (estimate, spread) = link.estimated_items();
                 let entries = link.shape().entries();
-                let counted = if past_capacity {
+                let counted = if overfill {
                     estimate
-                } else if estimate as f64 > entries as f64 + SPREADS_ALLOWED * spread {
+                } else if past_capacity(estimate, spread, entries) {
                     return Err(MergeError::PastCapacity(i));
                 } else {
                     // Within the estimate's spread of its capacity: at it, not past it.

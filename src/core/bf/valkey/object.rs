@@ -12,6 +12,7 @@
 
 use super::filter::{bitmap_bytes, Hashes, Seed, SubFilter};
 use crate::core::bf::chain::MergeError;
+use crate::core::bf::estimate::past_capacity;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_vec, Error, Memory};
 
@@ -348,7 +349,7 @@ impl ValkeyBloom {
             }
             let (estimate, spread) = sub.estimated_items();
             let capacity = u64::try_from(sub.capacity).unwrap_or(0);
-            if estimate as f64 > capacity as f64 + 4.0 * spread {
+            if past_capacity(estimate, spread, capacity) {
                 return Err(MergeError::PastCapacity(i));
             }
             let counted = i64::try_from(estimate.min(capacity)).unwrap_or(i64::MAX);
