@@ -20,6 +20,12 @@ pub mod core;
 #[cfg(not(any(test, fuzzing)))]
 #[allow(unsafe_code)]
 mod glue;
+/// The glue's vector dispatch, alone: unit tests build no glue (it needs a server), and its
+/// kernels must be tested against the scalar path on every unit the machine has.
+#[cfg(test)]
+#[allow(unsafe_code)]
+#[path = "glue/vector.rs"]
+mod vector;
 
 #[cfg(not(any(test, fuzzing)))]
 #[global_allocator]

@@ -30,6 +30,7 @@ pub const BAD_NUMKEYS: &CStr = c"ERR numkeys must be a positive integer";
 /// What CONFIG SET answers (inside Redis's `ERR CONFIG SET failed …`) for bad values of the
 /// module-wide configs.
 pub const CONFIG_BAD_HUGE_PAGES: &CStr = c"Value for `bf-huge-pages` must be yes or no";
+pub const CONFIG_BAD_VECTOR_HASHING: &CStr = c"Value for `bf-vector-hashing` must be yes or no";
 pub const CONFIG_MEMORY_LIMIT: &CStr =
     c"Value for `bf-memory-usage-limit` must be a size in bytes such as 134217728 or 128mb, 0 for no limit";
 

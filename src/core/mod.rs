@@ -1,4 +1,5 @@
-//! The filter engine: pure Rust, with no Redis types, no globals and no `unsafe`. Everything
+//! The filter engine: pure Rust, with no Redis types and no `unsafe`, and no globals but the
+//! vector kernel the glue hands [`lanes`] at load. Everything
 //! a user can reach returns a `Result`. One wing per family, sharing the hash
 //! functions, the error type and the memory rules:
 //!
@@ -10,6 +11,7 @@
 //! * [`dump`] — a value as the `DUMP` payload `RESTORE` takes (an AOF rewrite's `RESTORE`);
 //! * [`tdigest`] — RedisBloom's t-digest, bit-exact, whose reads never change it;
 //! * [`hash`] — MurmurHash64A, MurmurHash2 and xxh3, as the families use them;
+//! * [`lanes`] — MurmurHash2 under many seeds at once (the sketches' rows), scalar or vector;
 //! * [`Error`] — what can go wrong, without wire text;
 //! * [`le`] — little-endian fields read from plain bytes (SCANDUMP headers, RDB fields);
 //! * [`Memory`] — where new arrays come from, and how large a filter may grow;
@@ -41,6 +43,7 @@ pub mod divisor;
 pub mod dump;
 mod error;
 pub mod hash;
+pub mod lanes;
 pub mod le;
 mod memory;
 pub mod printf_double;

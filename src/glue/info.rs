@@ -12,7 +12,7 @@ use redis_module::{raw, Context};
 
 use super::families::FAMILIES;
 use super::guard::guarded;
-use super::{alloc, defrag, huge_pages, version};
+use super::{alloc, defrag, huge_pages, vector, version};
 use crate::commands::family::{InfoField, Stat};
 use crate::commands::metrics::Totals;
 
@@ -53,6 +53,10 @@ static MODULE_FIELDS: &[Field] = &[
     },
     // Blocks active defragmentation moved, and blocks it offered the allocator and left
     // under valkey-bloom's names, so its dashboards read them (here for every family).
+    Field {
+        name: c"vector_hashing",
+        read: || Value::Text(vector::info(super::settings::vector_hashing())),
+    },
     Field {
         name: c"bloom_defrag_hits",
         read: || Value::Count(defrag::hits()),

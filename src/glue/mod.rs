@@ -6,7 +6,7 @@
 //! (`data_type`, shared; `io`, the server's I/O handles; `types/`, one safe file per family's
 //! formats), active defragmentation (`defrag`), the configs (`config`; the module-wide ones in
 //! `settings`), the allocator (`alloc`) and the memory bound of a value (`memory`), huge pages
-//! (`huge_pages`), the module's `INFO` sections (`info`), the count of forks (`forks`), the
+//! (`huge_pages`), the vector unit the sketches hash on (`vector`), the module's `INFO` sections (`info`), the count of forks (`forks`), the
 //! versions it reports (`version`), the panic boundary (`guard`) and small FFI helpers (`ffi`).
 //! All `unsafe` code of the crate lives here, each block with its `SAFETY:` argument; only
 //! `families.rs` and `types/` name a family. Imports run one way: `server`, `settings`,
@@ -40,6 +40,7 @@ mod server;
 mod settings;
 mod types;
 mod values;
+mod vector;
 mod version;
 
 use std::os::raw::c_int;
@@ -62,6 +63,7 @@ pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
         .and_then(|()| command_info::register_commands(ctx.ctx));
     match setup {
         Ok(()) => {
+            vector::choose(settings::vector_hashing());
             info::register(ctx);
             ffi::log(ctx.ctx, c"notice", &version::loaded_line());
             forks::subscribe(ctx.ctx);

@@ -1,7 +1,7 @@
-//! The two settings that concern the whole module, read by the glue's allocation paths: (ours)
-//! `bf-memory-usage-limit`, the most memory one value may hold, and (ours) `bf-huge-pages`,
-//! whether big bit arrays ask for transparent huge pages (for arrays made or loaded
-//! afterwards). `config.rs` registers them with the families' settings; this file imports
+//! The settings that concern the whole module, all ours: `bf-memory-usage-limit`, the most
+//! memory one value may hold, and `bf-huge-pages`, whether big bit arrays ask for transparent
+//! huge pages (for arrays made or loaded afterwards), read by the glue's allocation paths; and
+//! `bf-vector-hashing`, whether the sketches' row hashes use the vector unit. `config.rs` registers them with the families' settings; this file imports
 //! nothing else of the glue but the server's state, so whatever allocates may read it.
 
 use redis_module::raw;
@@ -12,7 +12,7 @@ use crate::commands::errors;
 use crate::commands::setting::{show_number, show_yes_or_no, yes_or_no, Setting};
 
 /// The module's own settings, after the families' in every listing.
-pub static MODULE_SETTINGS: [&Setting; 2] = [&MEMORY_LIMIT, &HUGE_PAGES];
+pub static MODULE_SETTINGS: [&Setting; 3] = [&MEMORY_LIMIT, &HUGE_PAGES, &VECTOR_HASHING];
 
 /// Ours: whether bit arrays of 2 MiB or more ask for transparent huge pages (`huge_pages.rs`).
 static HUGE_PAGES: Setting = Setting::new(
@@ -22,6 +22,23 @@ static HUGE_PAGES: Setting = Setting::new(
     show_yes_or_no,
     1,
 );
+
+/// Ours: whether the sketches' row hashes run on the processor's vector unit, where it has one
+/// (`vector.rs`); `no` keeps the scalar path. Fixed at load: both give the same hashes, so it
+/// only measures the one against the other, or sets aside a vector unit in doubt.
+static VECTOR_HASHING: Setting = Setting::new(
+    c"bf-vector-hashing",
+    None,
+    |text| yes_or_no(text, errors::CONFIG_BAD_VECTOR_HASHING),
+    show_yes_or_no,
+    1,
+)
+.at_load_only();
+
+/// `bf-vector-hashing`.
+pub fn vector_hashing() -> bool {
+    VECTOR_HASHING.get() == 1
+}
 
 /// `bf-huge-pages`: whether big bit arrays are advised transparent huge pages.
 pub fn huge_pages() -> bool {

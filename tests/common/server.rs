@@ -83,6 +83,17 @@ pub fn redisbloom_path() -> PathBuf {
     path
 }
 
+/// Module arguments every server of this module starts with, before a test's own (which win):
+/// `BF_TEST_MODULE_ARGS`, words split on spaces. The version matrix forces the scalar path
+/// with it (`bf-vector-hashing no`, the Makefile's `test-matrix-ci`).
+fn run_module_args() -> Vec<String> {
+    std::env::var("BF_TEST_MODULE_ARGS")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
 /// The server binary the module is tested on.
 pub fn server_binary() -> String {
     std::env::var("BF_TEST_SERVER").unwrap_or_else(|_| "redis-server".into())
@@ -201,8 +212,11 @@ impl Server {
     pub fn with(module: Module) -> ServerBuilder {
         ServerBuilder {
             binary: server_binary(),
+            module_args: match module {
+                Module::RedisBf => run_module_args(),
+                _ => vec![],
+            },
             module,
-            module_args: vec![],
             args: vec![],
             dir: None,
             config_file: None,

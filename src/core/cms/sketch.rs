@@ -10,7 +10,7 @@
 use super::cell::{load_cell, store_cell, CellSize};
 use super::dimensions::{Dimensions, SKETCH_STRUCT_BYTES};
 use crate::core::divisor::Divisor;
-use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
+use crate::core::lanes;
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
@@ -241,17 +241,13 @@ impl CountMinSketch {
     ) -> Result<u64, IncrementError> {
         let magnitude = amount.unsigned_abs();
         let max = self.cell_size.max();
-        let (depth, row_len) = (self.depth, self.row_len());
+        let (width, depth, columns) = (self.width, self.depth, self.columns);
         let mut estimate = ABOVE_EVERY_COUNTER;
         let mut changed = 0u64;
         let mut refused = false;
-        let rows = self
-            .counters
-            .as_chunks_mut::<N>()
-            .0
-            .chunks_exact_mut(row_len);
-        for_each_row(rows, self.columns, depth, item, |row, column| {
-            let Some(bytes) = row.get_mut(column).filter(|_| !refused) else {
+        let cells = self.counters.as_chunks_mut::<N>().0;
+        cells_of(width, depth, columns, item, |_, cell| {
+            let Some(bytes) = cells.get_mut(cell as usize).filter(|_| !refused) else {
                 return;
             };
             let counter = load_cell(bytes);
@@ -272,14 +268,8 @@ impl CountMinSketch {
         if !refused {
             return Ok(estimate);
         }
-        let mut row_index = 0u64;
-        let rows = self
-            .counters
-            .as_chunks_mut::<N>()
-            .0
-            .chunks_exact_mut(row_len);
-        for_each_row(rows, self.columns, depth, item, |row, column| {
-            if let Some(bytes) = row.get_mut(column).filter(|_| row_index < changed) {
+        cells_of(width, depth, columns, item, |row, cell| {
+            if let Some(bytes) = cells.get_mut(cell as usize).filter(|_| row < changed) {
                 let counter = load_cell(bytes);
                 let restored = if amount > 0 {
                     counter - magnitude
@@ -288,7 +278,6 @@ impl CountMinSketch {
                 };
                 store_cell(bytes, restored);
             }
-            row_index += 1;
         });
         Err(IncrementError::of(amount))
     }
@@ -306,13 +295,11 @@ impl CountMinSketch {
     #[inline]
     fn minimum<const N: usize>(&self, item: &[u8]) -> u64 {
         let mut estimate = ABOVE_EVERY_COUNTER;
-        let rows = self
-            .counters
-            .as_chunks::<N>()
-            .0
-            .chunks_exact(self.row_len());
-        for_each_row(rows, self.columns, self.depth, item, |row, column| {
-            let counter = row.get(column).map_or(ABOVE_EVERY_COUNTER, load_cell);
+        let cells = self.counters.as_chunks::<N>().0;
+        cells_of(self.width, self.depth, self.columns, item, |_, cell| {
+            let counter = cells
+                .get(cell as usize)
+                .map_or(ABOVE_EVERY_COUNTER, load_cell);
             estimate = smaller(counter, estimate);
         });
         estimate
@@ -370,13 +357,6 @@ impl CountMinSketch {
     /// `40 + cell size × width × depth` (2.8.2 counted `8 + 8 × width × depth`, a bug).
     pub fn memory_usage(&self) -> u64 {
         SKETCH_STRUCT_BYTES + self.counters.len() as u64
-    }
-
-    /// Counters per row, for cutting the counters into rows: each row a slice exactly that
-    /// long, so that a column taken modulo its length needs no bounds check. A width past
-    /// `usize` or past the counters (which `from_saved` rules out) gives no row at all.
-    fn row_len(&self) -> usize {
-        usize::try_from(self.width).unwrap_or(usize::MAX).max(1)
     }
 
     /// The byte range of counter `index` (`None` past the end).
@@ -467,28 +447,22 @@ impl CountMinSketch {
     }
 }
 
-/// Calls `f` with each of the first `depth` rows, in order, and the item's column in it:
-/// MurmurHash2 of the item seeded with the row index (cut to the hash's 32-bit seed, as C
-/// passes it), modulo the width. The rows are hashed [`MURMUR2_ROWS`] at a time.
+/// Calls `f` with each of the first `depth` rows of a `width`-wide sketch, in order, and the
+/// item's cell in it (its index among the sketch's counters, row-major): MurmurHash2 of the
+/// item seeded with the row index (cut to the hash's 32-bit seed, as C passes it), modulo the
+/// width. The rows are hashed side by side ([`lanes::for_each_row`]). The classic sketch's
+/// cells, and a sketch that forgets' (`window`).
 #[inline]
-fn for_each_row<const N: usize, R: AsRef<[[u8; N]]>>(
-    mut rows: impl Iterator<Item = R>,
-    columns: Divisor,
+pub(super) fn cells_of(
+    width: u64,
     depth: u64,
+    columns: Divisor,
     item: &[u8],
-    mut f: impl FnMut(R, usize),
+    mut f: impl FnMut(u64, u64),
 ) {
-    let mut first = 0;
-    while first < depth {
-        // The hashes lead: a row is taken only when a hash is there for it.
-        for (hash, row) in murmur2_32_rows(item, first as u32)
-            .into_iter()
-            .zip(rows.by_ref())
-        {
-            f(row, columns.remainder(hash) as usize);
-        }
-        first += MURMUR2_ROWS as u64;
-    }
+    lanes::for_each_row(item, depth, |row, hash| {
+        f(row, row * width + columns.remainder(hash));
+    });
 }
 
 /// The smaller of two counters (each at most `i64::MAX`), in a form LLVM (Rust 1.95) keeps

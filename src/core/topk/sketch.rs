@@ -9,7 +9,8 @@ use super::decay::{self, Chances, DecayTable};
 use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
 use crate::core::divisor::Divisor;
-use crate::core::hash::{murmur2_32, murmur2_32_rows, murmur2_32_seeds, MURMUR2_ROWS};
+use crate::core::hash::murmur2_32;
+use crate::core::lanes::{murmur2_32_lanes, Lanes, MAX_LANES};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
@@ -17,13 +18,28 @@ use crate::core::{try_copy, Error, Memory};
 const FINGERPRINT_SEED: u32 = 1919;
 /// Bytes of one bucket (`sizeof(Bucket)`).
 const BUCKET_BYTES: u64 = 8;
-/// Rows hashed in the same pass as the fingerprint: RedisBloom's default depth.
-const FIRST_ROWS: usize = 7;
-/// The seeds of that pass: the fingerprint's, then each row's index.
-const FIRST_SEEDS: [u32; 1 + FIRST_ROWS] = [FINGERPRINT_SEED, 0, 1, 2, 3, 4, 5, 6];
-/// Rows whose bucket of the item `add` computes once and keeps at hand (the rows after are
-/// hashed again each time): the digest taken before a decay reads them all.
-const CACHED_ROWS: usize = FIRST_ROWS + MURMUR2_ROWS;
+/// The seeds of an item's one pass: the fingerprint's, then each row's index.
+const SEEDS: Lanes = [
+    FINGERPRINT_SEED,
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+];
+/// Rows whose bucket of the item `add` computes in that pass and keeps at hand (the rows after
+/// are hashed again each time): the digest taken before a decay reads them all.
+const CACHED_ROWS: usize = MAX_LANES - 1;
 /// What RedisBloom's `TopKMemUsage` counts besides the buckets and the heap: its `TopK`
 /// struct, 256 doubles of decay table included.
 const STRUCT_BYTES: u64 = 2088;
@@ -271,8 +287,7 @@ struct Attempt {
 }
 
 /// An item's fingerprint and its bucket in every row. The fingerprint and the first
-/// [`FIRST_ROWS`] rows are hashed in one pass, the next [`MURMUR2_ROWS`] in another, and rows
-/// past [`CACHED_ROWS`] each time they are asked for.
+/// [`CACHED_ROWS`] rows are hashed in one pass, rows past them each time they are asked for.
 pub(super) struct Positions<'a> {
     item: &'a [u8],
     columns: Divisor,
@@ -287,17 +302,11 @@ impl Positions<'_> {
     #[inline(always)]
     pub(super) fn of<'a>(item: &'a [u8], params: &Params) -> Positions<'a> {
         let columns = params.columns;
-        let [fp, first_rows @ ..] = murmur2_32_seeds(item, FIRST_SEEDS);
+        let rows = (params.depth as usize).min(CACHED_ROWS);
+        let [fp, hashes @ ..] = murmur2_32_lanes(item, &SEEDS, 1 + rows);
         let mut cached = [0; CACHED_ROWS];
-        let (first, next) = cached.split_at_mut(FIRST_ROWS);
-        for ((row, at), hash) in (0..params.depth).zip(first).zip(first_rows) {
+        for ((row, at), hash) in (0..params.depth).zip(&mut cached).zip(hashes) {
             *at = bucket_at(columns, row, hash);
-        }
-        if params.depth > FIRST_ROWS as u32 {
-            let next_rows = murmur2_32_rows(item, FIRST_ROWS as u32);
-            for ((row, at), hash) in (FIRST_ROWS as u32..params.depth).zip(next).zip(next_rows) {
-                *at = bucket_at(columns, row, hash);
-            }
         }
         Positions {
             item,

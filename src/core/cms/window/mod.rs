@@ -45,9 +45,8 @@ impl Forgets for WindowSketch {
 #[cfg(test)]
 mod tests;
 
-use super::sketch::IncrementError;
+use super::sketch::{self, IncrementError};
 use crate::core::divisor::Divisor;
-use crate::core::hash::{murmur2_32_rows, MURMUR2_ROWS};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::window::{fill_ring, in_ring, ring_place, Clock, Forgets};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS, MAX_WINDOW};
@@ -365,20 +364,12 @@ impl WindowSketch {
 }
 
 /// Calls `f` with each row of a sketch of `shape` and the item's cell in it: the classic
-/// sketch's rows (MurmurHash2 seeded with the row, modulo the width).
+/// sketch's cells.
 fn cells_of(shape: Shape, columns: Divisor, item: &[u8], mut f: impl FnMut(usize, u64)) {
     let Shape { width, depth, .. } = shape;
-    let mut first = 0u64;
-    while first < depth {
-        for (lane, hash) in murmur2_32_rows(item, first as u32).into_iter().enumerate() {
-            let row = first + lane as u64;
-            if row >= depth {
-                return;
-            }
-            f(row as usize, row * width + columns.remainder(hash));
-        }
-        first += MURMUR2_ROWS as u64;
-    }
+    sketch::cells_of(width, depth, columns, item, |row, cell| {
+        f(row as usize, cell)
+    });
 }
 
 /// Rows whose places an increment keeps on the stack between its check and its writes; deeper

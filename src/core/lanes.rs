@@ -1,0 +1,190 @@
+//! MurmurHash2 of one item under many seeds in one pass: the rows of a Count-Min sketch and of
+//! a Top-K, which RedisBloom hashes once per row seeded with the row's index (`CMS_IncrBy`,
+//! `TopK_Add`), and Top-K's fingerprint beside them.
+//!
+//! A word's mix does not depend on the seed, so it is made once for every seed; each seed's
+//! running hash then costs one multiply and one xor a word. Those running hashes are lanes,
+//! and a pass runs only the lanes asked for: a depth-3 sketch pays for three.
+//!
+//! Where the processor has a vector unit, the lanes run in its registers: AVX2 multiplies
+//! eight 32-bit lanes in one instruction, AVX-512 sixteen. The kernels ([`x86`]) are the scalar
+//! path's Rust built with `#[target_feature]`, which the compiler vectorises. Calling one is
+//! sound only on a processor that has those instructions, so the core never calls one itself:
+//! the glue checks the processor at load and hands over a safe function that calls the kernel
+//! ([`use_kernel`]; the core's one global, fixed at load). Every path gives the same hashes.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+use super::hash::murmur2_32_seeds;
+
+/// The most seeds one pass hashes: the 32-bit lanes of an AVX-512 register.
+pub const MAX_LANES: usize = 16;
+/// The most lanes the scalar path runs in one pass over the item: eight running hashes, the
+/// item's word and its pointers fill the general registers.
+const SCALAR_LANES: usize = 8;
+
+/// One value per lane.
+pub type Lanes = [u32; MAX_LANES];
+
+/// A path: MurmurHash2 of `data` under the first `len` (at most [`MAX_LANES`]) of `seeds`, in
+/// lanes `0..len` of the result; what the other lanes hold is the path's own.
+pub type Kernel = fn(data: &[u8], seeds: &Lanes, len: usize) -> Lanes;
+
+/// The vector path the glue found on this processor, once per process.
+static VECTOR_KERNEL: OnceLock<Kernel> = OnceLock::new();
+/// Whether the vector path runs (`bf-vector-hashing`, read at every load).
+static VECTOR_ON: AtomicBool = AtomicBool::new(false);
+
+/// Makes `kernel` the path of every pass from now on, or the scalar path for `None`; called by
+/// the glue at load. A process has one processor, so the first kernel given stays.
+pub fn use_kernel(kernel: Option<Kernel>) {
+    if let Some(kernel) = kernel {
+        // A second load in the same process finds the same processor's kernel there.
+        let _ = VECTOR_KERNEL.set(kernel);
+    }
+    VECTOR_ON.store(kernel.is_some(), Relaxed);
+}
+
+/// MurmurHash2 of `data` under the first `len` of `seeds`, in lanes `0..len`, on the path the
+/// glue chose.
+#[inline]
+pub fn murmur2_32_lanes(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
+    if VECTOR_ON.load(Relaxed) {
+        if let Some(kernel) = VECTOR_KERNEL.get() {
+            return kernel(data, seeds, len);
+        }
+    }
+    scalar(data, seeds, len)
+}
+
+/// Calls `f` with each row of `0..depth` and the hash of `data` seeded with the row's index
+/// (cut to 32 bits, as C passes it), [`MAX_LANES`] rows a pass.
+#[inline]
+pub fn for_each_row(data: &[u8], depth: u64, mut f: impl FnMut(u64, u32)) {
+    let mut first = 0u64;
+    while first < depth {
+        let len = (depth - first).min(MAX_LANES as u64) as usize;
+        let seeds = std::array::from_fn(|lane| (first as u32).wrapping_add(lane as u32));
+        let hashes = murmur2_32_lanes(data, &seeds, len);
+        for (row, &hash) in (first..).zip(hashes.iter().take(len)) {
+            f(row, hash);
+        }
+        first += MAX_LANES as u64;
+    }
+}
+
+/// The scalar path: exactly `len` lanes, eight at most a pass over the item. Lanes
+/// past `len` are 0.
+pub fn scalar(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
+    let mut hashes = [0; MAX_LANES];
+    let mut done = 0;
+    while done < len.min(MAX_LANES) {
+        let (Some(seeds), Some(out)) = (seeds.get(done..), hashes.get_mut(done..)) else {
+            break;
+        };
+        let lanes = (len - done).min(SCALAR_LANES);
+        match lanes {
+            1 => pass::<1>(data, seeds, out),
+            2 => pass::<2>(data, seeds, out),
+            3 => pass::<3>(data, seeds, out),
+            4 => pass::<4>(data, seeds, out),
+            5 => pass::<5>(data, seeds, out),
+            6 => pass::<6>(data, seeds, out),
+            7 => pass::<7>(data, seeds, out),
+            _ => pass::<SCALAR_LANES>(data, seeds, out),
+        }
+        done += lanes;
+    }
+    hashes
+}
+
+/// One pass of `N` lanes: the first `N` seeds into the first `N` hashes.
+#[inline(always)]
+fn pass<const N: usize>(data: &[u8], seeds: &[u32], out: &mut [u32]) {
+    if let (Some(seeds), Some(out)) = (seeds.first_chunk::<N>(), out.first_chunk_mut::<N>()) {
+        *out = murmur2_32_seeds(data, *seeds);
+    }
+}
+
+/// The kernels for x86-64's vector units: the scalar path's passes, built for AVX2 and
+/// AVX-512, where eight or sixteen lanes cost what one does. Safe to call only where the
+/// processor has the instructions: the glue checks before it hands one to [`use_kernel`].
+#[cfg(target_arch = "x86_64")]
+pub mod x86 {
+    use super::{murmur2_32_seeds, pass, Lanes, MAX_LANES};
+
+    /// Lanes a 256-bit register holds.
+    const YMM_LANES: usize = 8;
+
+    /// Up to eight lanes in one AVX2 register, sixteen in two.
+    ///
+    /// # Safety
+    /// Only where the processor has AVX2 (`is_x86_feature_detected!("avx2")`).
+    #[target_feature(enable = "avx2")]
+    pub fn avx2(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
+        narrow_or_wide(data, seeds, len)
+    }
+
+    /// Up to eight lanes in a 256-bit register, sixteen in one 512-bit register.
+    ///
+    /// # Safety
+    /// Only where the processor has AVX-512F (`is_x86_feature_detected!("avx512f")`).
+    #[target_feature(enable = "avx512f")]
+    pub fn avx512(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
+        narrow_or_wide(data, seeds, len)
+    }
+
+    /// Eight lanes when they are enough, else all sixteen. Inlined into each kernel, and so
+    /// vectorised for its unit.
+    #[inline(always)]
+    fn narrow_or_wide(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
+        if len <= YMM_LANES {
+            let mut hashes = [0; MAX_LANES];
+            pass::<YMM_LANES>(data, seeds, &mut hashes);
+            hashes
+        } else {
+            murmur2_32_seeds(data, *seeds)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::hash::tests::murmur2_32_bytewise;
+
+    #[test]
+    fn the_scalar_path_runs_the_lanes_asked_for() {
+        let data: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(97) ^ 13).collect();
+        for n in 0..data.len() {
+            let item = &data[..n];
+            for first in [0u32, 7, 1919, u32::MAX - 3] {
+                let seeds = std::array::from_fn(|lane| first.wrapping_add(lane as u32));
+                for len in 0..=MAX_LANES {
+                    let hashes = scalar(item, &seeds, len);
+                    for (lane, (&hash, &seed)) in hashes.iter().zip(&seeds).enumerate() {
+                        let expected = if lane < len {
+                            murmur2_32_bytewise(item, seed)
+                        } else {
+                            0
+                        };
+                        assert_eq!(hash, expected, "length {n}, seed {seed}, {len} lanes");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_are_seeded_with_their_index() {
+        for depth in [0u64, 1, 3, 16, 17, 40] {
+            let mut rows = Vec::new();
+            for_each_row(b"item", depth, |row, hash| rows.push((row, hash)));
+            let expected: Vec<_> = (0..depth)
+                .map(|row| (row, murmur2_32_bytewise(b"item", row as u32)))
+                .collect();
+            assert_eq!(rows, expected, "depth {depth}");
+        }
+    }
+}
