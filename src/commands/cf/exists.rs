@@ -10,7 +10,7 @@ use super::values::lookup_read;
 use crate::commands::call::Call;
 use crate::commands::errors::{CommandResult, Failure};
 use crate::commands::lookup::Lookup;
-use crate::commands::reply::Reply;
+use crate::commands::reply::{Reply, Scalar};
 use crate::commands::spec::{CommandSpec, KeyAccess, Keys, KEY_AND_ITEM, KEY_AND_ITEMS};
 use crate::core::cf::{CuckooFilter, ItemHash};
 
@@ -69,14 +69,15 @@ fn count(call: &Call) -> CommandResult {
 fn mexists(call: &Call) -> CommandResult {
     let items = call.args.get(2..).unwrap_or(&[]);
     let key = call.open_for_read()?;
-    let found = match lookup_read(&key) {
-        Lookup::Found(filter) => items
-            .iter()
-            .map(|item| Reply::bool(filter.contains(&ItemHash::of(item))))
-            .collect(),
-        Lookup::Missing | Lookup::WrongType => vec![Reply::bool(false); items.len()],
+    let filter = match lookup_read(&key) {
+        Lookup::Found(filter) => Some(filter),
+        Lookup::Missing | Lookup::WrongType => None,
     };
-    Ok(Reply::Array(found))
+    // Each answer is sent as it is found: no array of replies is built.
+    call.out.scalars(items.iter().map(|item| {
+        Scalar::Bool(filter.is_some_and(|filter| filter.contains(&ItemHash::of(item))))
+    }));
+    Ok(Reply::Sent)
 }
 
 /// `ask` of the filter about the item (argument 2); the default (false, 0) without a filter.
