@@ -43,6 +43,12 @@ RANDOM_RANGE = 100_000_000  # -r for commands that add new items
 # is the same in both modules); a ×100 cell's total, per item; the t-digest's reads; the 1 GiB
 # filters' single and ×100 cells, bound by memory latency.
 SINGLE, ABOVE_FLOOR, BATCH, TDIGEST_READ, BIG_SINGLE, BIG_BATCH = 1.00, 0.75, 0.75, 0.60, 0.85, 0.65
+# A Count-Min sketch's ×100 cells, whose rows hash on the vector unit (bench/README.md, "Row
+# hashes on the vector unit"); with `bf-vector-hashing no` they are judged by BATCH.
+VECTOR_BATCH = 0.60
+# The depths of the Count-Min and Top-K cells beside RedisBloom's default of 7: `CMS.INITBYDIM
+# key 2000 5` in RedisBloom's docs, `CMS.INITBYPROB` gives ⌈log₂(1/probability)⌉ rows.
+CMS_DEPTHS, TOPK_DEPTHS = (3, 5, 10, 14), (3, 10)
 
 
 @dataclass(frozen=True)
@@ -163,11 +169,21 @@ CELLS = [
     Cell("CMS.INCRBY 2000×7 sketch, 1 item", "CMS.INCRBY cms __rand_int__ 3", 2 * SKETCH_ITEMS,
          target=SINGLE),
     Cell("CMS.INCRBY ×100, 2000×7 sketch", "CMS.INCRBY cms __rand_int__ 3", 2 * SKETCH_ITEMS,
-         items=100, item_words=2, target=BATCH),
+         items=100, item_words=2, target=VECTOR_BATCH),
     Cell("CMS.QUERY 2000×7 sketch, 1 item", "CMS.QUERY cms __rand_int__", 2 * SKETCH_ITEMS,
          target=SINGLE),
     Cell("CMS.QUERY ×100, 2000×7 sketch", "CMS.QUERY cms __rand_int__", 2 * SKETCH_ITEMS,
-         items=100, target=BATCH),
+         items=100, target=VECTOR_BATCH),
+    # The same at other depths (CMS.INITBYDIM key 2000 depth).
+    *(Cell(f"{command.split()[0]} {'×100, ' if items > 1 else ''}2000×{depth} sketch"
+           f"{'' if items > 1 else ', 1 item'}", command.replace(" cms ", f" cms{depth} "),
+           2 * SKETCH_ITEMS, items, words, target=target)
+      for depth in CMS_DEPTHS
+      for command, items, words, target in (
+          ("CMS.INCRBY cms __rand_int__ 3", 1, 1, SINGLE),
+          ("CMS.INCRBY cms __rand_int__ 3", 100, 2, VECTOR_BATCH),
+          ("CMS.QUERY cms __rand_int__", 1, 1, SINGLE),
+          ("CMS.QUERY cms __rand_int__", 100, 1, VECTOR_BATCH))),
     # The same on two- and eight-byte cells (one byte cannot hold a million counts in 2000
     # columns); RedisBloom's sketch has four.
     *(Cell(f"{label} {title}", command, 2 * SKETCH_ITEMS, items, words, target=target,
@@ -191,6 +207,8 @@ CELLS = [
     # TOPK.RESERVE topk 100 2000 7 0.9 that counted 1M items, the first 1000 of them 11 times.
     Cell("TOPK.ADD k=100, 2000×7, decay 0.9", "TOPK.ADD topkadd __rand_int__",
          2 * SKETCH_ITEMS, target=SINGLE),
+    *(Cell(f"TOPK.ADD k=100, 2000×{depth}, decay 0.9", f"TOPK.ADD topkadd{depth} __rand_int__",
+           2 * SKETCH_ITEMS, target=SINGLE) for depth in TOPK_DEPTHS),
     Cell("TOPK.QUERY k=100, 2000×7", "TOPK.QUERY topk __rand_int__", SKETCH_ITEMS, target=SINGLE),
     Cell("TOPK.LIST k=100 WITHCOUNT", "TOPK.LIST topk WITHCOUNT", target=SINGLE),
     # Top-Ks that forget (4 slots), against RedisBloom's classic Top-K (issue targets: ADD ≤ 2,
@@ -258,18 +276,33 @@ def sketch(client: Client, key: str, layout: tuple[str, ...]) -> None:
     """CMS.INITBYPROB key 0.001 0.01 [CELL_SIZE n] (2000 × 7), each member counted once,
     pipelined."""
     client.call("CMS.INITBYPROB", key, "0.001", "0.01", *layout)
+    count_members(client, key)
+
+
+def sketch_of_depth(depth: int):
+    """CMS.INITBYDIM key 2000 depth, each member counted once."""
+    def build(client: Client, key: str, layout: tuple[str, ...]) -> None:
+        client.call("CMS.INITBYDIM", key, 2000, depth, *layout)
+        count_members(client, key)
+    return build
+
+
+def count_members(client: Client, key: str) -> None:
+    """Each of the SKETCH_ITEMS members counted once into the sketch `key`, pipelined."""
     for reply in client.pipeline(["CMS.INCRBY", key, *[w for item in batch for w in (item, 1)]]
                                  for batch in members(SKETCH_ITEMS)):
         raise_errors(reply)
 
 
-def top_k(client: Client, key: str, layout: tuple[str, ...]) -> None:
-    """TOPK.RESERVE key 100 2000 7 0.9 [WINDOW n | TIMESPAN ms], each member added once, the
-    first HEAVY_ITEMS ten times more: a skewed stream, so the heap holds heavy hitters."""
-    client.call("TOPK.RESERVE", key, 100, 2000, 7, "0.9", *layout)
-    add_all(client, "TOPK.ADD", key, SKETCH_ITEMS)
-    for _ in range(10):
-        add_all(client, "TOPK.ADD", key, HEAVY_ITEMS)
+def top_k(depth: int = 7):
+    """TOPK.RESERVE key 100 2000 depth 0.9 [WINDOW n | TIMESPAN ms], each member added once,
+    the first HEAVY_ITEMS ten times more: a skewed stream, so the heap holds heavy hitters."""
+    def build(client: Client, key: str, layout: tuple[str, ...]) -> None:
+        client.call("TOPK.RESERVE", key, 100, 2000, depth, "0.9", *layout)
+        add_all(client, "TOPK.ADD", key, SKETCH_ITEMS)
+        for _ in range(10):
+            add_all(client, "TOPK.ADD", key, HEAVY_ITEMS)
+    return build
 
 
 def big(client: Client, key: str, layout: tuple[str, ...]) -> None:
@@ -333,10 +366,12 @@ FIXTURES = {
                      refill=lambda client, key: cf_insert(client, "CF.INSERTNX", key, CF_ITEMS)),
     "cfadd": Fixture(cuckoo(FRESH_CAPACITY)),
     "cms": Fixture(sketch),
-    "topk": Fixture(top_k),
+    **{f"cms{depth}": Fixture(sketch_of_depth(depth)) for depth in CMS_DEPTHS},
+    "topk": Fixture(top_k()),
     # TOPK.ADD changes its Top-K: its own copy, so that TOPK.QUERY and LIST read the same one
     # whatever order the probes run in.
-    "topkadd": Fixture(top_k),
+    "topkadd": Fixture(top_k()),
+    **{f"topkadd{depth}": Fixture(top_k(depth)) for depth in TOPK_DEPTHS},
     "tdadd": Fixture(tdigest(100, 0, compressed=False)),
     "td": Fixture(tdigest(100, TD_ITEMS)),
     "tdm": Fixture(tdigest_sources),
