@@ -10,7 +10,7 @@ use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
 use crate::core::divisor::Divisor;
 use crate::core::hash::murmur2_32;
-use crate::core::lanes::{murmur2_32_lanes, Lanes, MAX_LANES};
+use crate::core::lanes::{for_each_lane, Lanes, MAX_LANES};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
@@ -303,11 +303,18 @@ impl Positions<'_> {
     pub(super) fn of<'a>(item: &'a [u8], params: &Params) -> Positions<'a> {
         let columns = params.columns;
         let rows = (params.depth as usize).min(CACHED_ROWS);
-        let [fp, hashes @ ..] = murmur2_32_lanes(item, &SEEDS, 1 + rows);
+        let mut fp = 0;
         let mut cached = [0; CACHED_ROWS];
-        for ((row, at), hash) in (0..params.depth).zip(&mut cached).zip(hashes) {
-            *at = bucket_at(columns, row, hash);
-        }
+        for_each_lane(item, &SEEDS, 1 + rows, |lane, hash| {
+            match lane.checked_sub(1) {
+                None => fp = hash,
+                Some(row) => {
+                    if let Some(at) = cached.get_mut(row) {
+                        *at = bucket_at(columns, row as u32, hash);
+                    }
+                }
+            }
+        });
         Positions {
             item,
             columns,
