@@ -6,12 +6,15 @@
 //! running hash then costs one multiply and one xor a word. Those running hashes are lanes,
 //! and a pass runs only the lanes asked for: a depth-3 sketch pays for three.
 //!
-//! Where the processor has a vector unit, the lanes run in its registers: AVX2 multiplies
-//! eight 32-bit lanes in one instruction, AVX-512 sixteen. The kernels ([`x86`]) are the scalar
-//! path's Rust built with `#[target_feature]`, which the compiler vectorises. Calling one is
-//! sound only on a processor that has those instructions, so the core never calls one itself:
-//! the glue checks the processor at load and hands over a safe function that calls the kernel
-//! ([`use_kernel`]; the core's one global, fixed at load). Every path gives the same hashes.
+//! Where the processor has a vector unit, a pass of more than eight lanes runs in its
+//! registers: AVX2 multiplies eight 32-bit lanes in one instruction, AVX-512 sixteen. Up to
+//! eight, the scalar lanes cost what one vector pass does, with its call and its result's trip
+//! through memory, so the scalar path runs them (bench/README.md, "Row hashes on the vector
+//! unit"). The kernels ([`x86`]) are the scalar path's Rust built with `#[target_feature]`,
+//! which the compiler vectorises. Calling one is sound only on a processor that has those
+//! instructions, so the core never calls one itself: the glue checks the processor at load and
+//! hands over a safe function that calls the kernel ([`use_kernel`]; the core's one global,
+//! fixed at load). Every path gives the same hashes.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -27,9 +30,8 @@ const SCALAR_LANES: usize = 8;
 /// One value per lane.
 pub type Lanes = [u32; MAX_LANES];
 
-/// A path: MurmurHash2 of `data` under the first `len` (at most [`MAX_LANES`]) of `seeds`, in
-/// lanes `0..len` of the result; what the other lanes hold is the path's own.
-pub type Kernel = fn(data: &[u8], seeds: &Lanes, len: usize) -> Lanes;
+/// A vector path: MurmurHash2 of `data` under each of `seeds`, all sixteen in one pass.
+pub type Kernel = fn(data: &[u8], seeds: &Lanes) -> Lanes;
 
 /// The vector path the glue found on this processor, once per process.
 static VECTOR_KERNEL: OnceLock<Kernel> = OnceLock::new();
@@ -47,7 +49,7 @@ pub fn use_kernel(kernel: Option<Kernel>) {
 }
 
 /// Calls `f` with each lane of `0..len` (at most [`MAX_LANES`]) and MurmurHash2 of `data` under
-/// that lane's seed, on the path the glue chose.
+/// that lane's seed: on the vector path the glue chose for more than eight lanes, else scalar.
 ///
 /// The hashes reach `f` without a round trip through memory on the scalar path: each pass's
 /// hashes come back in registers. An array of them, written lane by lane and then copied whole,
@@ -55,9 +57,9 @@ pub fn use_kernel(kernel: Option<Kernel>) {
 /// on AMD Zen 4, as much as the three hashes of a depth-3 sketch.
 #[inline]
 pub fn for_each_lane(data: &[u8], seeds: &Lanes, len: usize, mut f: impl FnMut(usize, u32)) {
-    if VECTOR_ON.load(Relaxed) {
+    if len > SCALAR_LANES && VECTOR_ON.load(Relaxed) {
         if let Some(kernel) = VECTOR_KERNEL.get() {
-            let hashes = kernel(data, seeds, len);
+            let hashes = kernel(data, seeds);
             for (lane, &hash) in hashes.iter().take(len).enumerate() {
                 f(lane, hash);
             }
@@ -138,50 +140,29 @@ fn scalar_pass<const N: usize>(data: &[u8], seeds: &[u32], mut f: impl FnMut(usi
     }
 }
 
-/// The kernels for x86-64's vector units: the scalar path's passes, built for AVX2 and
-/// AVX-512, where eight or sixteen lanes cost what one does. Safe to call only where the
-/// processor has the instructions: the glue checks before it hands one to [`use_kernel`].
+/// The kernels for x86-64's vector units: sixteen lanes of the scalar path's pass, built for
+/// AVX2 (two registers) and AVX-512 (one). Safe to call only where the processor has the
+/// instructions: the glue checks before it hands one to [`use_kernel`].
 #[cfg(target_arch = "x86_64")]
 pub mod x86 {
-    use super::{murmur2_32_seeds, Lanes, MAX_LANES};
+    use super::{murmur2_32_seeds, Lanes};
 
-    /// Lanes a 256-bit register holds.
-    const YMM_LANES: usize = 8;
-
-    /// Up to eight lanes in one AVX2 register, sixteen in two.
+    /// Sixteen lanes in two AVX2 registers.
     ///
     /// # Safety
     /// Only where the processor has AVX2 (`is_x86_feature_detected!("avx2")`).
     #[target_feature(enable = "avx2")]
-    pub fn avx2(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
-        narrow_or_wide(data, seeds, len)
+    pub fn avx2(data: &[u8], seeds: &Lanes) -> Lanes {
+        murmur2_32_seeds(data, *seeds)
     }
 
-    /// Up to eight lanes in a 256-bit register, sixteen in one 512-bit register.
+    /// Sixteen lanes in one AVX-512 register.
     ///
     /// # Safety
     /// Only where the processor has AVX-512F (`is_x86_feature_detected!("avx512f")`).
     #[target_feature(enable = "avx512f")]
-    pub fn avx512(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
-        narrow_or_wide(data, seeds, len)
-    }
-
-    /// Eight lanes when they are enough, else all sixteen. Inlined into each kernel, and so
-    /// vectorised for its unit.
-    #[inline(always)]
-    fn narrow_or_wide(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
-        if len <= YMM_LANES {
-            let mut hashes = [0; MAX_LANES];
-            if let (Some(seeds), Some(out)) = (
-                seeds.first_chunk::<YMM_LANES>(),
-                hashes.first_chunk_mut::<YMM_LANES>(),
-            ) {
-                *out = murmur2_32_seeds(data, *seeds);
-            }
-            hashes
-        } else {
-            murmur2_32_seeds(data, *seeds)
-        }
+    pub fn avx512(data: &[u8], seeds: &Lanes) -> Lanes {
+        murmur2_32_seeds(data, *seeds)
     }
 }
 
