@@ -96,7 +96,8 @@ pub fn for_each_row(data: &[u8], depth: u64, mut f: impl FnMut(u64, u32)) {
 
 /// The scalar path, as an array: lanes `0..len` hashed, the others 0. What the vector kernels
 /// are tested against.
-pub fn scalar(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
+#[cfg(test)]
+pub(crate) fn scalar(data: &[u8], seeds: &Lanes, len: usize) -> Lanes {
     let mut hashes = [0; MAX_LANES];
     scalar_lanes(data, seeds, len, |lane, hash| {
         if let Some(out) = hashes.get_mut(lane) {
