@@ -99,9 +99,15 @@ fn merge(call: &Call) -> CommandResult {
         Lookup::Found(Bloom::Window(_)) => return Err(Failure::Message(errors::FORGETS)),
         Lookup::Found(found) => Some(found),
     };
+    // The destination as a source reads it (a filter that forgets was refused above).
+    let old: Option<Mergeable> = match &destination {
+        Some(Bloom::Chain(chain)) => Some(Bloom::Chain(&**chain)),
+        Some(Bloom::Valkey(object)) => Some(Bloom::Valkey(&**object)),
+        _ => None,
+    };
     // The union's kind: the destination's, else the first source's.
-    let mut union_kind = destination.as_ref().map(kind);
-    let exists = destination.is_some();
+    let mut union_kind = old.as_ref().map(kind);
+    let exists = old.is_some();
     let sources = call.open_sources(
         FIRST_SOURCE,
         parsed.sources,
@@ -119,10 +125,6 @@ fn merge(call: &Call) -> CommandResult {
         },
     )?;
     let union: Bloom<Chain, Infallible, ValkeyBloom> = if union_kind == Some(Kind::Valkey) {
-        let old = match &destination {
-            Some(Bloom::Valkey(old)) => Some(&**old),
-            _ => None,
-        };
         let objects = filters_of(old, &sources.keys, |f| match f {
             Bloom::Valkey(object) => Some(object),
             _ => None,
@@ -130,10 +132,6 @@ fn merge(call: &Call) -> CommandResult {
         let union = ValkeyBloom::union(&objects, valkey::limit(call), &call.memory());
         Bloom::Valkey(union.map_err(errors::merge)?)
     } else {
-        let old = match &destination {
-            Some(Bloom::Chain(old)) => Some(&**old),
-            _ => None,
-        };
         let chains = filters_of(old, &sources.keys, |f| match f {
             Bloom::Chain(chain) => Some(chain),
             _ => None,
@@ -154,7 +152,7 @@ fn merge(call: &Call) -> CommandResult {
 /// The filters a merge of one kind reads, as `pick` views them: the destination's `old` one,
 /// then each source key's once (a union of the same filter twice is that filter).
 fn filters_of<'k, T>(
-    old: Option<&'k T>,
+    old: Option<Mergeable<'k>>,
     keys: &'k [ReadKey],
     pick: fn(Mergeable<'k>) -> Option<&'k T>,
 ) -> Result<Vec<&'k T>, Failure> {
@@ -162,7 +160,7 @@ fn filters_of<'k, T>(
     filters
         .try_reserve_exact(1 + keys.len())
         .map_err(|_| out_of_memory())?;
-    filters.extend(old);
+    filters.extend(old.and_then(pick));
     for key in keys {
         filters.extend(pick(mergeable_at(key)?));
     }
