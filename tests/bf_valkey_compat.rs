@@ -20,7 +20,10 @@ fn valkey(module: Module) -> Option<ServerBuilder> {
         eprintln!("skipped: set VALKEY_BLOOM_SO and VALKEY_SERVER to compare with valkey-bloom");
         return None;
     };
-    let builder = Server::with(module.clone()).binary(&server);
+    // Uncompressed, so that DUMP payloads compare byte for byte.
+    let builder = Server::with(module.clone())
+        .binary(&server)
+        .arg("--rdbcompression no");
     Some(match module {
         Module::ValkeyBloom => builder.arg("--bf.bloom-use-random-seed no"),
         _ => builder
@@ -140,7 +143,6 @@ fn random_command_streams_reply_and_store_identically() {
         let (mut a, mut b, context) = conns_for_seed(&ours, &theirs, seed);
         for c in [&mut a, &mut b] {
             c.cmd("FLUSHALL");
-            c.cmd("CONFIG SET rdbcompression no");
             create(c);
         }
         let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
@@ -167,6 +169,25 @@ fn answers_but_size(c: &mut Conn, key: &str) -> Vec<Value> {
     answers
 }
 
+/// `key` moved from `from` to `to` by DUMP and RESTORE: restored, answering alike, and dumping
+/// the same bytes again.
+fn restores_alike(from: &mut Conn, to: &mut Conn, key: &str) {
+    let payload = from.call(&["DUMP", key]).bulk();
+    assert_eq!(
+        to.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
+        ok()
+    );
+    assert_eq!(
+        valkey_bloom::answers(to, key),
+        valkey_bloom::answers(from, key)
+    );
+    assert_eq!(
+        to.call(&["DUMP", key]).bulk(),
+        payload,
+        "{key}: the same bytes"
+    );
+}
+
 const FILTERS: Fixture = Fixture {
     build: valkey_bloom::build,
     answers: answers_but_size,
@@ -178,25 +199,9 @@ fn filters_move_both_ways_by_dump_and_restore() {
         return;
     };
     let (mut a, mut b) = (ours.conn(), theirs.conn());
-    for c in [&mut a, &mut b] {
-        c.cmd("CONFIG SET rdbcompression no");
-    }
     both_ways(&mut a, &mut b, |from, to| {
         for key in valkey_bloom::build(from) {
-            let payload = from.call(&["DUMP", key]).bulk();
-            assert_eq!(
-                to.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
-                ok()
-            );
-            assert_eq!(
-                valkey_bloom::answers(to, key),
-                valkey_bloom::answers(from, key)
-            );
-            assert_eq!(
-                to.call(&["DUMP", key]).bulk(),
-                payload,
-                "{key}: the same bytes"
-            );
+            restores_alike(from, to, key);
         }
     });
 }
@@ -267,9 +272,6 @@ fn merged_filters_load_into_valkey_bloom() {
         return;
     };
     let (mut a, mut b) = (ours.conn(), theirs.conn());
-    for c in [&mut a, &mut b] {
-        c.cmd("CONFIG SET rdbcompression no");
-    }
     for (key, prefix, count) in [("s1", "a", 250), ("s2", "a", 60), ("s3", "b", 40)] {
         assert_eq!(a.call(&["BF.RESERVE", key, "0.01", "100"]), ok());
         for i in 0..count {
@@ -280,19 +282,6 @@ fn merged_filters_load_into_valkey_bloom() {
     assert_eq!(a.cmd("BF.MERGE scaled 2 s2 s1"), ok());
     assert_eq!(a.cmd("BF.MERGE small 2 s2 s3"), ok());
     for key in ["scaled", "small"] {
-        let payload = a.call(&["DUMP", key]).bulk();
-        assert_eq!(
-            b.call_bytes(&[b"RESTORE", key.as_bytes(), b"0", &payload]),
-            ok()
-        );
-        assert_eq!(
-            valkey_bloom::answers(&mut b, key),
-            valkey_bloom::answers(&mut a, key)
-        );
-        assert_eq!(
-            b.call(&["DUMP", key]).bulk(),
-            payload,
-            "{key}: the same bytes"
-        );
+        restores_alike(&mut a, &mut b, key);
     }
 }
