@@ -29,15 +29,19 @@ fn widest() -> Option<(Kernel, &'static CStr)> {
     None
 }
 
-/// Hands the core the kernel to use: the widest, unless `enabled` (`bf-vector-hashing`) is
-/// false. At load, after the configs.
-pub fn choose(enabled: bool) {
-    lanes::use_kernel(widest().filter(|_| enabled).map(|(kernel, _)| kernel));
+/// The kernel in use: the widest, unless `enabled` (`bf-vector-hashing`) is false.
+fn in_use(enabled: bool) -> Option<(Kernel, &'static CStr)> {
+    widest().filter(|_| enabled)
 }
 
-/// `INFO bf`'s `vector_hashing`: the unit the row hashes run on, or `no`.
+/// Hands the core the kernel to use. At load, after the configs.
+pub fn choose(enabled: bool) {
+    lanes::use_kernel(in_use(enabled).map(|(kernel, _)| kernel));
+}
+
+/// `INFO bf`'s `vector_hashing`: the unit the row hashes of deep sketches run on, or `no`.
 pub fn info(enabled: bool) -> &'static CStr {
-    widest().filter(|_| enabled).map_or(c"no", |(_, name)| name)
+    in_use(enabled).map_or(c"no", |(_, name)| name)
 }
 
 #[cfg(target_arch = "x86_64")]
