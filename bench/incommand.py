@@ -43,8 +43,9 @@ RANDOM_RANGE = 100_000_000  # -r for commands that add new items
 # is the same in both modules); a ×100 cell's total, per item; the t-digest's reads; the 1 GiB
 # filters' single and ×100 cells, bound by memory latency.
 SINGLE, ABOVE_FLOOR, BATCH, TDIGEST_READ, BIG_SINGLE, BIG_BATCH = 1.00, 0.75, 0.75, 0.60, 0.85, 0.65
-# A Count-Min sketch's ×100 cells, whose rows hash on the vector unit (bench/README.md, "Row
-# hashes on the vector unit"); with `bf-vector-hashing no` they are judged by BATCH.
+# A Count-Min sketch's ×100 cells: the target set for the vector path at every depth, though
+# sketches of 8 rows or fewer hash on the scalar path on either setting (bench/README.md, "Row
+# hashes on the vector unit").
 VECTOR_BATCH = 0.60
 # The depths of the Count-Min and Top-K cells beside RedisBloom's default of 7: `CMS.INITBYDIM
 # key 2000 5` in RedisBloom's docs, `CMS.INITBYPROB` gives ⌈log₂(1/probability)⌉ rows.
