@@ -98,6 +98,13 @@ fn each_cell_size_counts_to_its_maximum_and_no_further() {
             assert_eq!(fresh.count(), 0);
         }
         assert_eq!(fresh.increment(b"x", -1), Err(IncrementError::Underflow));
+        // The total allows it, a counter does not: refused after every row took it (cut to
+        // the cell), and each row is put back as it was.
+        let mut s = sized(8, 3, cell_size);
+        assert_eq!(s.increment(b"x", 5), Ok(5));
+        let before = copy(&s);
+        assert_eq!(s.increment(b"y", -1), Err(IncrementError::Underflow));
+        assert_eq!(s, before);
     }
     // The total stops at 2^63 − 1 across items (test_total_count_overflow).
     let mut s = sized(100, 1, CellSize::Eight);
