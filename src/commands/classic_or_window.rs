@@ -26,6 +26,8 @@ pub enum ClassicOrWindow<C, W> {
 impl<'k, C: Measured + Any, W: Measured + Any> ClassicOrWindow<Tracked<'k, C>, Tracked<'k, W>> {
     /// The value at a key opened for writing, or the family's `missing` text for an empty key
     /// and `WRONGTYPE` for a value of another type.
+    // Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+    #[inline(always)]
     pub fn to_write(key: &'k mut WriteKey, missing: &'static CStr) -> Result<Self, Failure> {
         key.lookup_as(|value| {
             if value.is::<C>() {

@@ -53,11 +53,15 @@ impl<'a> WriteKey<'a> {
 
     /// What the key holds, if it is a `T`: a [`Tracked`] value, so what the command changes in
     /// it reaches the totals.
+    // Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+    #[inline(always)]
     pub fn lookup<T: Measured + Any>(&mut self) -> Lookup<Tracked<'_, T>> {
         self.lookup_as(|value| value.downcast_mut().map(Tracked::new))
     }
 
     /// What the key holds, as `pick` views a module value (a family of several value types).
+    // Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+    #[inline(always)]
     pub fn lookup_as<'k, V>(
         &'k mut self,
         pick: impl FnOnce(&'k mut dyn Any) -> Option<V>,
@@ -68,6 +72,8 @@ impl<'a> WriteKey<'a> {
 
     /// The value at the key as `pick` views it, or the `T` that `create` makes when the key is
     /// empty, stored and then viewed by `pick`.
+    // Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+    #[inline(always)]
     pub fn existing_or_created<'k, T: Measured + Any, V>(
         &'k mut self,
         create: impl FnOnce() -> Result<T, Failure>,

@@ -93,6 +93,8 @@ pub(super) type Writing<'k> =
 pub(super) type Reading<'k> = Bloom<&'k Chain, &'k WindowFilter, &'k ValkeyBloom>;
 
 /// What a key opened for writing holds.
+// Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+#[inline(always)]
 pub(super) fn lookup_write<'k>(key: &'k mut WriteKey) -> Lookup<Writing<'k>> {
     key.lookup_as(writing)
 }
@@ -116,6 +118,8 @@ pub(super) fn is_bloom(value: &dyn Any) -> bool {
 }
 
 /// A module value as a Bloom-family value to change, if it is one.
+// Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+#[inline(always)]
 fn writing(value: &mut dyn Any) -> Option<Writing<'_>> {
     if value.is::<Chain>() {
         value.downcast_mut().map(Tracked::new).map(Bloom::Chain)
@@ -128,6 +132,8 @@ fn writing(value: &mut dyn Any) -> Option<Writing<'_>> {
 
 /// The filter at the key, or a scalable one created with `params` (asked only then) when the
 /// key is empty.
+// Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+#[inline(always)]
 pub(super) fn existing_or_created<'k>(
     call: &Call,
     key: &'k mut WriteKey,

@@ -38,6 +38,8 @@ impl Measured for CuckooFilter {
 }
 
 /// What a key opened for writing holds.
+// Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+#[inline(always)]
 pub(super) fn lookup_write<'k>(key: &'k mut WriteKey) -> Lookup<Tracked<'k, CuckooFilter>> {
     key.lookup()
 }

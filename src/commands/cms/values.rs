@@ -40,6 +40,8 @@ pub(super) type Reading<'k> = Sketch<&'k CountMinSketch, &'k WindowSketch>;
 
 /// The sketch at a key opened for writing, or RedisBloom's `CMS: key does not exist` /
 /// `WRONGTYPE`.
+// Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+#[inline(always)]
 pub(super) fn existing_write<'k>(key: &'k mut WriteKey) -> Result<Writing<'k>, Failure> {
     Writing::to_write(key, errors::NOT_FOUND)
 }

@@ -37,6 +37,8 @@ pub(super) fn replicate_compression(call: &Call, key_index: usize) {
 
 /// The digest at a key opened for writing, or `ERR T-Digest: key does not exist` /
 /// `WRONGTYPE`, before any argument is parsed (RedisBloom's order).
+// Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+#[inline(always)]
 pub(super) fn existing_write<'k>(
     key: &'k mut WriteKey,
 ) -> Result<Tracked<'k, StoredDigest>, Failure> {

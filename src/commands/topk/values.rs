@@ -69,6 +69,8 @@ pub(super) type Reading<'k> = Topk<&'k TopK, &'k WindowTopK>;
 
 /// The Top-K at a key opened for writing, or RedisBloom's `TopK: key does not exist` /
 /// `WRONGTYPE`.
+// Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+#[inline(always)]
 pub(super) fn existing_write<'k>(key: &'k mut WriteKey) -> Result<Writing<'k>, Failure> {
     Writing::to_write(key, errors::NOT_FOUND)
 }
