@@ -45,15 +45,6 @@ impl Footprint {
     }
 }
 
-impl Footprint {
-    /// Whether `self` and `other` differ in any field, compared one field at a time, not 16
-    /// bytes at a time as the derived comparison does (`tracked.rs` says why).
-    pub fn differs_from(&self, other: &Footprint) -> bool {
-        let counts = self.counts.iter().zip(&other.counts);
-        counts.fold(self.bytes ^ other.bytes, |differ, (a, b)| differ | (a ^ b)) != 0
-    }
-}
-
 /// A stored value the totals count: its footprint, and its family's totals.
 pub trait Measured {
     /// Whether a write can change a stored value's footprint. A family whose footprint is

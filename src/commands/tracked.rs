@@ -6,7 +6,7 @@
 //! (`#[inline(always)]`): a `Tracked` returned from a call was copied 16 bytes at a time just
 //! after its footprint was stored field by field, a load that store forwarding cannot serve,
 //! and that stall fell on every write command. The footprints are compared field by field
-//! ([`Footprint::differs_from`]) for the same reason.
+//! (`differ`) for the same reason.
 
 use super::metrics::{Footprint, Measured};
 
@@ -50,8 +50,15 @@ impl<T: Measured> Drop for Tracked<'_, T> {
             return;
         }
         let after = self.value.footprint();
-        if after.differs_from(&self.before) {
+        if differ(&after, &self.before) {
             T::totals().changed(self.before, after);
         }
     }
+}
+
+/// Whether two footprints differ in any field, compared one field at a time, not 16 bytes at a
+/// time as the derived comparison does.
+fn differ(a: &Footprint, b: &Footprint) -> bool {
+    let counts = a.counts.iter().zip(&b.counts);
+    counts.fold(a.bytes ^ b.bytes, |differ, (x, y)| differ | (x ^ y)) != 0
 }
