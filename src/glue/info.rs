@@ -51,12 +51,13 @@ static MODULE_FIELDS: &[Field] = &[
         name: c"huge_pages_advised_bytes",
         read: || Value::Count(huge_pages::huge_pages_advised()),
     },
-    // Blocks active defragmentation moved, and blocks it offered the allocator and left
-    // under valkey-bloom's names, so its dashboards read them (here for every family).
+    // `avx512`, `avx2` or `no`: the unit the sketches' row hashes run on (`bf-vector-hashing`).
     Field {
         name: c"vector_hashing",
         read: || Value::Text(vector::info(super::settings::vector_hashing())),
     },
+    // Blocks active defragmentation moved, and blocks it offered the allocator and left
+    // under valkey-bloom's names, so its dashboards read them (here for every family).
     Field {
         name: c"bloom_defrag_hits",
         read: || Value::Count(defrag::hits()),
