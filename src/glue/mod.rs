@@ -1,17 +1,17 @@
-//! Everything that touches the server directly: the module's entry point (`load`), what it
-//! reads of the server's state (`server`), the families it registers (`families`), registration
-//! and command metadata (`command_info`, with the keys a command names in `key_positions`), the entry points of commands (`dispatch`, with the
-//! command's view of the server in `context`, what its keys hold in `values`, what its writes
-//! tell the server in `propagate`) and replies (`reply`), the data types' callbacks
-//! (`data_type`, shared; `io`, the server's I/O handles; `types/`, one safe file per family's
-//! formats), active defragmentation (`defrag`), the configs (`config`; the module-wide ones in
-//! `settings`), the allocator (`alloc`) and the memory bound of a value (`memory`), huge pages
-//! (`huge_pages`), the vector unit the sketches hash on (`vector`), the module's `INFO` sections (`info`), the count of forks (`forks`), the
-//! versions it reports (`version`), the panic boundary (`guard`) and small FFI helpers (`ffi`).
-//! All `unsafe` code of the crate lives here, each block with its `SAFETY:` argument; only
-//! `families.rs` and `types/` name a family. Imports run one way: `server`, `settings`,
-//! `version`, `ffi` and `guard` are leaves that any other file may read; no file imports one
-//! that imports it back (`make lint`, rule `import-cycle`).
+//! Everything that touches the server directly: the module's entry point (`load`), what it reads of
+//! the server's state (`server`), the families it registers (`families`), registration and command
+//! metadata (`command_info`, with the keys a command names in `key_positions`), the entry points of
+//! commands (`dispatch`, with the command's view of the server in `context`, what its keys hold in
+//! `values`, what its writes tell the server in `propagate`) and replies (`reply`), the data types'
+//! callbacks (`data_type`, shared; `io`, the server's I/O handles; `types/`, one safe file per
+//! family's formats), active defragmentation (`defrag`), the configs (`config`; the module-wide
+//! ones in `settings`), the allocator (`alloc`) and the memory bound of a value (`memory`), huge
+//! pages (`huge_pages`), the vector unit the sketches hash on (`vector`), the module's `INFO`
+//! sections (`info`), the count of forks (`forks`), the versions it reports (`version`), the panic
+//! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
+//! each block with its `SAFETY:` argument; only `families.rs` and `types/` name a family. Imports
+//! run one way: `server`, `settings`, `version`, `ffi` and `guard` are leaves that any other file
+//! may read; no file imports one that imports it back (`make lint`, rule `import-cycle`).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_op_in_unsafe_fn)]

@@ -1,8 +1,9 @@
-//! The settings that concern the whole module, all ours: `bf-memory-usage-limit`, the most
-//! memory one value may hold, and `bf-huge-pages`, whether big bit arrays ask for transparent
-//! huge pages (for arrays made or loaded afterwards), read by the glue's allocation paths; and
-//! `bf-vector-hashing`, whether the sketches' row hashes use the vector unit. `config.rs` registers them with the families' settings; this file imports
-//! nothing else of the glue but the server's state, so whatever allocates may read it.
+//! The settings that concern the whole module, all ours: `bf-memory-usage-limit`, the most memory
+//! one value may hold, and `bf-huge-pages`, whether big bit arrays ask for transparent huge pages
+//! (for arrays made or loaded afterwards), read by the glue's allocation paths; and
+//! `bf-vector-hashing`, whether the sketches' row hashes use the vector unit. `config.rs` registers
+//! them with the families' settings; this file imports nothing else of the glue but the server's
+//! state, so whatever allocates may read it.
 
 use redis_module::raw;
 
