@@ -2,11 +2,13 @@
 //! reaches its family's totals when the command lets go of it, so no command counts anything
 //! itself.
 //!
-//! Every step from a key's lookup to the command holding its `Tracked` is inlined
-//! (`#[inline(always)]`): a `Tracked` returned from a call was copied 16 bytes at a time just
-//! after its footprint was stored field by field, a load that store forwarding cannot serve,
-//! and that stall fell on every write command. The footprints are compared field by field
-//! (`differ`) for the same reason.
+//! The steps from a write's lookup to the command holding its `Tracked` (`WriteKey`'s lookups
+//! and each family's `existing_write` or `lookup_write`) are inlined (`#[inline(always)]`): a
+//! `Tracked` returned from a call was copied 16 bytes at a time just after its footprint was
+//! stored field by field, a load that store forwarding cannot serve, on every write command.
+//! Measure before extending it: inlining the Cuckoo filter's `filter_for_insert` as well made
+//! `CF.ADD` slower (1.02–1.03 of its time, bench/README.md). The footprints are compared field
+//! by field (`differ`) for the same reason.
 
 use super::metrics::{Footprint, Measured};
 
