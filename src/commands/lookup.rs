@@ -44,6 +44,8 @@ pub enum Lookup<V> {
 impl<V> Lookup<V> {
     /// What `held` is, as the command's view `pick` makes of a module value (`None`: the
     /// value is another family's, `WRONGTYPE`).
+    // Inlined, as every step from a lookup to a `Tracked` is (`tracked.rs`).
+    #[inline(always)]
     pub(super) fn of<H, E>(held: Held<H, E>, pick: impl FnOnce(H) -> Option<V>) -> Lookup<V> {
         match held {
             Held::Empty(_) => Lookup::Missing,
