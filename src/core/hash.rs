@@ -4,7 +4,7 @@
 //! `(a + i·b) mod m` (Kirsch–Mitzenmacher double hashing), so one hash serves the whole chain.
 
 /// The two halves of an item's hash, reused for every probe of every sub-filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HashPair {
     /// First hash: the start of the probe sequence.
     pub a: u64,

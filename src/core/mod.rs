@@ -3,6 +3,7 @@
 //! a user can reach returns a `Result`. One wing per family, sharing the hash
 //! functions, the error type and the memory rules:
 //!
+//! * [`batch`] — items a batch at a time, for reading ahead what a batch will touch;
 //! * [`bf`] — RedisBloom's scalable Bloom filter, bit-exact, the fast layout, and Bloom filters
 //!   that forget (the last N additions, or the last N milliseconds);
 //! * [`cf`] — RedisBloom's Cuckoo filter, bit-exact: it can delete and count;
@@ -35,6 +36,7 @@
     )
 )]
 
+pub mod batch;
 pub mod bf;
 pub mod bits;
 pub mod cf;

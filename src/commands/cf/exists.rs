@@ -69,14 +69,13 @@ fn count(call: &Call) -> CommandResult {
 fn mexists(call: &Call) -> CommandResult {
     let items = call.args.get(2..).unwrap_or(&[]);
     let key = call.open_for_read()?;
-    let filter = match lookup_read(&key) {
-        Lookup::Found(filter) => Some(filter),
-        Lookup::Missing | Lookup::WrongType => None,
-    };
     // Each answer is sent as it is found: no array of replies is built.
-    call.out.scalars(items.iter().map(|item| {
-        Scalar::Bool(filter.is_some_and(|filter| filter.contains(&ItemHash::of(item))))
-    }));
+    call.out.array(items.len());
+    let found = |found| call.out.scalar(Scalar::Bool(found));
+    match lookup_read(&key) {
+        Lookup::Found(filter) => filter.contains_each(items.iter().copied(), found),
+        Lookup::Missing | Lookup::WrongType => items.iter().for_each(|_| found(false)),
+    }
     Ok(Reply::Sent)
 }
 

@@ -9,7 +9,7 @@ const ALT_MULTIPLIER: u64 = 0x5bd1_e995;
 
 /// An item's hash, computed once per command and used for every sub-filter: RedisBloom's
 /// `LookupParams` (`getLookupParams`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ItemHash {
     /// MurmurHash64A of the item with seed 0; its primary bucket in every sub-filter is this
     /// modulo the sub-filter's bucket count.

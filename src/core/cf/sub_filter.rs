@@ -102,6 +102,14 @@ impl SubFilter {
             || self.bucket(self.index(h2), bucket_size).contains(&fp)
     }
 
+    /// The first slot of the bucket `hash` lands in, for reading ahead
+    /// ([`CuckooFilter::contains_each`](super::CuckooFilter::contains_each)).
+    #[inline]
+    pub(super) fn first_slot(&self, hash: u64, bucket_size: usize) -> u8 {
+        let bucket = self.bucket(self.index(hash), bucket_size);
+        bucket.first().copied().unwrap_or(0)
+    }
+
     /// Copies of `fp` in bucket `h1` plus copies in bucket `h2` (`subFilterCount`): a bucket
     /// that is both is counted twice, as in RedisBloom.
     pub(super) fn count(&self, fp: u8, h1: u64, h2: u64, bucket_size: usize) -> u64 {

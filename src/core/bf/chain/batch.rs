@@ -1,16 +1,15 @@
-//! Adds and lookups of many items (BF.MADD, BF.MEXISTS, BF.INSERT): hashed a batch at a time,
-//! and the bytes they will touch read ahead before any of them is added or checked, so that on
-//! filters larger than the caches the memory latencies overlap instead of adding up. Each item
-//! still sees every earlier one, exactly as one-item calls would.
+//! Adds and lookups of many items (BF.MADD, BF.MEXISTS, BF.INSERT): hashed a batch at a time
+//! (`core::batch`), and the bytes they will touch read ahead before any of them is added or
+//! checked. Each item still sees every earlier one, exactly as one-item calls would.
 
 use super::Chain;
+use crate::core::batch::in_batches;
 use crate::core::hash::HashPair;
 use crate::core::{Error, Memory};
 
 /// How many items batch operations hash and read ahead at a time: enough for the reads to
 /// overlap, few enough for the hashes to stay on the stack.
 const BATCH: usize = 32;
-const NO_HASH: HashPair = HashPair { a: 0, b: 0 };
 
 /// Lookups read a sub-filter this large ahead at every probe, not only the first: a member
 /// misses the caches at each of its k probes there, and reading them all ahead overlaps those
@@ -33,20 +32,17 @@ impl Chain {
         memory: &Memory,
         mut each: impl FnMut(Result<bool, Error>) -> bool,
     ) {
-        let mut items = items.into_iter();
-        let mut batch = [NO_HASH; BATCH];
-        loop {
-            let hashes = self.hash_batch(&mut items, &mut batch);
-            self.read_ahead(hashes, true);
-            for &hash in hashes {
-                if !each(self.add_hashed(hash, memory)) {
-                    return;
-                }
-            }
-            if hashes.len() < BATCH {
-                return;
-            }
-        }
+        let kind = self.hash_kind();
+        in_batches::<_, BATCH>(
+            items,
+            |item| HashPair::of(item, kind),
+            |hashes| {
+                self.read_ahead(hashes, true);
+                hashes
+                    .iter()
+                    .all(|&hash| each(self.add_hashed(hash, memory)))
+            },
+        );
     }
 
     /// [`Chain::contains`] of every item in order, handing each answer to `found`; items are
@@ -56,32 +52,18 @@ impl Chain {
         items: impl IntoIterator<Item = &'a [u8]>,
         mut found: impl FnMut(bool),
     ) {
-        let mut items = items.into_iter();
-        let mut batch = [NO_HASH; BATCH];
-        loop {
-            let hashes = self.hash_batch(&mut items, &mut batch);
-            self.read_ahead(hashes, false);
-            for &hash in hashes {
-                found(self.contains_hashed(hash));
-            }
-            if hashes.len() < BATCH {
-                return;
-            }
-        }
-    }
-
-    /// Hashes up to a batch of items into `batch`; the hashes made.
-    fn hash_batch<'b, 'a>(
-        &self,
-        items: &mut impl Iterator<Item = &'a [u8]>,
-        batch: &'b mut [HashPair; BATCH],
-    ) -> &'b [HashPair] {
-        let mut made = 0;
-        for (slot, item) in batch.iter_mut().zip(items) {
-            *slot = self.hash(item);
-            made += 1;
-        }
-        batch.get(..made).unwrap_or_default()
+        let kind = self.hash_kind();
+        in_batches::<_, BATCH>(
+            items,
+            |item| HashPair::of(item, kind),
+            |hashes| {
+                self.read_ahead(hashes, false);
+                hashes
+                    .iter()
+                    .for_each(|&hash| found(self.contains_hashed(hash)));
+                true
+            },
+        );
     }
 
     /// Reads the bytes a batch of items probes before any of them is checked: the reads do

@@ -265,7 +265,16 @@ fn the_filter_matches_the_naive_model_byte_for_byte() {
                 }
                 50..75 => assert_eq!(f.delete(&h), m.delete(item), "{context}"),
                 75..85 => assert_eq!(f.count(&h), m.count(item), "{context}"),
-                85..95 => assert_eq!(f.contains(&h), m.contains(item), "{context}"),
+                85..92 => assert_eq!(f.contains(&h), m.contains(item), "{context}"),
+                92..95 => {
+                    // The whole pool in one CF.MEXISTS: batches, and their last one short.
+                    let pool: Vec<Vec<u8>> =
+                        (0..pool).map(|i| format!("i{i}").into_bytes()).collect();
+                    let mut answers = Vec::new();
+                    f.contains_each(pool.iter().map(Vec::as_slice), |found| answers.push(found));
+                    let expected: Vec<bool> = pool.iter().map(|item| m.contains(item)).collect();
+                    assert_eq!(answers, expected, "{context}");
+                }
                 95..98 => {
                     f.compact();
                     m.compact(true);
