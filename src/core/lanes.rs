@@ -69,6 +69,22 @@ pub fn for_each_lane(data: &[u8], seeds: &Lanes, len: usize, mut f: impl FnMut(u
     scalar_lanes(data, seeds, len, f);
 }
 
+/// [`for_each_lane`] for a caller that hashes each item in one pass (Top-K: its fingerprint
+/// and rows): one to eight lanes take a single scalar pass with no loop over passes around it.
+#[inline]
+pub fn for_each_lane_in_one_pass(
+    data: &[u8],
+    seeds: &Lanes,
+    len: usize,
+    f: impl FnMut(usize, u32),
+) {
+    if (1..=SCALAR_LANES).contains(&len) {
+        scalar_pass_of(len, data, seeds, f);
+    } else {
+        for_each_lane(data, seeds, len, f);
+    }
+}
+
 /// The seeds of rows 0–15, every sketch's first pass: a constant, so that a kernel's vector
 /// load reads memory no recent store wrote. Built per call, the array was stored in halves and
 /// loaded whole, which store forwarding cannot serve: 12 ns an item on AMD Zen 4, three times
@@ -128,18 +144,23 @@ fn scalar_lanes(data: &[u8], seeds: &Lanes, len: usize, mut f: impl FnMut(usize,
             break;
         };
         let lanes = (len - done).min(SCALAR_LANES);
-        let f = |lane: usize, hash| f(done + lane, hash);
-        match lanes {
-            1 => scalar_pass::<1>(data, seeds, f),
-            2 => scalar_pass::<2>(data, seeds, f),
-            3 => scalar_pass::<3>(data, seeds, f),
-            4 => scalar_pass::<4>(data, seeds, f),
-            5 => scalar_pass::<5>(data, seeds, f),
-            6 => scalar_pass::<6>(data, seeds, f),
-            7 => scalar_pass::<7>(data, seeds, f),
-            _ => scalar_pass::<SCALAR_LANES>(data, seeds, f),
-        }
+        scalar_pass_of(lanes, data, seeds, |lane: usize, hash| f(done + lane, hash));
         done += lanes;
+    }
+}
+
+/// One scalar pass of `lanes` (1 to [`SCALAR_LANES`]) lanes, the first of `seeds`.
+#[inline(always)]
+fn scalar_pass_of(lanes: usize, data: &[u8], seeds: &[u32], f: impl FnMut(usize, u32)) {
+    match lanes {
+        1 => scalar_pass::<1>(data, seeds, f),
+        2 => scalar_pass::<2>(data, seeds, f),
+        3 => scalar_pass::<3>(data, seeds, f),
+        4 => scalar_pass::<4>(data, seeds, f),
+        5 => scalar_pass::<5>(data, seeds, f),
+        6 => scalar_pass::<6>(data, seeds, f),
+        7 => scalar_pass::<7>(data, seeds, f),
+        _ => scalar_pass::<SCALAR_LANES>(data, seeds, f),
     }
 }
 

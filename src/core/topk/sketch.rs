@@ -10,7 +10,7 @@ use super::heap::{Expelled, Heap, Listed, SLOT_BYTES};
 use super::params::Params;
 use crate::core::divisor::Divisor;
 use crate::core::hash::murmur2_32;
-use crate::core::lanes::{for_each_lane, Lanes, MAX_LANES};
+use crate::core::lanes::{for_each_lane_in_one_pass, Lanes, MAX_LANES};
 use crate::core::relocate::{Mover, Relocate};
 use crate::core::{try_copy, Error, Memory};
 
@@ -305,7 +305,7 @@ impl Positions<'_> {
         let rows = (params.depth as usize).min(CACHED_ROWS);
         let mut fp = 0;
         let mut cached = [0; CACHED_ROWS];
-        for_each_lane(item, &SEEDS, 1 + rows, |lane, hash| {
+        for_each_lane_in_one_pass(item, &SEEDS, 1 + rows, |lane, hash| {
             match lane.checked_sub(1) {
                 None => fp = hash,
                 Some(row) => {
