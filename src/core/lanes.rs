@@ -228,6 +228,24 @@ mod tests {
     }
 
     #[test]
+    fn one_pass_gives_every_lane_asked_for() {
+        let seeds: Lanes = std::array::from_fn(|lane| 1919u32.wrapping_mul(lane as u32 + 1));
+        for n in [0, 1, 3, 4, 7, 12, 40] {
+            let item: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(31) ^ 5).collect();
+            for len in 0..=MAX_LANES {
+                let mut lanes = Vec::new();
+                for_each_lane_in_one_pass(&item, &seeds, len, |lane, hash| {
+                    lanes.push((lane, hash))
+                });
+                let expected: Vec<_> = (0..len)
+                    .map(|lane| (lane, murmur2_32_bytewise(&item, seeds[lane])))
+                    .collect();
+                assert_eq!(lanes, expected, "length {n}, {len} lanes");
+            }
+        }
+    }
+
+    #[test]
     fn rows_are_seeded_with_their_index() {
         for depth in [0u64, 1, 3, 16, 17, 40] {
             let mut rows = Vec::new();
