@@ -4,7 +4,7 @@
 
 use super::Chain;
 use crate::core::batch::in_batches;
-use crate::core::hash::HashPair;
+use crate::core::hash::{HashKind, HashPair};
 use crate::core::{Error, Memory};
 
 /// How many items batch operations hash and read ahead at a time: enough for the reads to
@@ -32,17 +32,12 @@ impl Chain {
         memory: &Memory,
         mut each: impl FnMut(Result<bool, Error>) -> bool,
     ) {
-        let kind = self.hash_kind();
-        in_batches::<_, BATCH>(
-            items,
-            |item| HashPair::of(item, kind),
-            |hashes| {
-                self.read_ahead(hashes, true);
-                hashes
-                    .iter()
-                    .all(|&hash| each(self.add_hashed(hash, memory)))
-            },
-        );
+        hashed_batches(self.hash_kind(), items, |hashes| {
+            self.read_ahead(hashes, true);
+            hashes
+                .iter()
+                .all(|&hash| each(self.add_hashed(hash, memory)))
+        });
     }
 
     /// [`Chain::contains`] of every item in order, handing each answer to `found`; items are
@@ -52,18 +47,13 @@ impl Chain {
         items: impl IntoIterator<Item = &'a [u8]>,
         mut found: impl FnMut(bool),
     ) {
-        let kind = self.hash_kind();
-        in_batches::<_, BATCH>(
-            items,
-            |item| HashPair::of(item, kind),
-            |hashes| {
-                self.read_ahead(hashes, false);
-                hashes
-                    .iter()
-                    .for_each(|&hash| found(self.contains_hashed(hash)));
-                true
-            },
-        );
+        hashed_batches(self.hash_kind(), items, |hashes| {
+            self.read_ahead(hashes, false);
+            hashes
+                .iter()
+                .for_each(|&hash| found(self.contains_hashed(hash)));
+            true
+        });
     }
 
     /// Reads the bytes a batch of items probes before any of them is checked: the reads do
@@ -86,6 +76,16 @@ impl Chain {
         // Keeps the reads from being optimised away; the value itself means nothing.
         std::hint::black_box(touched);
     }
+}
+
+/// The items' hashes under `kind`, handed to `each` a batch at a time ([`in_batches`]). The
+/// kind is copied out of the chain first, so that `each` may borrow it mutably.
+fn hashed_batches<'a>(
+    kind: HashKind,
+    items: impl IntoIterator<Item = &'a [u8]>,
+    each: impl FnMut(&[HashPair]) -> bool,
+) {
+    in_batches::<_, BATCH>(items, |item| HashPair::of(item, kind), each);
 }
 
 #[cfg(test)]
