@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 use redis_module::{raw, Context, RedisString};
 
 use super::families::FAMILIES;
-use super::ffi::{c_string, log};
+use super::ffi::{self, c_string, log};
 use super::{server, settings};
 use crate::commands::setting::Setting;
 
@@ -213,7 +213,8 @@ unsafe extern "C" fn set(
 ) -> c_int {
     // SAFETY: the server passes back our privdata and a live string.
     let setting = unsafe { setting(privdata) };
-    match setting.set(RedisString::string_as_slice(value)) {
+    // SAFETY: the server's string lives, unchanged, for the call, which the bytes do not outlive.
+    match setting.set(unsafe { ffi::bytes(value) }) {
         Ok(()) => raw::REDISMODULE_OK as c_int,
         Err(message) => {
             // SAFETY: `err` is the server's out-parameter; it frees the string it receives.

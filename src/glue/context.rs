@@ -10,7 +10,7 @@ use std::ffi::CStr;
 use std::os::raw::{c_int, c_void};
 use std::ptr;
 
-use redis_module::{raw, RedisString};
+use redis_module::raw;
 
 use super::families::DATA_TYPES;
 use super::server::{context_flags, is_replay};
@@ -61,7 +61,9 @@ impl<'a> CommandContext<'a> {
     #[cold]
     #[inline(never)]
     fn open_another(&self, index: usize, write: bool) -> Result<*mut c_void, Failure> {
-        let name = |index| RedisString::string_as_slice(self.arg(index));
+        // SAFETY: the command's arguments live, unchanged, until it returns, and the names
+        // are only compared while it runs (`opened` lives as long as the context).
+        let name = |index| unsafe { ffi::bytes(self.arg(index)) };
         if self.opened.is_empty() {
             if let Some(first) = self.first_key.get() {
                 self.opened.admit(name(first))?;

@@ -11,6 +11,7 @@ use redis_module::raw;
 
 use super::context::CommandContext;
 use super::families::{count_across_families, gather_across_families};
+use super::ffi;
 use super::guard::guarded;
 use super::{key_positions, reply};
 use crate::commands::call::Call;
@@ -132,27 +133,14 @@ fn run(
         _ => &[],
     };
     // Arguments are borrowed as bytes: no copy, no reference counting. The command name is
-    // never read as bytes, so it is the spec's rather than one more server call. The API's
-    // pointer is read once, not once an argument behind a call of its own
-    // (`RedisString::string_as_slice`): a ×100 command has some two hundred arguments.
-    // SAFETY: reading an API pointer set by RedisModule_Init.
-    let string_ptr_len = unsafe { raw::RedisModule_StringPtrLen };
+    // never read as bytes, so it is the spec's rather than one more server call.
+    let string_ptr_len = ffi::string_ptr_len();
     let arg = |i: usize, string: *mut raw::RedisModuleString| match (i, string_ptr_len) {
         (0, _) => spec.name.as_bytes(),
         (_, None) => &[],
-        (_, Some(ptr_len)) => {
-            let mut len = 0;
-            // SAFETY: `string` is one of the running command's arguments, alive until it
-            // returns; the server gives a pointer to its `len` bytes, which outlive `args`.
-            unsafe {
-                let bytes = ptr_len(string, &mut len);
-                if bytes.is_null() {
-                    &[]
-                } else {
-                    std::slice::from_raw_parts(bytes.cast::<u8>(), len)
-                }
-            }
-        }
+        // SAFETY: `string` is one of the running command's arguments, alive and unchanged
+        // until it returns, which `args` does not outlive.
+        (_, Some(ptr_len)) => unsafe { ffi::bytes_by(ptr_len, string) },
     };
     let mut stack = [const { MaybeUninit::<&[u8]>::uninit() }; STACK_ARGS];
     let spilled: Vec<&[u8]>;
