@@ -2,8 +2,9 @@
 //! reaches its family's totals when the command lets go of it, so no command counts anything
 //! itself.
 //!
-//! The steps from a write's lookup to the command holding its `Tracked` (`WriteKey`'s lookups
-//! and each family's `existing_write` or `lookup_write`) are inlined (`#[inline(always)]`): a
+//! The steps from a write's lookup to the command holding its `Tracked` (`WriteKey`'s lookups,
+//! `Lookup::of`, `ClassicOrWindow::to_write`, and each family's `existing_write` or
+//! `lookup_write`) are inlined (`#[inline(always)]`): a
 //! `Tracked` returned from a call was copied 16 bytes at a time just after its footprint was
 //! stored field by field, a load that store forwarding cannot serve, on every write command.
 //! Measure before extending it: inlining the Cuckoo filter's `filter_for_insert` as well made
