@@ -12,6 +12,10 @@ use super::errors::Failure;
 /// leading zeros, within i64.
 #[inline]
 pub fn parse_integer(text: &[u8]) -> Option<i64> {
+    // One digit, the common increment, first: the general path costs some 30 instructions.
+    if let &[digit @ b'0'..=b'9'] = text {
+        return Some(i64::from(digit - b'0'));
+    }
     let (negative, digits) = match text {
         [b'-', digits @ ..] => (true, digits),
         _ => (false, text),
@@ -127,6 +131,11 @@ mod tests {
         assert_eq!(parse_integer(b"-9223372036854775808"), Some(i64::MIN));
         for n in [1, 7, 10, 99, 12345, i64::MAX / 10, i64::MIN + 1] {
             assert_eq!(parse_integer(n.to_string().as_bytes()), Some(n));
+        }
+        // Every one-byte text (the one-digit path): the ten digits, and nothing else.
+        for byte in 0..=u8::MAX {
+            let digit = byte.is_ascii_digit().then(|| i64::from(byte - b'0'));
+            assert_eq!(parse_integer(&[byte]), digit, "{byte}");
         }
         assert_reads_none(
             parse_integer,
