@@ -168,9 +168,9 @@ impl WindowTopK {
             };
             let chances = chances
                 .get_or_insert_with(|| Chances::seeded(fp, self.digest_of(&positions, slot)));
-            self.decay(bucket, fp, at, held, increment, chances);
-            let bucket = self.bucket(bucket);
-            if bucket.fp == fp {
+            // A bucket the item did not take is still another's, and counts nothing for it.
+            if self.decay(bucket, fp, at, held, increment, chances) {
+                let bucket = self.bucket(bucket);
                 max_count = max_count.max(bucket.window_count(&self.shape, slot));
             }
         }
@@ -346,7 +346,7 @@ impl WindowTopK {
     /// Spends `increment` on an aged bucket held by another fingerprint, whose window count
     /// is `held`: each unit decrements its oldest count with probability `decay^held`; the
     /// item takes the bucket, with the units left (the one that emptied it included), when it
-    /// reaches 0.
+    /// reaches 0. Returns whether it took it.
     fn decay(
         &mut self,
         bucket: usize,
@@ -355,15 +355,16 @@ impl WindowTopK {
         mut held: u64,
         increment: u32,
         chances: &mut Chances,
-    ) {
+    ) -> bool {
         if self.shape.params.decay() >= 1.0 {
             // Every unit decrements: the loop below in closed form, drawing nothing.
             let spent = u64::from(increment).min(held);
             self.decrement_oldest(bucket, at, spent);
             if spent == held {
                 self.take(bucket, fp, at, increment - (spent as u32 - 1));
+                return true;
             }
-            return;
+            return false;
         }
         let mut remaining = increment;
         while remaining > 0 {
@@ -371,18 +372,19 @@ impl WindowTopK {
                 .table
                 .probability(u32::try_from(held).unwrap_or(u32::MAX));
             if probability <= 0.0 {
-                return;
+                return false;
             }
             if chances.next() < probability {
                 self.decrement_oldest(bucket, at, 1);
                 held -= 1;
                 if held == 0 {
                     self.take(bucket, fp, at, remaining);
-                    return;
+                    return true;
                 }
             }
             remaining -= 1;
         }
+        false
     }
 
     /// Takes `units` from the bucket's counts, oldest first (the slot after `at` is the
@@ -390,13 +392,24 @@ impl WindowTopK {
     fn decrement_oldest(&mut self, bucket: usize, at: usize, mut units: u64) {
         let counts = self.shape.counts();
         let oldest = if at + 1 >= counts { 0 } else { at + 1 };
+        // The bucket's counts found once, not once per slot read and written.
+        let record = self.record_mut(bucket);
+        let (_, counted) = record.split_at_mut_checked(12).unwrap_or_default();
+        let (counted, _) = counted.as_chunks_mut::<4>();
         for index in (oldest..counts).chain(0..oldest) {
             if units == 0 {
                 return;
             }
-            let count = self.slot_count(bucket, index);
-            let taken = u64::from(count).min(units);
-            self.set_slot_count(bucket, index, count - taken as u32);
+            let Some(count) = counted.get_mut(index) else {
+                continue;
+            };
+            let value = u32::from_le_bytes(*count);
+            if value == 0 {
+                // Most of a bucket's counts are of slots it was not written in.
+                continue;
+            }
+            let taken = u64::from(value).min(units);
+            *count = (value - taken as u32).to_le_bytes();
             units -= taken;
         }
     }

@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use super::*;
 use crate::core::le::LeReader;
 use crate::core::testing::eager_limited;
-use crate::core::testing::{fields_of, truncations_fail_and_flips_load_or_fail, Rng};
+use crate::core::testing::{
+    fields_of, fnv, truncations_fail_and_flips_load_or_fail, Rng, FNV_OFFSET,
+};
 use crate::core::topk::params::Params;
 use crate::core::window::Forgets;
 use crate::core::EAGER;
@@ -206,4 +208,33 @@ fn sizes_are_checked_before_allocating() {
     );
     assert!(Shape::new(params, Window::Time(0), 4).is_none());
     assert!(Shape::new(params, Window::Count(1), 9).is_none());
+}
+
+/// What a stream of writes leaves — every reply and the saved bytes — is pinned: a replica or
+/// an AOF replayed by another version of the module must draw the same decays and hold the
+/// same bytes. The stream meets occupied buckets, decays, takeovers, slots opened and a clock
+/// stepped back.
+#[test]
+fn a_stream_leaves_the_bytes_every_version_leaves() {
+    let mut rng = Rng::new(21);
+    let mut sketch = topk(10, 40, Window::Time(400), 4, 0);
+    let mut transcript = Vec::new();
+    let mut now = 0;
+    for _ in 0..5000 {
+        now += rng.below(4);
+        if rng.below(80) == 0 {
+            now = now.saturating_sub(150);
+        }
+        let item = format!("i{}", rng.below(60) * rng.below(60) / 30);
+        // Now and then a large increment: a takeover with units left counts at once.
+        let most = if rng.below(10) == 0 { 40 } else { 4 };
+        let increment = 1 + rng.below(most) as u32;
+        let expelled = sketch.add(item.as_bytes(), increment, Some(now)).unwrap();
+        transcript.extend_from_slice(expelled.as_ref().map_or(&b"-"[..], |e| e.item()));
+        transcript.push(b';');
+    }
+    let replies = fnv(FNV_OFFSET, &transcript);
+    let bytes = fnv(FNV_OFFSET, &saved(&sketch));
+    let pinned = (0x1e34_6fc3_f28f_315e, 0x4be4_1a5c_373e_c8eb);
+    assert_eq!((replies, bytes), pinned, "{replies:#x} {bytes:#x}");
 }
