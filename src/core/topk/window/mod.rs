@@ -48,6 +48,7 @@ use crate::core::window::{fill_ring, in_ring, ring_place, Clock, Forgets};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::core::{try_copy, try_filled, try_vec, Error, Memory};
 pub use shape::Shape;
+use shape::HEAD_BYTES;
 
 /// A Top-K that forgets. Not `Clone`: copies are fallible ([`WindowTopK::try_clone`]).
 #[derive(Debug, PartialEq)]
@@ -246,9 +247,9 @@ impl WindowTopK {
     /// Bucket `bucket`, read in place.
     fn bucket(&self, bucket: usize) -> Bucket<'_> {
         let record = self.record(bucket);
-        let (head, counts) = record.split_at_checked(12).unwrap_or_default();
+        let (head, counts) = record.split_at_checked(HEAD_BYTES).unwrap_or_default();
         let fp = head.get(..4).and_then(|b| b.try_into().ok());
-        let tag = head.get(4..12).and_then(|b| b.try_into().ok());
+        let tag = head.get(4..HEAD_BYTES).and_then(|b| b.try_into().ok());
         Bucket {
             fp: fp.map_or(0, u32::from_le_bytes),
             tag: tag.map_or(0, u64::from_le_bytes),
@@ -270,17 +271,24 @@ impl WindowTopK {
             .unwrap_or(&mut [])
     }
 
+    /// Bucket `bucket`'s head (holder and tag) and counts, to change in place.
+    fn parts_mut(&mut self, bucket: usize) -> Option<(&mut [u8], &mut [[u8; 4]])> {
+        let (head, counts) = self.record_mut(bucket).split_at_mut_checked(HEAD_BYTES)?;
+        Some((head, counts.as_chunks_mut::<4>().0))
+    }
+
     /// The bucket's count of slot index `at`.
     fn slot_count(&self, bucket: usize, at: usize) -> u32 {
-        let bytes = self.record(bucket).get(12 + 4 * at..16 + 4 * at);
-        bytes
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, u32::from_le_bytes)
+        let count = self.bucket(bucket).counts.get(at).copied();
+        count.map_or(0, u32::from_le_bytes)
     }
 
     fn set_slot_count(&mut self, bucket: usize, at: usize, count: u32) {
-        if let Some(bytes) = self.record_mut(bucket).get_mut(12 + 4 * at..16 + 4 * at) {
-            bytes.copy_from_slice(&count.to_le_bytes());
+        if let Some(slot) = self
+            .parts_mut(bucket)
+            .and_then(|(_, counts)| counts.get_mut(at))
+        {
+            *slot = count.to_le_bytes();
         }
     }
 
@@ -289,7 +297,7 @@ impl WindowTopK {
         if let Some(bytes) = record.get_mut(..4) {
             bytes.copy_from_slice(&fp.to_le_bytes());
         }
-        if let Some(bytes) = record.get_mut(4..12) {
+        if let Some(bytes) = record.get_mut(4..HEAD_BYTES) {
             bytes.copy_from_slice(&tag.to_le_bytes());
         }
     }
@@ -306,11 +314,9 @@ impl WindowTopK {
         fp: u32,
         increment: u32,
     ) -> Result<u64, u64> {
-        let record = self.record_mut(bucket);
-        let Some((head, counted)) = record.split_at_mut_checked(12) else {
+        let Some((head, counted)) = self.parts_mut(bucket) else {
             return Err(0);
         };
-        let (counted, _) = counted.as_chunks_mut::<4>();
         let (holder, tag) = head.split_at_mut(4);
         let old_tag = tag.try_into().map_or(0, u64::from_le_bytes);
         if old_tag < slot {
@@ -393,9 +399,9 @@ impl WindowTopK {
         let counts = self.shape.counts();
         let oldest = if at + 1 >= counts { 0 } else { at + 1 };
         // The bucket's counts found once, not once per slot read and written.
-        let record = self.record_mut(bucket);
-        let (_, counted) = record.split_at_mut_checked(12).unwrap_or_default();
-        let (counted, _) = counted.as_chunks_mut::<4>();
+        let Some((_, counted)) = self.parts_mut(bucket) else {
+            return;
+        };
         for index in (oldest..counts).chain(0..oldest) {
             if units == 0 {
                 return;

@@ -9,6 +9,9 @@ use crate::core::window::{Window, MAX_SLOTS};
 /// struct, its decay table included (as the classic Top-K's 2088).
 const STRUCT_BYTES: u64 = 2120;
 
+/// Bytes of a bucket before its counts: its holder's fingerprint and its tag.
+pub(super) const HEAD_BYTES: usize = 4 + 8;
+
 /// A Top-K's shape and window, fixed at creation and saved.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Shape {
@@ -43,7 +46,7 @@ impl Shape {
 
     /// Bytes of one bucket: fingerprint, tag, counts.
     pub(super) fn bucket_bytes(&self) -> usize {
-        4 + 8 + 4 * self.counts()
+        HEAD_BYTES + 4 * self.counts()
     }
 
     /// Bytes of every bucket.
