@@ -119,7 +119,7 @@ fn checked_amount(text: &[u8]) -> i64 {
 }
 
 /// An increment: an integer as Redis parses one, but −2^63.
-// Inlined into the check of every pair: called, it cost some 30 instructions of an item's 735
+// Inlined into the check of every pair: called, it cost some 30 instructions of an item's 736
 // (`CMS.INCRBY` ×100 at depth 3, bench/README.md).
 #[inline]
 fn amount_of(text: &[u8]) -> Result<i64, Failure> {
