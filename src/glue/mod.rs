@@ -6,12 +6,13 @@
 //! callbacks (`data_type`, shared; `io`, the server's I/O handles; `types/`, one safe file per
 //! family's formats), active defragmentation (`defrag`), the configs (`config`; the module-wide
 //! ones in `settings`), the allocator (`alloc`) and the memory bound of a value (`memory`), huge
-//! pages (`huge_pages`), the vector unit the sketches hash on (`vector`), the module's `INFO`
-//! sections (`info`), the count of forks (`forks`), the versions it reports (`version`), the panic
-//! boundary (`guard`) and small FFI helpers (`ffi`). All `unsafe` code of the crate lives here,
-//! each block with its `SAFETY:` argument; only `families.rs` and `types/` name a family. Imports
-//! run one way: `server`, `settings`, `version`, `ffi` and `guard` are leaves that any other file
-//! may read; no file imports one that imports it back (`make lint`, rule `import-cycle`).
+//! pages (`huge_pages`), the vector unit the sketches hash on (`vector`), the prefetch the core
+//! reads ahead with (`prefetch`), the module's `INFO` sections (`info`), the count of forks
+//! (`forks`), the versions it reports (`version`), the panic boundary (`guard`) and small FFI
+//! helpers (`ffi`). All `unsafe` code of the crate lives here, each block with its `SAFETY:`
+//! argument; only `families.rs` and `types/` name a family. Imports run one way: `server`,
+//! `settings`, `version`, `ffi` and `guard` are leaves that any other file may read; no file
+//! imports one that imports it back (`make lint`, rule `import-cycle`).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -34,6 +35,7 @@ mod io;
 mod key_positions;
 mod load;
 mod memory;
+mod prefetch;
 mod propagate;
 mod reply;
 mod server;
@@ -64,6 +66,7 @@ pub fn init(ctx: &Context, args: &[RedisString]) -> Status {
     match setup {
         Ok(()) => {
             vector::choose(settings::vector_hashing());
+            prefetch::install();
             info::register(ctx);
             ffi::log(ctx.ctx, c"notice", &version::loaded_line());
             forks::subscribe(ctx.ctx);

@@ -14,6 +14,7 @@ use super::estimate::{estimate_spread, estimated_items};
 use super::probes::ProbeRule;
 use super::shape::Shape;
 use super::sizing::Layout;
+use crate::core::batch;
 use crate::core::bits::is_set;
 use crate::core::hash::HashPair;
 use crate::core::relocate::{Mover, Relocate};
@@ -290,26 +291,24 @@ impl Link {
         Added::Set(any_new)
     }
 
-    /// Reads the bytes `hash` probes (all of them when `every_probe`, else the first) and
-    /// folds them into one meaningless byte: on a filter larger than the caches, reading a
-    /// batch of items ahead this way overlaps their memory latencies (a prefetch in safe code).
-    pub fn read_ahead(&self, hash: HashPair, every_probe: bool) -> u8 {
+    /// Reads ahead the bytes the items of `hashes` probe (all of them when `every_probe`, else
+    /// the first), before any is checked or set ([`batch::read_ahead`]).
+    pub fn read_ahead(&self, hashes: &[HashPair], every_probe: bool) {
         match &self.bits {
             Bits::Classic { rule, bytes, .. } => {
-                let probes = rule.probes(hash);
-                let read = |bit: usize| bytes.get(bit >> 3).copied().unwrap_or(0);
-                if every_probe {
-                    probes.fold(0, |acc, bit| acc ^ read(bit))
-                } else {
-                    probes.take(1).fold(0, |acc, bit| acc ^ read(bit))
-                }
+                let probes = if every_probe { usize::MAX } else { 1 };
+                let offsets = hashes
+                    .iter()
+                    .flat_map(|&hash| rule.probes(hash).take(probes).map(|bit| bit >> 3));
+                batch::read_ahead(bytes, offsets);
             }
             Bits::Blocked { blocked, segments } => {
-                let (segment, offset) = blocked.locate(hash);
-                block_of(segments, segment, offset)
-                    .and_then(|block| block.first())
-                    .copied()
-                    .unwrap_or(0)
+                for &hash in hashes {
+                    let (segment, offset) = blocked.locate(hash);
+                    if let Some(part) = segments.get(segment) {
+                        batch::read_ahead(part, [offset]);
+                    }
+                }
             }
         }
     }

@@ -102,12 +102,11 @@ impl SubFilter {
             || self.bucket(self.index(h2), bucket_size).contains(&fp)
     }
 
-    /// The first slot of the bucket `hash` lands in, for reading ahead
+    /// Where the bucket `hash` lands in starts among the bytes, for reading ahead
     /// ([`CuckooFilter::contains_each`](super::CuckooFilter::contains_each)).
     #[inline]
-    pub(super) fn first_slot(&self, hash: u64, bucket_size: usize) -> u8 {
-        let bucket = self.bucket(self.index(hash), bucket_size);
-        bucket.first().copied().unwrap_or(0)
+    pub(super) fn bucket_start(&self, hash: u64, bucket_size: usize) -> usize {
+        self.index(hash) as usize * bucket_size
     }
 
     /// Copies of `fp` in bucket `h1` plus copies in bucket `h2` (`subFilterCount`): a bucket

@@ -14,12 +14,17 @@ const BATCH: usize = 32;
 /// Lookups read a sub-filter this large ahead at every probe, not only the first: a member
 /// misses the caches at each of its k probes there, and reading them all ahead overlaps those
 /// misses across the batch, where a non-member's extra reads cost little beside them. Smaller
-/// sub-filters mostly stay in the caches, where the extra reads are only extra work. Measured
-/// on a noisy 2-vCPU VM, half members in batches of 100 on a ~1 GiB filter with huge pages: the
-/// core alone took 258 ns an item at best over five runs against 282 with first-probe reads,
-/// and BF.MEXISTS ×100 in-command medians were 0.60–0.79× RedisBloom's over four bench runs
-/// against 0.72–0.79× over three (their minimums too noisy to say); no clear change on 12 MiB.
-const DEEP_READ_AHEAD: u64 = 64 << 20;
+/// sub-filters mostly stay in the caches, where the extra reads are only extra work.
+/// - Measured with reads of the bytes, on a ~1 GiB filter (half members in batches of 100, huge
+///   pages, a noisy 2-vCPU VM): the core alone took 258 ns an item at best over five runs
+///   against 282 with first-probe reads. `BF.MEXISTS` ×100 in-command medians were 0.60–0.79×
+///   RedisBloom's over four bench runs against 0.72–0.79× over three. On 12 MiB, reading every
+///   probe was slower than the first alone, so the bound was 64 MiB.
+/// - With the prefetch instruction (`batch::read_ahead`) every probe of the bench's 12 MiB
+///   filter took `BF.MEXISTS` ×100 to 0.75 of the time of first-probe reads (bench/README.md,
+///   "Reading ahead with the prefetch instruction"), hence 4 MiB: a few times the L2 of the
+///   machines measured. Sizes between 1 and 12 MiB were not measured.
+const DEEP_READ_AHEAD: u64 = 4 << 20;
 
 impl Chain {
     /// Adds items in order, calling `each` with every outcome until it returns false.
@@ -62,19 +67,14 @@ impl Chain {
     /// items will be written there (`adding`), and for lookups every sub-filter of
     /// `DEEP_READ_AHEAD` bytes or more; any other at the first.
     fn read_ahead(&self, hashes: &[HashPair], adding: bool) {
-        let mut touched = 0u8;
         for (i, link) in self.links.iter().rev().enumerate() {
             let every_probe = if adding {
                 i == 0
             } else {
                 link.shape().bytes() >= DEEP_READ_AHEAD
             };
-            for &hash in hashes {
-                touched ^= link.read_ahead(hash, every_probe);
-            }
+            link.read_ahead(hashes, every_probe);
         }
-        // Keeps the reads from being optimised away; the value itself means nothing.
-        std::hint::black_box(touched);
     }
 }
 

@@ -30,7 +30,7 @@ pub use merge::MergeError;
 
 use super::hash::ItemHash;
 use super::header::SavedHeader;
-use crate::core::batch::in_batches;
+use crate::core::batch::{self, in_batches};
 // Also here for the fuzz targets, which import it from this module.
 pub use super::params::MAX_BUCKET_SIZE;
 use super::params::{Params, MAX_BUCKETS, MAX_TOTAL_BYTES};
@@ -214,19 +214,18 @@ impl CuckooFilter {
         });
     }
 
-    /// Reads the first slot of each item's primary bucket in every sub-filter. Only the
-    /// primary: a lookup reads the alternate bucket only when the primary lacks the item, and
-    /// reading both ahead made `CF.MEXISTS` ×100 slower (bench/README.md).
+    /// Reads ahead each item's primary bucket in every sub-filter. Only the primary: a lookup
+    /// reads the alternate bucket only when the primary lacks the item, and reading both ahead
+    /// made `CF.MEXISTS` ×100 no faster, with the prefetch, and slower with loads
+    /// (bench/README.md).
     fn read_ahead(&self, hashes: &[ItemHash]) {
         let bucket_size = usize::from(self.bucket_size);
-        let mut touched = 0u8;
         for sub in &self.subs {
-            for hash in hashes {
-                touched ^= sub.first_slot(hash.h1, bucket_size);
-            }
+            let offsets = hashes
+                .iter()
+                .map(|hash| sub.bucket_start(hash.h1, bucket_size));
+            batch::read_ahead(sub.bytes(), offsets);
         }
-        // Keeps the reads from being optimised away; the value itself means nothing.
-        std::hint::black_box(touched);
     }
 
     /// How many times the item may be present (`CuckooFilter_Count`, `CF.COUNT`): its
