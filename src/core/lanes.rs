@@ -13,8 +13,8 @@
 //! unit"). The kernels ([`x86`]) are the scalar path's Rust built with `#[target_feature]`,
 //! which the compiler vectorises. Calling one is sound only on a processor that has those
 //! instructions, so the core never calls one itself: the glue checks the processor at load and
-//! hands over a safe function that calls the kernel ([`use_kernel`]; the core's one global,
-//! fixed at load). Every path gives the same hashes.
+//! hands over a safe function that calls the kernel ([`use_kernel`]; fixed at load, as the
+//! prefetch of `core::batch` is). Every path gives the same hashes.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::OnceLock;
