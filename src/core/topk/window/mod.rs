@@ -48,7 +48,7 @@ use crate::core::window::{fill_ring, in_ring, ring_place, Clock, Forgets};
 pub use crate::core::window::{Window, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::core::{try_copy, try_filled, try_vec, Error, Memory};
 pub use shape::Shape;
-use shape::HEAD_BYTES;
+use shape::{HEAD_BYTES, HOLDER_BYTES};
 
 /// A Top-K that forgets. Not `Clone`: copies are fallible ([`WindowTopK::try_clone`]).
 #[derive(Debug, PartialEq)]
@@ -248,8 +248,10 @@ impl WindowTopK {
     fn bucket(&self, bucket: usize) -> Bucket<'_> {
         let record = self.record(bucket);
         let (head, counts) = record.split_at_checked(HEAD_BYTES).unwrap_or_default();
-        let fp = head.get(..4).and_then(|b| b.try_into().ok());
-        let tag = head.get(4..HEAD_BYTES).and_then(|b| b.try_into().ok());
+        let fp = head.get(..HOLDER_BYTES).and_then(|b| b.try_into().ok());
+        let tag = head
+            .get(HOLDER_BYTES..HEAD_BYTES)
+            .and_then(|b| b.try_into().ok());
         Bucket {
             fp: fp.map_or(0, u32::from_le_bytes),
             tag: tag.map_or(0, u64::from_le_bytes),
@@ -294,10 +296,10 @@ impl WindowTopK {
 
     fn set_holder(&mut self, bucket: usize, fp: u32, tag: u64) {
         let record = self.record_mut(bucket);
-        if let Some(bytes) = record.get_mut(..4) {
+        if let Some(bytes) = record.get_mut(..HOLDER_BYTES) {
             bytes.copy_from_slice(&fp.to_le_bytes());
         }
-        if let Some(bytes) = record.get_mut(4..HEAD_BYTES) {
+        if let Some(bytes) = record.get_mut(HOLDER_BYTES..HEAD_BYTES) {
             bytes.copy_from_slice(&tag.to_le_bytes());
         }
     }
@@ -317,7 +319,7 @@ impl WindowTopK {
         let Some((head, counted)) = self.parts_mut(bucket) else {
             return Err(0);
         };
-        let (holder, tag) = head.split_at_mut(4);
+        let (holder, tag) = head.split_at_mut(HOLDER_BYTES);
         let old_tag = tag.try_into().map_or(0, u64::from_le_bytes);
         if old_tag < slot {
             fill_ring(counted, old_tag + 1, slot, [0; 4]);

@@ -9,8 +9,11 @@ use crate::core::window::{Window, MAX_SLOTS};
 /// struct, its decay table included (as the classic Top-K's 2088).
 const STRUCT_BYTES: u64 = 2120;
 
-/// Bytes of a bucket before its counts: its holder's fingerprint and its tag.
-pub(super) const HEAD_BYTES: usize = 4 + 8;
+/// Bytes of a bucket's holder: the fingerprint of the item that holds it, first in its head.
+pub(super) const HOLDER_BYTES: usize = 4;
+/// Bytes of a bucket before its counts: its holder, then its tag (the slot it was last brought
+/// to, eight bytes).
+pub(super) const HEAD_BYTES: usize = HOLDER_BYTES + 8;
 
 /// A Top-K's shape and window, fixed at creation and saved.
 #[derive(Debug, Clone, Copy, PartialEq)]
